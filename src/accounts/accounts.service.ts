@@ -1,0 +1,178 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
+import { AuditActor, AuditLog } from '../common/audit';
+import { CREDENTIAL_PREFIX } from '../common/auth/principal';
+import { hashPassword, issueSecret } from '../common/crypto/secrets';
+import { AppError, commonErrors } from '../common/errors/app-error';
+import { newId } from '../common/ids';
+import { decodeCursor, Page, toPage } from '../common/pagination';
+import { parsePublicKey } from '../common/signing/public-key';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { AgentResponse, ApiKeyResponse } from './dto/accounts.dto';
+import { Agent, AgentRole } from './entities/agent.entity';
+import { ApiKey } from './entities/api-key.entity';
+import { Person } from './entities/person.entity';
+import { Workspace } from './entities/workspace.entity';
+
+export function toApiKeyResponse(k: ApiKey, secret?: string): ApiKeyResponse {
+  return {
+    id: k.id,
+    object: 'api_key',
+    name: k.name,
+    hint: k.hint,
+    ...(secret ? { secret } : {}),
+    created_at: k.createdAt.toISOString(),
+    revoked_at: k.revokedAt ? k.revokedAt.toISOString() : null,
+  };
+}
+
+export function toAgentResponse(a: Agent, credential?: string): AgentResponse {
+  return {
+    id: a.id,
+    object: 'agent',
+    name: a.name,
+    role: a.role,
+    credential_hint: a.credentialHint,
+    ...(credential ? { credential } : {}),
+    public_key_alg: a.publicKeyAlg,
+    created_at: a.createdAt.toISOString(),
+  };
+}
+
+export interface SignupResult {
+  workspace: Workspace;
+  person: Person;
+  apiKey: ApiKeyResponse;
+}
+
+/** Workspaces, their people, API keys and agents. Secrets are returned once and stored hashed. */
+@Injectable()
+export class AccountsService {
+  constructor(
+    private readonly tx: Tx,
+    private readonly audit: AuditLog,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async signUp(input: { workspaceName: string; email: string; name: string; password: string }): Promise<SignupResult> {
+    const email = input.email.trim().toLowerCase();
+    if (input.password.length < 10) {
+      throw commonErrors.invalid('$.password', 'Password must be at least 10 characters');
+    }
+    const passwordHash = await hashPassword(input.password);
+    return this.tx.run(async (m) => {
+      const existing = await m.findOneBy(Person, { email });
+      if (existing) {
+        throw new AppError(400, 'invalid_request', 'email_taken', 'An account with this email already exists', '$.email');
+      }
+      const workspace = m.create(Workspace, { id: newId('ws'), name: input.workspaceName });
+      await m.insert(Workspace, workspace);
+      const person = m.create(Person, { id: newId('per'), workspaceId: workspace.id, email, name: input.name, passwordHash });
+      await m.insert(Person, person);
+      const apiKey = await this.createApiKey(workspace.id, 'default', { type: 'person', id: person.id });
+      await this.audit.record(workspace.id, { type: 'person', id: person.id }, 'workspace.created', workspace.id);
+      return { workspace, person, apiKey };
+    });
+  }
+
+  async createApiKey(workspaceId: string, name: string, actor: AuditActor): Promise<ApiKeyResponse> {
+    const secret = issueSecret(CREDENTIAL_PREFIX.apiKey(this.config.mode));
+    return this.tx.run(async (m) => {
+      const key = m.create(ApiKey, { id: newId('key'), workspaceId, name, secretHash: secret.hash, hint: secret.hint, revokedAt: null, lastUsedAt: null });
+      await m.insert(ApiKey, key);
+      const saved = await m.findOneByOrFail(ApiKey, { id: key.id });
+      await this.audit.record(workspaceId, actor, 'api_key.created', key.id);
+      return toApiKeyResponse(saved, secret.plaintext);
+    });
+  }
+
+  async listApiKeys(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<ApiKeyResponse>> {
+    const cursor = decodeCursor(startingAfter);
+    const qb = this.tx.manager.createQueryBuilder(ApiKey, 'k').where('k.workspace_id = :workspaceId', { workspaceId });
+    if (cursor) {
+      qb.andWhere('(k.created_at, k.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
+    }
+    const rows = await qb.orderBy('k.created_at', 'DESC').addOrderBy('k.id', 'DESC').limit(limit + 1).getMany();
+    return toPage(rows, limit, (k) => toApiKeyResponse(k));
+  }
+
+  async revokeApiKey(workspaceId: string, id: string, actor: AuditActor): Promise<ApiKeyResponse> {
+    return this.tx.run(async (m) => {
+      const key = await m.findOne(ApiKey, { where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+      if (!key) {
+        throw commonErrors.notFound('API key', id);
+      }
+      if (!key.revokedAt) {
+        key.revokedAt = new Date();
+        await m.update(ApiKey, { id }, { revokedAt: key.revokedAt });
+        await this.audit.record(workspaceId, actor, 'api_key.revoked', id);
+      }
+      return toApiKeyResponse(key);
+    });
+  }
+
+  async createAgent(
+    workspaceId: string,
+    input: { name: string; role: AgentRole; publicKey?: unknown },
+    actor: AuditActor,
+  ): Promise<AgentResponse> {
+    const key = input.publicKey === undefined || input.publicKey === null ? null : parsePublicKey(input.publicKey, '$.public_key');
+    const secret = issueSecret(CREDENTIAL_PREFIX.agent);
+    return this.tx.run(async (m) => {
+      const agent = m.create(Agent, {
+        id: newId('agt'),
+        workspaceId,
+        name: input.name,
+        role: input.role,
+        credentialHash: secret.hash,
+        credentialHint: secret.hint,
+        publicKeyPem: key?.pem ?? null,
+        publicKeyAlg: key?.alg ?? null,
+        disabledAt: null,
+      });
+      await m.insert(Agent, agent);
+      await this.audit.record(workspaceId, actor, 'agent.created', agent.id, { role: input.role });
+      return toAgentResponse(await m.findOneByOrFail(Agent, { id: agent.id }), secret.plaintext);
+    });
+  }
+
+  async getAgent(workspaceId: string, id: string): Promise<Agent> {
+    const agent = await this.tx.manager.findOneBy(Agent, { id, workspaceId, disabledAt: IsNull() });
+    if (!agent) {
+      throw commonErrors.notFound('agent', id);
+    }
+    return agent;
+  }
+
+  async listAgents(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<AgentResponse>> {
+    const cursor = decodeCursor(startingAfter);
+    const qb = this.tx.manager.createQueryBuilder(Agent, 'a').where('a.workspace_id = :workspaceId AND a.disabled_at IS NULL', { workspaceId });
+    if (cursor) {
+      qb.andWhere('(a.created_at, a.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
+    }
+    const rows = await qb.orderBy('a.created_at', 'DESC').addOrderBy('a.id', 'DESC').limit(limit + 1).getMany();
+    return toPage(rows, limit, (a) => toAgentResponse(a));
+  }
+
+  /** Issues a new credential; the old one stops working on the next request. */
+  async rotateAgentCredential(workspaceId: string, id: string, actor: AuditActor): Promise<AgentResponse> {
+    const secret = issueSecret(CREDENTIAL_PREFIX.agent);
+    return this.tx.run(async (m) => {
+      const agent = await this.getAgent(workspaceId, id);
+      await m.update(Agent, { id }, { credentialHash: secret.hash, credentialHint: secret.hint });
+      await this.audit.record(workspaceId, actor, 'agent.credential_rotated', id);
+      return toAgentResponse({ ...agent, credentialHint: secret.hint }, secret.plaintext);
+    });
+  }
+
+  async setAgentPublicKey(workspaceId: string, id: string, publicKey: unknown, actor: AuditActor): Promise<AgentResponse> {
+    const key = publicKey === null || publicKey === undefined ? null : parsePublicKey(publicKey, '$.public_key');
+    return this.tx.run(async (m) => {
+      const agent = await this.getAgent(workspaceId, id);
+      await m.update(Agent, { id }, { publicKeyPem: key?.pem ?? null, publicKeyAlg: key?.alg ?? null });
+      await this.audit.record(workspaceId, actor, 'agent.public_key_set', id, { alg: key?.alg ?? null });
+      return toAgentResponse({ ...agent, publicKeyAlg: key?.alg ?? null });
+    });
+  }
+}

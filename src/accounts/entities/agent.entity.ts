@@ -1,0 +1,26 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { PublicKeyAlg } from '../../common/signing/public-key';
+
+export type AgentRole = 'seller' | 'buyer' | 'both';
+
+@Entity('agents')
+export class Agent {
+  @PrimaryColumn('text') id: string;
+  @Column('text') workspaceId: string;
+  @Column('text') name: string;
+  @Column('text') role: AgentRole;
+  @Column('text') credentialHash: string;
+  @Column('text') credentialHint: string;
+  @Column('text', { nullable: true }) publicKeyPem: string | null;
+  @Column('text', { nullable: true }) publicKeyAlg: PublicKeyAlg | null;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @Column('timestamptz', { nullable: true }) disabledAt: Date | null;
+}
+
+export function canSell(role: AgentRole): boolean {
+  return role === 'seller' || role === 'both';
+}
+
+export function canBuy(role: AgentRole): boolean {
+  return role === 'buyer' || role === 'both';
+}

@@ -1,0 +1,36 @@
+import { MiddlewareConsumer, Module, NestModule, Inject } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { CommonModule } from './common/common.module';
+import { httpPipeline } from './common/http/http-pipeline';
+import { QueuesModule } from './common/queues/queues.module';
+import { APP_CONFIG, AppConfig } from './config/app.config';
+import { ConfigModule } from './config/config.module';
+import { dataSourceOptions } from './database/data-source-options';
+import { HealthModule } from './health/health.module';
+import { AccountsModule } from './accounts/accounts.module';
+import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
+import { loggerOptions } from './common/http/logging';
+
+@Module({
+  imports: [
+    ConfigModule,
+    LoggerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => loggerOptions(config) }),
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl, config.databasePoolMax), retryAttempts: 0 }),
+    }),
+    QueuesModule,
+    CommonModule,
+    HealthModule,
+    AccountsModule,
+    ProtocolKeysModule,
+  ],
+})
+export class AppModule implements NestModule {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(...httpPipeline(this.config.bodyLimit)).forRoutes('*');
+  }
+}

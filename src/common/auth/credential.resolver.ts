@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
+import { Agent } from '../../accounts/entities/agent.entity';
+import { ApiKey } from '../../accounts/entities/api-key.entity';
+import { ProtocolKey } from '../../protocol-keys/protocol-key.entity';
+import { Tx } from '../../database/tx';
+import { sha256Hex } from '../crypto/secrets';
+import { Principal } from './principal';
+
+/**
+ * Turns a bearer secret into a principal by looking up its SHA-256. Revoked keys and disabled
+ * agents resolve to null, so a revocation takes effect on the very next request.
+ */
+@Injectable()
+export class CredentialResolver {
+  constructor(private readonly tx: Tx) {}
+
+  async resolve(secret: string): Promise<Principal | null> {
+    const hash = sha256Hex(secret);
+    const m = this.tx.manager;
+    if (secret.startsWith('sk_')) {
+      const key = await m.findOneBy(ApiKey, { secretHash: hash, revokedAt: IsNull() });
+      return key ? { kind: 'api_key', id: key.id, workspaceId: key.workspaceId } : null;
+    }
+    if (secret.startsWith('agc_')) {
+      const agent = await m.findOneBy(Agent, { credentialHash: hash, disabledAt: IsNull() });
+      return agent
+        ? {
+            kind: 'agent',
+            id: agent.id,
+            workspaceId: agent.workspaceId,
+            role: agent.role,
+            publicKey: agent.publicKeyPem && agent.publicKeyAlg ? { pem: agent.publicKeyPem, alg: agent.publicKeyAlg } : null,
+          }
+        : null;
+    }
+    if (secret.startsWith('acpk_')) {
+      const row = await m
+        .createQueryBuilder(ProtocolKey, 'k')
+        .innerJoin(Agent, 'a', 'a.id = k.agent_id AND a.disabled_at IS NULL')
+        .where('k.secret_hash = :hash AND k.revoked_at IS NULL', { hash })
+        .getOne();
+      return row
+        ? {
+            kind: 'protocol_key',
+            id: row.id,
+            workspaceId: row.workspaceId,
+            agentId: row.agentId,
+            role: row.role,
+            publicKey: row.publicKeyPem && row.publicKeyAlg ? { pem: row.publicKeyPem, alg: row.publicKeyAlg } : null,
+          }
+        : null;
+    }
+    return null;
+  }
+}

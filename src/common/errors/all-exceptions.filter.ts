@@ -1,0 +1,69 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppError, commonErrors } from './app-error';
+import { flavorOf, renderError } from './error-body';
+import { requestIdOf } from '../http/request-id';
+
+/** Stored idempotent replays of an error response carry their exact status and body. */
+export class ReplayedResponse extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super('replayed');
+  }
+}
+
+/** Maps anything thrown to an AppError; unknown errors become a logged, opaque 500. */
+export function toAppError(err: unknown, req: Request, logger?: Logger): AppError {
+  if (err instanceof AppError) {
+    return err;
+  }
+  const bodyParserType = (err as { type?: string }).type;
+  if (bodyParserType === 'entity.parse.failed') {
+    return commonErrors.malformedJson();
+  }
+  if (bodyParserType === 'entity.too.large') {
+    return commonErrors.bodyTooLarge(String((err as { limit?: number }).limit ?? 'limit'));
+  }
+  if (bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
+    return commonErrors.unsupportedMediaType(req.headers['content-type'] ?? 'none');
+  }
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    if (status === 404) {
+      return commonErrors.routeNotFound(req.method, req.path);
+    }
+    if (status < 500) {
+      return new AppError(status, 'invalid_request', 'invalid', err.message);
+    }
+  }
+  logger?.error(
+    { err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : err, request_id: requestIdOf(req) },
+    'unhandled error',
+  );
+  return commonErrors.internal();
+}
+
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request>();
+    const res = ctx.getResponse<Response>();
+    if (res.headersSent) {
+      return;
+    }
+    if (exception instanceof ReplayedResponse) {
+      res.status(exception.status).json(exception.body);
+      return;
+    }
+    const err = toAppError(exception, req, this.logger);
+    if (err.extra.retryAfterSeconds !== undefined) {
+      res.setHeader('Retry-After', String(err.extra.retryAfterSeconds));
+    }
+    res.status(err.status).json(renderError(err, flavorOf(req.path), requestIdOf(req)));
+  }
+}

@@ -1,0 +1,58 @@
+import { ValidationError } from 'class-validator';
+import { AppError } from './app-error';
+
+/** Builds an RFC 9535 JSONPath such as $.line_items[0].id from class-validator's property chain. */
+function pathOf(parents: (string | number)[]): string {
+  return parents.reduce<string>(
+    (acc, p) =>
+      typeof p === 'number' || /^\d+$/.test(String(p))
+        ? `${acc}[${p}]`
+        : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p)
+          ? `${acc}.${p}`
+          : `${acc}['${String(p).replace(/'/g, "\\'")}']`,
+    '$',
+  );
+}
+
+function firstLeaf(
+  errors: ValidationError[],
+  parents: (string | number)[],
+): { path: string; message: string; unknown: boolean } | null {
+  for (const e of errors) {
+    const here = [...parents, e.property];
+    if (e.constraints && Object.keys(e.constraints).length > 0) {
+      const [key, message] = Object.entries(e.constraints)[0];
+      const unknown = key === 'whitelistValidation';
+      return {
+        path: pathOf(here),
+        message: unknown ? `Unknown field ${pathOf(here)}` : `${pathOf(here)}: ${message}`,
+        unknown,
+      };
+    }
+    if (e.children && e.children.length > 0) {
+      const leaf = firstLeaf(e.children, here);
+      if (leaf) {
+        return leaf;
+      }
+    }
+  }
+  return null;
+}
+
+/** exceptionFactory for the global ValidationPipe: the first failing field, as a JSONPath. */
+export function validationErrorFactory(errors: ValidationError[]): AppError {
+  const leaf = firstLeaf(errors, []);
+  if (!leaf) {
+    return new AppError(400, 'invalid_request', 'invalid', 'Request body is invalid');
+  }
+  const isMissing = /should not be (null or )?undefined|must be defined|should not be empty/.test(
+    leaf.message,
+  );
+  return new AppError(
+    400,
+    'invalid_request',
+    isMissing ? 'missing' : 'invalid',
+    leaf.message,
+    leaf.path,
+  );
+}

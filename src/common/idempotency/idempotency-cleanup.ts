@@ -1,0 +1,36 @@
+import { InjectQueue, Process, Processor } from '@nestjs/bull';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { JOB_PRESETS, JOBS, QUEUES } from '../queues/queues';
+
+/** Hourly deletion of idempotency records and seen signatures past their retention. */
+@Processor(QUEUES.maintenance)
+@Injectable()
+export class IdempotencyCleanup implements OnApplicationBootstrap {
+  private readonly logger = new Logger(IdempotencyCleanup.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectQueue(QUEUES.maintenance) private readonly queue: Queue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.runWorkers) {
+      return;
+    }
+    await this.queue.add(JOBS.cleanupIdempotency, {}, { ...JOB_PRESETS.singleShot, jobId: 'cleanup-idempotency', repeat: { every: 3600_000 } });
+  }
+
+  @Process(JOBS.cleanupIdempotency)
+  async cleanup(): Promise<{ idempotency: number; signatures: number }> {
+    const now = new Date();
+    const idem = await this.dataSource.query('DELETE FROM idempotency_records WHERE expires_at <= $1', [now]);
+    const sigs = await this.dataSource.query('DELETE FROM seen_signatures WHERE expires_at <= $1', [now]);
+    const result = { idempotency: Number(idem[1] ?? 0), signatures: Number(sigs[1] ?? 0) };
+    this.logger.log(result, 'expired idempotency records and signatures removed');
+    return result;
+  }
+}

@@ -1,0 +1,15 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity('idempotency_records')
+export class IdempotencyRecord {
+  @PrimaryGeneratedColumn({ type: 'bigint' }) id: string;
+  @Column('text') ownerId: string;
+  @Column('text') method: string;
+  @Column('text') path: string;
+  @Column('text') key: string;
+  @Column('text') requestHash: string;
+  @Column('integer') statusCode: number;
+  @Column('jsonb', { nullable: true }) responseBody: unknown;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @Column('timestamptz') expiresAt: Date;
+}

@@ -1,0 +1,138 @@
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import type { Request, Response } from 'express';
+import { from, lastValueFrom, Observable } from 'rxjs';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { Tx } from '../../database/tx';
+import { principalOf } from '../auth/auth.decorators';
+import { canonicalJson } from '../canonical-json';
+import { Clock } from '../clock';
+import { sha256Hex } from '../crypto/secrets';
+import { AppError } from '../errors/app-error';
+import { ReplayedResponse, toAppError } from '../errors/all-exceptions.filter';
+import { flavorOf, renderError } from '../errors/error-body';
+import { requestIdOf } from '../http/request-id';
+import { IdempotencyRecord } from './idempotency-record.entity';
+
+const HEADER = 'Idempotency-Key';
+
+export const idempotencyErrors = {
+  required: () => new AppError(400, 'invalid_request', 'idempotency_key_required', 'Send an Idempotency-Key header on every POST', '$.headers.Idempotency-Key'),
+  invalid: () => new AppError(400, 'invalid_request', 'invalid', 'Idempotency-Key must be 1–255 characters', '$.headers.Idempotency-Key'),
+  conflict: () =>
+    new AppError(422, 'invalid_request', 'idempotency_conflict', 'This Idempotency-Key was used with a different request body'),
+  inFlight: () =>
+    new AppError(409, 'invalid_request', 'idempotency_in_flight', 'A request with this Idempotency-Key is still in progress; retry shortly', undefined, {
+      retryAfterSeconds: 1,
+    }),
+};
+
+/** 64-bit advisory lock id for (scope, key). */
+function lockId(parts: string[]): string {
+  return BigInt.asIntN(64, BigInt(`0x${sha256Hex(parts.join('\u0000')).slice(0, 16)}`)).toString();
+}
+
+/**
+ * Idempotency-Key semantics of BRIEF §2.3 on every mutating route.
+ *
+ * The whole request runs in one Postgres transaction (Tx): we take a transaction-scoped advisory
+ * lock on (caller, method, path, key) with pg_try_advisory_xact_lock, so a concurrent twin gets
+ * 409 immediately; we look up a stored result (replay or 422); we run the handler inside a
+ * savepoint; and we insert the record in the same transaction as the business write. A 4xx
+ * rolls back the handler's writes to the savepoint and is stored; a 5xx rolls back everything
+ * and stores nothing. A crash rolls back and releases the lock, so there is no stale in-flight
+ * state to recover.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = ctx.switchToHttp().getRequest<Request>();
+    const res = ctx.switchToHttp().getResponse<Response>();
+    const flavor = flavorOf(req.path);
+    const key = req.header(HEADER);
+    const principal = principalOf(req);
+    if (key === undefined) {
+      if (flavor === 'acp') {
+        throw idempotencyErrors.required();
+      }
+      // /v1: the key is optional; the write still runs in one transaction.
+      return from(this.tx.run(() => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    }
+    if (key.length < 1 || key.length > 255) {
+      throw idempotencyErrors.invalid();
+    }
+    res.setHeader(HEADER, key);
+    const ownerId = principal ? `${principal.kind}:${principal.id}` : `anon:${req.ip ?? ''}`;
+    const path = req.originalUrl.split('?')[0];
+    const requestHash = sha256Hex(canonicalJson(req.body as unknown));
+    const successStatus =
+      (Reflect.getMetadata(HTTP_CODE_METADATA, ctx.getHandler()) as number | undefined) ?? (req.method === 'POST' ? 201 : 200);
+
+    return from(
+      this.tx
+        .run(async (m) => {
+          const [{ locked }] = await m.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [
+            lockId([ownerId, req.method, path, key]),
+          ]);
+          if (!locked) {
+            throw idempotencyErrors.inFlight();
+          }
+          const now = this.clock.now();
+          await m.query(
+            'DELETE FROM idempotency_records WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4 AND expires_at <= $5',
+            [ownerId, req.method, path, key, now],
+          );
+          const stored = await m.findOneBy(IdempotencyRecord, { ownerId, method: req.method, path, key });
+          if (stored) {
+            if (stored.requestHash !== requestHash) {
+              throw idempotencyErrors.conflict();
+            }
+            return { replay: true as const, status: stored.statusCode, body: stored.responseBody };
+          }
+          let status: number;
+          let body: unknown;
+          let error: AppError | null = null;
+          try {
+            body = await this.tx.savepoint('idem_handler', () => lastValueFrom(next.handle(), { defaultValue: undefined }));
+            status = successStatus;
+          } catch (err) {
+            error = toAppError(err, req);
+            if (error.status >= 500) {
+              throw err;
+            }
+            status = error.status;
+            body = renderError(error, flavor, requestIdOf(req));
+          }
+          await m.insert(IdempotencyRecord, {
+            ownerId,
+            method: req.method,
+            path,
+            key,
+            requestHash,
+            statusCode: status,
+            responseBody: (body ?? null) as object,
+            expiresAt: new Date(now.getTime() + this.config.idempotencyTtlHours * 3600_000),
+          });
+          return error ? { replay: false as const, error } : { replay: false as const, status, body };
+        })
+        .then((outcome) => {
+          if ('error' in outcome) {
+            throw outcome.error;
+          }
+          if (outcome.replay) {
+            res.setHeader('Idempotent-Replayed', 'true');
+            if (outcome.status !== successStatus) {
+              throw new ReplayedResponse(outcome.status, outcome.body);
+            }
+          }
+          return outcome.body;
+        }),
+    );
+  }
+}

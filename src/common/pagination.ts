@@ -1,0 +1,61 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { commonErrors } from './errors/app-error';
+
+/** Cursor pagination: `limit` (1–100, default 20) and an opaque `starting_after` cursor. */
+export class PageQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'Cursor from the previous page (next_cursor)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  starting_after?: string;
+}
+
+export interface Page<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface Cursor {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.createdAt.toISOString(), c.id])).toString('base64url');
+}
+
+export function decodeCursor(s: string | undefined): Cursor | null {
+  if (!s) {
+    return null;
+  }
+  try {
+    const [at, id] = JSON.parse(Buffer.from(s, 'base64url').toString()) as [string, string];
+    const createdAt = new Date(at);
+    if (typeof id !== 'string' || Number.isNaN(createdAt.getTime())) {
+      throw new Error('bad cursor');
+    }
+    return { createdAt, id };
+  } catch {
+    throw commonErrors.invalid('$.query.starting_after', 'starting_after is not a cursor this API issued');
+  }
+}
+
+/** Builds a page from rows fetched with limit + 1, newest first. */
+export function toPage<R extends { createdAt: Date; id: string }, T>(rows: R[], limit: number, map: (r: R) => T): Page<T> {
+  const hasMore = rows.length > limit;
+  const slice = rows.slice(0, limit);
+  const last = slice[slice.length - 1];
+  return { object: 'list', data: slice.map(map), has_more: hasMore, next_cursor: hasMore && last ? encodeCursor(last) : null };
+}

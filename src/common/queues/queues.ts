@@ -1,0 +1,13 @@
+/** Queue and job names, payload types and option presets (STYLE §4). */
+export const QUEUES = {
+  maintenance: 'maintenance',
+} as const;
+
+export const JOBS = {
+  cleanupIdempotency: 'cleanup-idempotency',
+} as const;
+
+export const JOB_PRESETS = {
+  singleShot: { attempts: 1, removeOnComplete: true, removeOnFail: 100 },
+  retried: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 1000 },
+} as const;

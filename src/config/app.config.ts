@@ -1,0 +1,116 @@
+/**
+ * The only reader of process.env. Everything is validated once at boot; a bad value stops the
+ * process with one line naming the variable.
+ */
+export type Mode = 'sandbox' | 'test' | 'live';
+
+export interface AppConfig {
+  mode: Mode;
+  port: number;
+  baseUrl: string;
+  appUrl: string;
+  databaseUrl: string;
+  databasePoolMax: number;
+  redisUrl: string;
+  /** Queue key prefix, so several app instances (tests) can share one Redis. */
+  queuePrefix: string;
+  logLevel: string;
+  bodyLimit: string;
+  idempotencyTtlHours: number;
+  signatureSkewSeconds: number;
+  /** PEM (PKCS#8) Ed25519 private key for receipts; generated and persisted on first boot when absent. */
+  signingPrivateKeyPem: string | null;
+  approvalThresholdPaise: number;
+  approvalTtlSeconds: number;
+  dailyCapPaise: number;
+  checkoutSessionTtlSeconds: number;
+  runMigrations: boolean;
+  runWorkers: boolean;
+  sessionCookieSecure: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    return fallback;
+  }
+  if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    throw new ConfigError(`${name} must be an integer >= ${min} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    return fallback;
+  }
+  if (!['true', 'false', '1', '0'].includes(raw)) {
+    throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+  }
+  return raw === 'true' || raw === '1';
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const raw = str(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (got "${raw}")`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const mode = str(env, 'MODE', 'sandbox');
+  if (mode !== 'sandbox' && mode !== 'test' && mode !== 'live') {
+    throw new ConfigError(`MODE must be sandbox, test or live (got "${mode}")`);
+  }
+  const port = int(env, 'PORT', 3000);
+  const baseUrl = url(env, 'BASE_URL', `http://localhost:${port}`, ['http:', 'https:']);
+  if (mode === 'live' && !baseUrl.startsWith('https:')) {
+    throw new ConfigError('BASE_URL must be https in live mode');
+  }
+  const pem = env.SIGNING_PRIVATE_KEY;
+  return {
+    mode,
+    port,
+    baseUrl,
+    appUrl: url(env, 'APP_URL', `${baseUrl}/app`, ['http:', 'https:']),
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/payments', [
+      'postgres:',
+      'postgresql:',
+    ]),
+    databasePoolMax: int(env, 'DATABASE_POOL_MAX', 20, 2),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    queuePrefix: str(env, 'QUEUE_PREFIX', 'svc'),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    bodyLimit: str(env, 'BODY_LIMIT', '256kb'),
+    idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 24),
+    signatureSkewSeconds: int(env, 'SIGNATURE_CLOCK_SKEW_S', 300, 1),
+    signingPrivateKeyPem: pem && pem.length > 0 ? pem.replace(/\\n/g, '\n') : null,
+    approvalThresholdPaise: int(env, 'APPROVAL_THRESHOLD_PAISE', 200_000, 0),
+    approvalTtlSeconds: int(env, 'APPROVAL_TTL_S', 24 * 3600, 1),
+    dailyCapPaise: int(env, 'DAILY_CAP_PAISE', 5_000_000, 1),
+    checkoutSessionTtlSeconds: int(env, 'CHECKOUT_SESSION_TTL_S', 15 * 60, 1),
+    runMigrations: bool(env, 'RUN_MIGRATIONS', true),
+    runWorkers: bool(env, 'RUN_WORKERS', true),
+    sessionCookieSecure: bool(env, 'SESSION_COOKIE_SECURE', mode === 'live'),
+  };
+}
+
+/** Injection token for the validated AppConfig. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

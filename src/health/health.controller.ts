@@ -1,0 +1,49 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { InjectQueue } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { QUEUES } from '../common/queues/queues';
+
+class HealthResponse {
+  @ApiProperty({ enum: ['ok', 'degraded'] }) status: 'ok' | 'degraded';
+  @ApiProperty({ enum: ['sandbox', 'test', 'live'] }) mode: string;
+  @ApiProperty({ example: { postgres: 'ok', redis: 'ok' } }) checks: { postgres: string; redis: string };
+}
+
+async function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), ms);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+@ApiTags('ops')
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectQueue(QUEUES.maintenance) private readonly queue: Queue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  @ApiOperation({ operationId: 'health', summary: 'Postgres and Redis reachability (503 when either is down)' })
+  @ApiOkResponse({ type: HealthResponse })
+  async health(@Res({ passthrough: true }) res: Response): Promise<HealthResponse> {
+    const [postgres, redis] = await Promise.all([
+      within(this.dataSource.query('SELECT 1'), 2000).then(() => 'ok', () => 'down'),
+      within(this.queue.client.ping(), 2000).then(() => 'ok', () => 'down'),
+    ]);
+    const status = postgres === 'ok' && redis === 'ok' ? 'ok' : 'degraded';
+    res.status(status === 'ok' ? 200 : 503);
+    return { status, mode: this.config.mode, checks: { postgres, redis } };
+  }
+}

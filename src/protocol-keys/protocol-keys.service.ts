@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { Agent, canBuy, canSell } from '../accounts/entities/agent.entity';
+import { AuditActor, AuditLog } from '../common/audit';
+import { CREDENTIAL_PREFIX } from '../common/auth/principal';
+import { issueSecret } from '../common/crypto/secrets';
+import { AppError, commonErrors } from '../common/errors/app-error';
+import { newId } from '../common/ids';
+import { decodeCursor, Page, toPage } from '../common/pagination';
+import { parsePublicKey } from '../common/signing/public-key';
+import { Tx } from '../database/tx';
+import { ProtocolKey, ProtocolKeyRole } from './protocol-key.entity';
+import { ProtocolKeyResponse } from './protocol-keys.dto';
+
+export function toProtocolKeyResponse(k: ProtocolKey, key?: string): ProtocolKeyResponse {
+  return {
+    id: k.id,
+    object: 'protocol_key',
+    role: k.role,
+    agent_id: k.agentId,
+    name: k.name,
+    hint: k.hint,
+    ...(key ? { key } : {}),
+    public_key_alg: k.publicKeyAlg,
+    created_at: k.createdAt.toISOString(),
+    revoked_at: k.revokedAt ? k.revokedAt.toISOString() : null,
+  };
+}
+
+/** Spec §2 "Protocol key": issued with an API key or in the consent centre, shown once, revocable. */
+@Injectable()
+export class ProtocolKeysService {
+  constructor(
+    private readonly tx: Tx,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async create(
+    workspaceId: string,
+    input: { role: ProtocolKeyRole; agentId: string; name?: string; publicKey?: unknown },
+    actor: AuditActor,
+  ): Promise<ProtocolKeyResponse> {
+    const pub = input.publicKey === undefined || input.publicKey === null ? null : parsePublicKey(input.publicKey, '$.public_key');
+    const secret = issueSecret(CREDENTIAL_PREFIX.protocolKey);
+    return this.tx.run(async (m) => {
+      const agent = await m.findOneBy(Agent, { id: input.agentId, workspaceId });
+      if (!agent || agent.disabledAt) {
+        throw new AppError(404, 'invalid_request', 'not_found', `No agent ${input.agentId} in this workspace`, '$.agent_id');
+      }
+      if (input.role === 'merchant' && !canSell(agent.role)) {
+        throw commonErrors.invalid('$.agent_id', `A merchant key must be bound to a seller agent; ${agent.id} is a ${agent.role}`);
+      }
+      if (input.role === 'buyer' && !canBuy(agent.role)) {
+        throw commonErrors.invalid('$.agent_id', `A buyer key must be bound to a buyer agent; ${agent.id} is a ${agent.role}`);
+      }
+      const key = m.create(ProtocolKey, {
+        id: newId('pkey'),
+        workspaceId,
+        agentId: agent.id,
+        role: input.role,
+        name: input.name ?? `${input.role} key`,
+        secretHash: secret.hash,
+        hint: secret.hint,
+        publicKeyPem: pub?.pem ?? null,
+        publicKeyAlg: pub?.alg ?? null,
+        revokedAt: null,
+        lastUsedAt: null,
+      });
+      await m.insert(ProtocolKey, key);
+      await this.audit.record(workspaceId, actor, 'protocol_key.created', key.id, { role: input.role, agent_id: agent.id });
+      return toProtocolKeyResponse(await m.findOneByOrFail(ProtocolKey, { id: key.id }), secret.plaintext);
+    });
+  }
+
+  async list(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<ProtocolKeyResponse>> {
+    const cursor = decodeCursor(startingAfter);
+    const qb = this.tx.manager.createQueryBuilder(ProtocolKey, 'k').where('k.workspace_id = :workspaceId', { workspaceId });
+    if (cursor) {
+      qb.andWhere('(k.created_at, k.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
+    }
+    const rows = await qb.orderBy('k.created_at', 'DESC').addOrderBy('k.id', 'DESC').limit(limit + 1).getMany();
+    return toPage(rows, limit, (k) => toProtocolKeyResponse(k));
+  }
+
+  /** Effective on the very next request: the resolver ignores revoked keys. */
+  async revoke(workspaceId: string, id: string, actor: AuditActor): Promise<ProtocolKeyResponse> {
+    return this.tx.run(async (m) => {
+      const key = await m.findOne(ProtocolKey, { where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+      if (!key) {
+        throw commonErrors.notFound('protocol key', id);
+      }
+      if (!key.revokedAt) {
+        key.revokedAt = new Date();
+        await m.update(ProtocolKey, { id }, { revokedAt: key.revokedAt });
+        await this.audit.record(workspaceId, actor, 'protocol_key.revoked', id);
+      }
+      return toProtocolKeyResponse(key);
+    });
+  }
+}
