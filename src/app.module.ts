@@ -10,7 +10,14 @@ import { dataSourceOptions } from './database/data-source-options';
 import { HealthModule } from './health/health.module';
 import { AccountsModule } from './accounts/accounts.module';
 import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
+import { ChainsModule } from './chains/chains.module';
+import { ApprovalsModule } from './approvals/approvals.module';
+import { PaymentsModule } from './payments/payments.module';
+import { DelegatePaymentModule } from './delegate-payment/delegate-payment.module';
+import { ReceiptsModule } from './receipts/receipts.module';
 import { loggerOptions } from './common/http/logging';
+import { WebModule } from './web/web.module';
+import { SandboxModule } from './sandbox/sandbox.module';
 
 @Module({
   imports: [
@@ -25,6 +32,13 @@ import { loggerOptions } from './common/http/logging';
     HealthModule,
     AccountsModule,
     ProtocolKeysModule,
+    WebModule,
+    SandboxModule,
+    ChainsModule,
+    ApprovalsModule,
+    ReceiptsModule,
+    PaymentsModule,
+    DelegatePaymentModule,
   ],
 })
 export class AppModule implements NestModule {

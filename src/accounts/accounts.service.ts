@@ -12,6 +12,7 @@ import { Tx } from '../database/tx';
 import { AgentResponse, ApiKeyResponse } from './dto/accounts.dto';
 import { Agent, AgentRole } from './entities/agent.entity';
 import { ApiKey } from './entities/api-key.entity';
+import { PersonSession } from './entities/person-session.entity';
 import { Person } from './entities/person.entity';
 import { Workspace } from './entities/workspace.entity';
 
@@ -173,6 +174,45 @@ export class AccountsService {
       await m.update(Agent, { id }, { publicKeyPem: key?.pem ?? null, publicKeyAlg: key?.alg ?? null });
       await this.audit.record(workspaceId, actor, 'agent.public_key_set', id, { alg: key?.alg ?? null });
       return toAgentResponse({ ...agent, publicKeyAlg: key?.alg ?? null });
+    });
+  }
+
+  /** Case-insensitive (emails are stored lower-case); null when nobody has this email. */
+  async findPersonByEmail(email: string): Promise<Person | null> {
+    return this.tx.manager.findOneBy(Person, { email: email.trim().toLowerCase() });
+  }
+
+  /** Sets a new password and ends every session of that person (old sign-ins stop working). */
+  async setPassword(personId: string, password: string, actor: AuditActor): Promise<void> {
+    if (password.length < 10) {
+      throw commonErrors.invalid('$.password', 'Password must be at least 10 characters');
+    }
+    const passwordHash = await hashPassword(password);
+    await this.tx.run(async (m) => {
+      const person = await m.findOneBy(Person, { id: personId });
+      if (!person) {
+        throw commonErrors.notFound('person', personId);
+      }
+      await m.update(Person, { id: personId }, { passwordHash });
+      await m.delete(PersonSession, { personId });
+      await this.audit.record(person.workspaceId, actor, 'person.password_set', personId);
+    });
+  }
+
+  /** Unrevoked keys with this exact name, oldest first (used to replace a named key). */
+  async findActiveApiKeysByName(workspaceId: string, name: string): Promise<ApiKeyResponse[]> {
+    const rows = await this.tx.manager.find(ApiKey, {
+      where: { workspaceId, name, revokedAt: IsNull() },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return rows.map((k) => toApiKeyResponse(k));
+  }
+
+  /** The oldest active agent with this name in the workspace; null when there is none. */
+  async findAgentByName(workspaceId: string, name: string): Promise<Agent | null> {
+    return this.tx.manager.findOne(Agent, {
+      where: { workspaceId, name, disabledAt: IsNull() },
+      order: { createdAt: 'ASC', id: 'ASC' },
     });
   }
 }

@@ -38,12 +38,12 @@ export class Tx {
     const result = await this.dataSource.transaction((manager) =>
       this.als.run({ manager, afterCommit: callbacks }, () => fn(manager)),
     );
+    // Fire and forget: a slow or absent Redis must never hold up the response. Work that must
+    // not be lost is also recorded in Postgres (outbox, approval expiry) and swept periodically.
     for (const cb of callbacks) {
-      try {
-        await cb();
-      } catch (err) {
-        this.logger.error({ err: (err as Error).message }, 'after-commit callback failed');
-      }
+      void Promise.resolve()
+        .then(cb)
+        .catch((err: Error) => this.logger.error({ err: err.message }, 'after-commit callback failed'));
     }
     return result;
   }

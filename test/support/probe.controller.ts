@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { IsIn, IsInt, IsOptional, IsString, Min } from 'class-validator';
-import { AcpRoute, Caller } from '../../src/common/auth/auth.decorators';
-import type { ProtocolKeyPrincipal } from '../../src/common/auth/principal';
+import { AcpRoute, Auth, Caller } from '../../src/common/auth/auth.decorators';
+import type { AgentPrincipal, ProtocolKeyPrincipal } from '../../src/common/auth/principal';
 import { AppError } from '../../src/common/errors/app-error';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { randomToken } from '../../src/common/ids';
@@ -10,18 +10,21 @@ import { Tx } from '../../src/database/tx';
 export class ProbeDto {
   @IsString() note: string;
   @IsOptional() @IsInt() @Min(1) amount?: number;
-  @IsOptional() @IsIn(['ok', 'fail4xx', 'fail5xx', 'slow']) mode?: 'ok' | 'fail4xx' | 'fail5xx' | 'slow';
+  @IsOptional() @IsIn(['ok', 'fail4xx', 'fail5xx', 'slow']) mode?:
+    'ok' | 'fail4xx' | 'fail5xx' | 'slow';
 }
 
 /**
  * A minimal protected ACP route used only by the pipeline tests: it writes one audit row (a
- * business write) and can be told to fail with a 4xx or a 5xx, or to take a while.
+ * business write) and can be told to fail with a 4xx or a 5xx, or to take a while. POST /acp/_probe/alt
+ * is the same handler under a second path.
  */
 @Controller('acp/_probe')
 export class ProbeController {
   constructor(private readonly tx: Tx) {}
 
-  @Post()
+  // Two concrete paths on one handler, so the tests can show the idempotency scope includes the path.
+  @Post(['/', 'alt'])
   @AcpRoute('merchant')
   @Idempotent()
   async create(@Caller() caller: ProtocolKeyPrincipal, @Body() body: ProbeDto) {
@@ -54,5 +57,28 @@ export class ProbeController {
   @Idempotent()
   buyer() {
     return { ok: true };
+  }
+}
+
+export class AgentProbeDto {
+  @IsString() note: string;
+}
+
+/**
+ * The /v1 counterpart for agent credentials (no production /v1 route takes one yet): shows the
+ * BearerAuthGuard's kind check and that an agent with a registered public key must sign.
+ */
+@Controller('v1/_probe')
+@Auth('agent')
+export class AgentProbeController {
+  @Get()
+  get(@Caller() caller: AgentPrincipal) {
+    return { ok: true, agent: caller.id };
+  }
+
+  @Post()
+  @Idempotent()
+  create(@Caller() caller: AgentPrincipal, @Body() body: AgentProbeDto) {
+    return { agent: caller.id, note: body.note };
   }
 }

@@ -14,20 +14,55 @@ export class ReplayedResponse extends Error {
   }
 }
 
+/**
+ * Errors of the body parsers (http-errors with a `type`), mapped to our codes. Returns null for
+ * anything else. Used by the HTTP pipeline (so the error leaves the parser already as an
+ * AppError: Nest would otherwise turn a JSON SyntaxError into a bare BadRequestException) and
+ * by toAppError as a fallback.
+ */
+export function bodyParserError(err: unknown, req: Request): AppError | null {
+  if (!err || typeof err !== 'object') {
+    return null;
+  }
+  const e = err as {
+    type?: string;
+    status?: number;
+    expose?: boolean;
+    limit?: number;
+    message?: string;
+  };
+  switch (e.type ?? '') {
+    case 'entity.parse.failed':
+      return commonErrors.malformedJson();
+    case 'entity.too.large':
+    case 'parameters.too.many':
+      return commonErrors.bodyTooLarge(
+        e.limit !== undefined ? `${e.limit} bytes` : 'the size limit',
+      );
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return commonErrors.unsupportedMediaType(req.headers['content-type'] ?? 'none');
+    default:
+      if (e.type && e.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+        return new AppError(
+          e.status,
+          'invalid_request',
+          'invalid',
+          e.message ?? 'Request body could not be read',
+        );
+      }
+      return null;
+  }
+}
+
 /** Maps anything thrown to an AppError; unknown errors become a logged, opaque 500. */
 export function toAppError(err: unknown, req: Request, logger?: Logger): AppError {
   if (err instanceof AppError) {
     return err;
   }
-  const bodyParserType = (err as { type?: string }).type;
-  if (bodyParserType === 'entity.parse.failed') {
-    return commonErrors.malformedJson();
-  }
-  if (bodyParserType === 'entity.too.large') {
-    return commonErrors.bodyTooLarge(String((err as { limit?: number }).limit ?? 'limit'));
-  }
-  if (bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
-    return commonErrors.unsupportedMediaType(req.headers['content-type'] ?? 'none');
+  const parserError = bodyParserError(err, req);
+  if (parserError) {
+    return parserError;
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();
@@ -39,7 +74,10 @@ export function toAppError(err: unknown, req: Request, logger?: Logger): AppErro
     }
   }
   logger?.error(
-    { err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : err, request_id: requestIdOf(req) },
+    {
+      err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : err,
+      request_id: requestIdOf(req),
+    },
     'unhandled error',
   );
   return commonErrors.internal();

@@ -39,16 +39,24 @@ function firstLeaf(
   return null;
 }
 
+/**
+ * A request refused by the global ValidationPipe (BRIEF §2.6 step 6). The idempotency interceptor
+ * does not store it against the key: the handler never started, and the caller is expected to
+ * fix the body and retry with the same key (Stripe's rule: results are saved only once an
+ * endpoint has started executing).
+ */
+export class RequestValidationError extends AppError {}
+
 /** exceptionFactory for the global ValidationPipe: the first failing field, as a JSONPath. */
 export function validationErrorFactory(errors: ValidationError[]): AppError {
   const leaf = firstLeaf(errors, []);
   if (!leaf) {
-    return new AppError(400, 'invalid_request', 'invalid', 'Request body is invalid');
+    return new RequestValidationError(400, 'invalid_request', 'invalid', 'Request body is invalid');
   }
   const isMissing = /should not be (null or )?undefined|must be defined|should not be empty/.test(
     leaf.message,
   );
-  return new AppError(
+  return new RequestValidationError(
     400,
     'invalid_request',
     isMissing ? 'missing' : 'invalid',

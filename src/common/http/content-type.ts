@@ -9,21 +9,51 @@ function hasBody(req: Request): boolean {
 }
 
 /**
+ * The full request path. Middleware mounted with forRoutes('*') sees req.path relative to its
+ * mount point ('/' for every request), so prefix checks must read originalUrl.
+ */
+export function fullPathOf(req: Request): string {
+  return (req.originalUrl ?? req.url).split('?')[0];
+}
+
+export function underPrefixes(req: Request, prefixes: string[]): boolean {
+  const path = fullPathOf(req);
+  return prefixes.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
+/**
  * JSON APIs take JSON only (BRIEF §2.1: anything else is 415). A POST with no body and no
  * Content-Type is allowed (ACP cancel). Form posts of the person-facing app are not under
  * these prefixes.
  */
 export function requireJsonBody(prefixes: string[]) {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    if (!BODY_METHODS.has(req.method) || !prefixes.some((p) => req.path.startsWith(p))) {
+    if (!BODY_METHODS.has(req.method) || !underPrefixes(req, prefixes)) {
       return next();
     }
     if (!hasBody(req)) {
       return next();
     }
     const type = req.headers['content-type'];
-    if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
+    if (!type || !/^application\/(?:[\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
       return next(commonErrors.unsupportedMediaType(type ?? 'none'));
+    }
+    next();
+  };
+}
+
+/**
+ * Every JSON body on these APIs is an object. The parser (strict) already refuses scalars; an
+ * array would otherwise reach the ValidationPipe and come back as "Unknown field $[0]".
+ */
+export function requireJsonObject(prefixes: string[]) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const body: unknown = req.body;
+    if (body === undefined || !underPrefixes(req, prefixes)) {
+      return next();
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return next(commonErrors.invalid('$', 'Request body must be a JSON object'));
     }
     next();
   };

@@ -1,28 +1,52 @@
 import cookieParser from 'cookie-parser';
 import express, { NextFunction, Request, Response } from 'express';
-import { requireJsonBody } from './content-type';
-import { requestIdMiddleware } from './request-id';
+import { bodyParserError } from '../errors/all-exceptions.filter';
+import { requireJsonBody, requireJsonObject } from './content-type';
+import { idempotencyKeyEchoMiddleware, requestIdMiddleware } from './request-id';
 
 export type RawBodyRequest = Request & { rawBody?: Buffer };
+
+type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
+const JSON_APIS = ['/acp', '/v1'];
+
+/**
+ * Hands parser failures on as AppErrors. Passed on raw, Nest's error layer would turn the JSON
+ * SyntaxError into a generic BadRequestException and the client would get code `invalid` with
+ * the V8 parser message instead of `invalid_json`.
+ */
+function mappingParserErrors(parser: Middleware): Middleware {
+  return (req, res, next) =>
+    parser(req, res, (err?: unknown) => {
+      if (err === undefined || err === null) {
+        return next();
+      }
+      next(bodyParserError(err, req) ?? err);
+    });
+}
 
 /**
  * Middleware in the order every request meets it. Registered through Nest's MiddlewareConsumer
  * (not app.use) so parser errors reach the global exception filter and get our error bodies.
  * The raw bytes are kept on req.rawBody for HMAC checks over exactly what was sent.
  */
-export function httpPipeline(bodyLimit: string): ((req: Request, res: Response, next: NextFunction) => void)[] {
+export function httpPipeline(bodyLimit: string): Middleware[] {
   return [
     requestIdMiddleware,
-    requireJsonBody(['/acp', '/v1']),
-    express.json({
-      limit: bodyLimit,
-      type: ['application/json', 'application/*+json'],
-      strict: true,
-      verify: (req, _res, buf) => {
-        (req as RawBodyRequest).rawBody = buf;
-      },
-    }),
-    express.urlencoded({ extended: false, limit: '64kb' }),
+    idempotencyKeyEchoMiddleware,
+    requireJsonBody(JSON_APIS),
+    mappingParserErrors(
+      express.json({
+        limit: bodyLimit,
+        type: ['application/json', 'application/*+json'],
+        strict: true,
+        verify: (req, _res, buf) => {
+          (req as RawBodyRequest).rawBody = buf;
+        },
+      }),
+    ),
+    requireJsonObject(JSON_APIS),
+    mappingParserErrors(express.urlencoded({ extended: false, limit: '64kb' })),
     cookieParser(),
   ];
 }

@@ -1,6 +1,6 @@
 import type { Params } from 'nestjs-pino';
 import type { AppConfig } from '../../config/app.config';
-import { requestIdOf } from './request-id';
+import { assignRequestId } from './request-id';
 
 /**
  * Structured JSON request logs. Credentials, signatures, cookies and bodies are never logged:
@@ -10,7 +10,7 @@ export function loggerOptions(config: AppConfig): Params {
   return {
     pinoHttp: {
       level: config.logLevel,
-      genReqId: (req) => requestIdOf(req as never),
+      genReqId: (req, res) => assignRequestId(req as never, res as never),
       redact: {
         paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers.signature', 'res.headers["set-cookie"]'],
         censor: '[redacted]',

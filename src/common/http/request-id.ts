@@ -8,11 +8,42 @@ export function requestIdOf(req: Request): string {
   return (req as Request & { requestId?: string }).requestId ?? 'unknown';
 }
 
-/** Echoes a client's Request-Id (BRIEF §2.4) or generates req_…; set before anything can fail. */
-export function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {
+/**
+ * Echoes a client's Request-Id (BRIEF §2.4) or generates req_…, once per request. The access
+ * logger runs first and calls this too, so the log line and the response carry the same id.
+ */
+export function assignRequestId(req: Request, res: Response): string {
+  const holder = req as Request & { requestId?: string };
+  if (holder.requestId) {
+    return holder.requestId;
+  }
   const given = req.header(HEADER);
   const id = given && SAFE.test(given) ? given : `req_${randomBytes(12).toString('hex')}`;
-  (req as Request & { requestId?: string }).requestId = id;
+  holder.requestId = id;
   res.setHeader(HEADER, id);
+  return id;
+}
+
+export function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {
+  assignRequestId(req, res);
+  next();
+}
+
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
+/**
+ * BRIEF §2.3 "Response echo": every POST response carries the Idempotency-Key it was sent with,
+ * including the 401/403/400 answers of the guards that run before the idempotency interceptor.
+ * Only a well-formed key (1–255 characters) is echoed.
+ */
+export function idempotencyKeyEchoMiddleware(
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): void {
+  const key = req.header(IDEMPOTENCY_HEADER);
+  if (req.method === 'POST' && key !== undefined && key.length >= 1 && key.length <= 255) {
+    res.setHeader(IDEMPOTENCY_HEADER, key);
+  }
   next();
 }

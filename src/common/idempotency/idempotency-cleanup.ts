@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { Clock } from '../clock';
 import { JOB_PRESETS, JOBS, QUEUES } from '../queues/queues';
 
 /** Hourly deletion of idempotency records and seen signatures past their retention. */
@@ -15,20 +16,31 @@ export class IdempotencyCleanup implements OnApplicationBootstrap {
     private readonly dataSource: DataSource,
     @InjectQueue(QUEUES.maintenance) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.runWorkers) {
       return;
     }
-    await this.queue.add(JOBS.cleanupIdempotency, {}, { ...JOB_PRESETS.singleShot, jobId: 'cleanup-idempotency', repeat: { every: 3600_000 } });
+    await this.queue.add(
+      JOBS.cleanupIdempotency,
+      {},
+      { ...JOB_PRESETS.singleShot, jobId: 'cleanup-idempotency', repeat: { every: 3600_000 } },
+    );
   }
 
   @Process(JOBS.cleanupIdempotency)
   async cleanup(): Promise<{ idempotency: number; signatures: number }> {
-    const now = new Date();
-    const idem = await this.dataSource.query('DELETE FROM idempotency_records WHERE expires_at <= $1', [now]);
-    const sigs = await this.dataSource.query('DELETE FROM seen_signatures WHERE expires_at <= $1', [now]);
+    // The service clock, like every expires_at it compares against (tests move it).
+    const now = this.clock.now();
+    const idem = await this.dataSource.query(
+      'DELETE FROM idempotency_records WHERE expires_at <= $1',
+      [now],
+    );
+    const sigs = await this.dataSource.query('DELETE FROM seen_signatures WHERE expires_at <= $1', [
+      now,
+    ]);
     const result = { idempotency: Number(idem[1] ?? 0), signatures: Number(sigs[1] ?? 0) };
     this.logger.log(result, 'expired idempotency records and signatures removed');
     return result;

@@ -9,23 +9,59 @@ import { canonicalJson } from '../canonical-json';
 import { Clock } from '../clock';
 import { sha256Hex } from '../crypto/secrets';
 import { AppError } from '../errors/app-error';
+import { RequestValidationError } from '../errors/validation';
 import { ReplayedResponse, toAppError } from '../errors/all-exceptions.filter';
 import { flavorOf, renderError } from '../errors/error-body';
 import { requestIdOf } from '../http/request-id';
 import { IdempotencyRecord } from './idempotency-record.entity';
+import { redactSecrets } from './redact-secrets';
 
 const HEADER = 'Idempotency-Key';
 
 export const idempotencyErrors = {
-  required: () => new AppError(400, 'invalid_request', 'idempotency_key_required', 'Send an Idempotency-Key header on every POST', '$.headers.Idempotency-Key'),
-  invalid: () => new AppError(400, 'invalid_request', 'invalid', 'Idempotency-Key must be 1–255 characters', '$.headers.Idempotency-Key'),
+  required: () =>
+    new AppError(
+      400,
+      'invalid_request',
+      'idempotency_key_required',
+      'Send an Idempotency-Key header on every POST',
+      HEADER,
+    ),
+  invalid: () =>
+    new AppError(
+      400,
+      'invalid_request',
+      'invalid',
+      'Idempotency-Key must be 1–255 characters',
+      HEADER,
+    ),
   conflict: () =>
-    new AppError(422, 'invalid_request', 'idempotency_conflict', 'This Idempotency-Key was used with a different request body'),
+    new AppError(
+      422,
+      'invalid_request',
+      'idempotency_conflict',
+      'This Idempotency-Key was used with a different request body',
+    ),
   inFlight: () =>
-    new AppError(409, 'invalid_request', 'idempotency_in_flight', 'A request with this Idempotency-Key is still in progress; retry shortly', undefined, {
-      retryAfterSeconds: 1,
-    }),
+    new AppError(
+      409,
+      'invalid_request',
+      'idempotency_in_flight',
+      'A request with this Idempotency-Key is still in progress; retry shortly',
+      undefined,
+      {
+        retryAfterSeconds: 1,
+      },
+    ),
 };
+
+/** The response as it will be stored: plain JSON, credentials redacted. */
+function storedBody(body: unknown): unknown {
+  if (body === undefined || body === null) {
+    return null;
+  }
+  return redactSecrets(JSON.parse(JSON.stringify(body)) as unknown);
+}
 
 /** 64-bit advisory lock id for (scope, key). */
 function lockId(parts: string[]): string {
@@ -42,6 +78,11 @@ function lockId(parts: string[]): string {
  * rolls back the handler's writes to the savepoint and is stored; a 5xx rolls back everything
  * and stores nothing. A crash rolls back and releases the lock, so there is no stale in-flight
  * state to recover.
+ *
+ * Two refinements: a RequestValidationError (the global ValidationPipe refused the body, so the
+ * handler never started) is not stored either, and the caller may fix the body and retry with
+ * the same key; and the stored body has issued credentials replaced by "[shown once]"
+ * (redact-secrets.ts), so a replayed create returns the redacted body, never the plaintext.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -72,14 +113,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const path = req.originalUrl.split('?')[0];
     const requestHash = sha256Hex(canonicalJson(req.body as unknown));
     const successStatus =
-      (Reflect.getMetadata(HTTP_CODE_METADATA, ctx.getHandler()) as number | undefined) ?? (req.method === 'POST' ? 201 : 200);
+      (Reflect.getMetadata(HTTP_CODE_METADATA, ctx.getHandler()) as number | undefined) ??
+      (req.method === 'POST' ? 201 : 200);
 
     return from(
       this.tx
         .run(async (m) => {
-          const [{ locked }] = await m.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [
-            lockId([ownerId, req.method, path, key]),
-          ]);
+          const [{ locked }] = await m.query<{ locked: boolean }[]>(
+            'SELECT pg_try_advisory_xact_lock($1::bigint) AS locked',
+            [lockId([ownerId, req.method, path, key])],
+          );
           if (!locked) {
             throw idempotencyErrors.inFlight();
           }
@@ -88,7 +131,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
             'DELETE FROM idempotency_records WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4 AND expires_at <= $5',
             [ownerId, req.method, path, key, now],
           );
-          const stored = await m.findOneBy(IdempotencyRecord, { ownerId, method: req.method, path, key });
+          const stored = await m.findOneBy(IdempotencyRecord, {
+            ownerId,
+            method: req.method,
+            path,
+            key,
+          });
           if (stored) {
             if (stored.requestHash !== requestHash) {
               throw idempotencyErrors.conflict();
@@ -99,11 +147,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
           let body: unknown;
           let error: AppError | null = null;
           try {
-            body = await this.tx.savepoint('idem_handler', () => lastValueFrom(next.handle(), { defaultValue: undefined }));
+            body = await this.tx.savepoint('idem_handler', () =>
+              lastValueFrom(next.handle(), { defaultValue: undefined }),
+            );
             status = successStatus;
           } catch (err) {
             error = toAppError(err, req);
-            if (error.status >= 500) {
+            if (error.status >= 500 || error instanceof RequestValidationError) {
               throw err;
             }
             status = error.status;
@@ -116,13 +166,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
             key,
             requestHash,
             statusCode: status,
-            responseBody: (body ?? null) as object,
+            responseBody: storedBody(body) as object,
             expiresAt: new Date(now.getTime() + this.config.idempotencyTtlHours * 3600_000),
           });
-          return error ? { replay: false as const, error } : { replay: false as const, status, body };
+          return error
+            ? { replay: false as const, error }
+            : { replay: false as const, status, body };
         })
         .then((outcome) => {
-          if ('error' in outcome) {
+          if ('error' in outcome && outcome.error) {
             throw outcome.error;
           }
           if (outcome.replay) {

@@ -11,8 +11,10 @@ import { signedBytes } from './signed-bytes';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
-const invalidSignature = (message: string) => new AppError(401, 'invalid_request', 'invalid_signature', message, '$.headers.Signature');
-const staleTimestamp = (message: string) => new AppError(401, 'invalid_request', 'stale_timestamp', message, '$.headers.Timestamp');
+const invalidSignature = (message: string) =>
+  new AppError(401, 'invalid_request', 'invalid_signature', message, 'Signature');
+const staleTimestamp = (message: string) =>
+  new AppError(401, 'invalid_request', 'stale_timestamp', message, 'Timestamp');
 
 /**
  * BRIEF §2.5 profile: Signature = base64url(sign(Timestamp \n METHOD \n path?query \n JCS(body))),
@@ -30,14 +32,18 @@ export class RequestSignatureVerifier {
     const signature = req.header('signature');
     const timestamp = req.header('timestamp');
     if (!signature || !timestamp) {
-      throw invalidSignature('This key has a registered public key: send Signature and Timestamp headers');
+      throw invalidSignature(
+        'This key has a registered public key: send Signature and Timestamp headers',
+      );
     }
     if (!RFC3339.test(timestamp) || Number.isNaN(Date.parse(timestamp))) {
       throw staleTimestamp('Timestamp must be an RFC 3339 date-time');
     }
     const skewMs = Math.abs(this.clock.now().getTime() - Date.parse(timestamp));
     if (skewMs > this.config.signatureSkewSeconds * 1000) {
-      throw staleTimestamp(`Timestamp is outside the ±${this.config.signatureSkewSeconds} s window`);
+      throw staleTimestamp(
+        `Timestamp is outside the ±${this.config.signatureSkewSeconds} s window`,
+      );
     }
     const sig = decodeBase64Url(signature);
     const data = signedBytes(timestamp, req.method, req.originalUrl, req.body as unknown);
@@ -45,7 +51,9 @@ export class RequestSignatureVerifier {
       throw invalidSignature('Signature does not verify for this request');
     }
     // Replay protection: a signature is good for one request. Kept past the skew window.
-    const expiresAt = new Date(this.clock.now().getTime() + 2 * this.config.signatureSkewSeconds * 1000);
+    const expiresAt = new Date(
+      this.clock.now().getTime() + 2 * this.config.signatureSkewSeconds * 1000,
+    );
     const inserted: unknown[] = await this.tx.manager.query(
       `INSERT INTO seen_signatures (signature_hash, expires_at) VALUES ($1, $2)
        ON CONFLICT (signature_hash) DO NOTHING RETURNING signature_hash`,

@@ -1,0 +1,169 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { AuditLog } from '../common/audit';
+import { Clock } from '../common/clock';
+import { newId } from '../common/ids';
+import { ExpireApprovalJob, JOB_PRESETS, JOBS, QUEUES } from '../common/queues/queues';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { Approval, ApprovalKind } from './approval.entity';
+import { approvalErrors } from './approvals.errors';
+
+export type ApprovalDecision = 'approved' | 'denied' | 'expired';
+
+/** What the owner of an approval kind does once a person (or the timeout) decides. */
+export interface ApprovalHandler {
+  /** Lock whatever the subject's decision will change, in the module's lock order. */
+  prepare(approval: Approval): Promise<void>;
+  decided(approval: Approval, decision: ApprovalDecision): Promise<void>;
+}
+
+/**
+ * Questions for people. Created by the pipeline (payments above the threshold, refunds) and
+ * answered only through the app (PersonGuard + CSRF): no API key, agent credential or protocol
+ * key reaches `decide`. Unanswered approvals expire through a delayed Bull job.
+ */
+@Injectable()
+export class ApprovalsService {
+  private readonly handlers = new Map<ApprovalKind, ApprovalHandler>();
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    @InjectQueue(QUEUES.approvals) private readonly queue: Queue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  registerHandler(kind: ApprovalKind, handler: ApprovalHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Opens an approval in the caller's transaction; the expiry job is queued after commit. */
+  async request(input: { workspaceId: string; kind: ApprovalKind; subjectId: string; amountPaise: number; summary: string }): Promise<Approval> {
+    const now = this.clock.now();
+    const approval = Object.assign(new Approval(), {
+      id: newId('apr'),
+      ...input,
+      status: 'pending' as const,
+      decidedBy: null,
+      decidedAt: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.config.approvalTtlSeconds * 1000),
+    });
+    await this.tx.manager.insert(Approval, approval);
+    const delay = Math.max(0, approval.expiresAt.getTime() - this.clock.now().getTime());
+    this.tx.afterCommit(() =>
+      this.queue.add(JOBS.expireApproval, { approvalId: approval.id } satisfies ExpireApprovalJob, {
+        ...JOB_PRESETS.retried,
+        jobId: `expire-approval-${approval.id}`,
+        delay,
+      }),
+    );
+    return approval;
+  }
+
+  async list(workspaceId: string, status: Approval['status'] | 'all' = 'pending'): Promise<Approval[]> {
+    const qb = this.tx.manager.createQueryBuilder(Approval, 'a').where('a.workspace_id = :workspaceId', { workspaceId });
+    if (status !== 'all') {
+      qb.andWhere('a.status = :status', { status });
+    }
+    return qb.orderBy('a.created_at', 'DESC').limit(100).getMany();
+  }
+
+  async get(workspaceId: string, id: string): Promise<Approval> {
+    const a = await this.tx.manager.findOneBy(Approval, { id, workspaceId });
+    if (!a) {
+      throw approvalErrors.notFound(id);
+    }
+    return a;
+  }
+
+  /** A person's answer. Only the app's person-facing controller calls this. */
+  async decide(workspaceId: string, id: string, personId: string, decision: 'approved' | 'denied'): Promise<Approval> {
+    return this.tx.run(async () => {
+      const approval = await this.lockPending(id, workspaceId);
+      if (approval.expiresAt <= this.clock.now()) {
+        await this.finish(approval, 'expired', null);
+        throw approvalErrors.expired(id);
+      }
+      await this.finish(approval, decision, personId);
+      return approval;
+    });
+  }
+
+  /**
+   * The subject went away (e.g. the checkout was canceled): close the pending approval without
+   * calling the handler. The caller already holds the subject's locks.
+   */
+  async withdraw(kind: ApprovalKind, subjectId: string): Promise<void> {
+    const now = this.clock.now();
+    await this.tx.manager
+      .createQueryBuilder()
+      .update(Approval)
+      .set({ status: 'withdrawn', decidedAt: now })
+      .where('kind = :kind AND subject_id = :subjectId AND status = :pending', { kind, subjectId, pending: 'pending' })
+      .execute();
+  }
+
+  /** Timeout: the processor calls this; a decided approval is left alone. */
+  async expire(id: string): Promise<'expired' | 'skipped'> {
+    return this.tx.run(async (m) => {
+      const current = await m.findOneBy(Approval, { id });
+      if (!current || current.status !== 'pending') {
+        return 'skipped';
+      }
+      if (current.expiresAt > this.clock.now()) {
+        // Fired early (clock skew between Redis and us): fail so Bull retries with backoff.
+        throw new Error(`approval ${id} is not due yet`);
+      }
+      const approval = await this.lockPending(id, current.workspaceId);
+      await this.finish(approval, 'expired', null);
+      return 'expired';
+    });
+  }
+
+  private async lockPending(id: string, workspaceId: string): Promise<Approval> {
+    const m = this.tx.manager;
+    const peek = await m.findOneBy(Approval, { id, workspaceId });
+    if (!peek) {
+      throw approvalErrors.notFound(id);
+    }
+    const handler = this.handler(peek.kind);
+    // Lock order: subject (source → intent/refund) first, then the approval row.
+    await handler.prepare(peek);
+    const approval = await m.findOne(Approval, { where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+    if (!approval) {
+      throw approvalErrors.notFound(id);
+    }
+    if (approval.status !== 'pending') {
+      throw approvalErrors.alreadyDecided(id, approval.status);
+    }
+    return approval;
+  }
+
+  private async finish(approval: Approval, decision: ApprovalDecision, personId: string | null): Promise<void> {
+    const now = this.clock.now();
+    approval.status = decision;
+    approval.decidedBy = personId;
+    approval.decidedAt = now;
+    await this.tx.manager.update(Approval, { id: approval.id }, { status: decision, decidedBy: personId, decidedAt: now });
+    await this.audit.record(
+      approval.workspaceId,
+      personId ? { type: 'person', id: personId } : { type: 'system', id: 'approval-timeout' },
+      `approval.${decision}`,
+      approval.id,
+      { kind: approval.kind, subject_id: approval.subjectId },
+    );
+    await this.handler(approval.kind).decided(approval, decision);
+  }
+
+  private handler(kind: ApprovalKind): ApprovalHandler {
+    const h = this.handlers.get(kind);
+    if (!h) {
+      throw new Error(`no approval handler registered for ${kind}`);
+    }
+    return h;
+  }
+}

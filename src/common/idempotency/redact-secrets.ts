@@ -1,0 +1,38 @@
+/** What a stored (and so a replayed) response shows in place of a credential. */
+export const SHOWN_ONCE = '[shown once]';
+
+const SECRET_FIELDS = new Set(['secret', 'key', 'credential']);
+const SECRET_PREFIXES = ['sk_', 'agc_', 'acpk_'];
+
+function isSecret(field: string, value: unknown): boolean {
+  return (
+    SECRET_FIELDS.has(field) &&
+    typeof value === 'string' &&
+    SECRET_PREFIXES.some((p) => value.startsWith(p))
+  );
+}
+
+/**
+ * A copy of a response body with every issued credential replaced by SHOWN_ONCE: fields named
+ * `secret`, `key` or `credential` whose value starts with sk_ (API key), agc_ (agent
+ * credential) or acpk_ (protocol key), at any depth.
+ *
+ * Why: the idempotency record keeps the response for 24 h so a retry can be answered without
+ * running the handler again. Storing the create response verbatim would put the plaintext secret
+ * in the database, next to tables that only ever hold its SHA-256. So a secret is shown once, in
+ * the original response; a replay of that create returns the redacted body. A caller that lost
+ * the original response rotates or re-issues the credential.
+ */
+export function redactSecrets(body: unknown): unknown {
+  if (Array.isArray(body)) {
+    return body.map((v) => redactSecrets(v));
+  }
+  if (body === null || typeof body !== 'object' || body instanceof Date) {
+    return body;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body as Record<string, unknown>)) {
+    out[field] = isSecret(field, value) ? SHOWN_ONCE : redactSecrets(value);
+  }
+  return out;
+}

@@ -1,0 +1,92 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AuditLog } from '../common/audit';
+import { Clock } from '../common/clock';
+import { commonErrors } from '../common/errors/app-error';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { Mandate } from '../mandates/mandate.entity';
+import { DelegatedToken } from './delegated-token.entity';
+import { tokenErrors } from './tokens.errors';
+
+export interface RedeemRequest {
+  tokenId: string;
+  checkoutSessionId: string;
+  merchantAgentId: string;
+  amountPaise: number;
+}
+
+export function tokenState(t: DelegatedToken, now: Date): 'usable' | 'used' | 'revoked' | 'expired' {
+  if (t.status !== 'usable') {
+    return t.status;
+  }
+  return now >= t.expiresAt ? 'expired' : 'usable';
+}
+
+/** Spending and revoking delegated tokens. Minting is DelegatePaymentService. */
+@Injectable()
+export class TokensService {
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Checks a token against the completing session under a row lock and marks it used. Fifty
+   * concurrent completes serialise here: one sees `usable`, the rest see `used`.
+   */
+  async redeem(req: RedeemRequest): Promise<{ token: DelegatedToken; mandate: Mandate }> {
+    const m = this.tx.manager;
+    const token = await m.findOne(DelegatedToken, { where: { id: req.tokenId }, lock: { mode: 'pessimistic_write' } });
+    if (!token) {
+      throw tokenErrors.invalid();
+    }
+    const now = this.clock.now();
+    switch (tokenState(token, now)) {
+      case 'revoked':
+        throw tokenErrors.revoked();
+      case 'used':
+        throw tokenErrors.used();
+      case 'expired':
+        throw tokenErrors.expired();
+      case 'usable':
+        break;
+    }
+    if (token.checkoutSessionId !== req.checkoutSessionId) {
+      throw tokenErrors.sessionMismatch(`This token is for checkout session ${token.checkoutSessionId}, not ${req.checkoutSessionId}`);
+    }
+    if (token.merchantAgentId !== req.merchantAgentId) {
+      throw tokenErrors.sessionMismatch('This token is for another merchant');
+    }
+    const mandate = await m.findOneByOrFail(Mandate, { id: token.mandateId });
+    if (mandate.status === 'pending_authorisation') {
+      throw tokenErrors.requiresBuyerReview(`${this.config.appUrl}/mandates/${mandate.id}/authorize`);
+    }
+    if (req.amountPaise > token.maxAmountPaise) {
+      throw tokenErrors.allowanceExceeded(req.amountPaise, token.maxAmountPaise);
+    }
+    token.status = 'used';
+    token.usedAt = now;
+    await m.update(DelegatedToken, { id: token.id }, { status: 'used', usedAt: now });
+    return { token, mandate };
+  }
+
+  /** The person revokes a live token in the consent centre; effective on the next complete. */
+  async revoke(workspaceId: string, tokenId: string, personId: string): Promise<DelegatedToken> {
+    return this.tx.run(async (m) => {
+      const token = await m.findOne(DelegatedToken, { where: { id: tokenId, workspaceId }, lock: { mode: 'pessimistic_write' } });
+      if (!token) {
+        throw commonErrors.notFound('token', tokenId);
+      }
+      if (token.status === 'usable') {
+        const now = this.clock.now();
+        token.status = 'revoked';
+        token.revokedAt = now;
+        await m.update(DelegatedToken, { id: token.id }, { status: 'revoked', revokedAt: now });
+        await this.audit.record(workspaceId, { type: 'person', id: personId }, 'token.revoked', token.id);
+      }
+      return token;
+    });
+  }
+}

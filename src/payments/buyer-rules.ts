@@ -1,0 +1,50 @@
+import type { Mandate } from '../mandates/mandate.entity';
+
+export type DeclineCode =
+  | 'mandate_not_active'
+  | 'mandate_expired'
+  | 'mandate_cap_exceeded'
+  | 'seller_not_allowed'
+  | 'daily_cap_exceeded';
+
+export interface RuleInput {
+  mandate: Mandate;
+  amountPaise: number;
+  sellerAgentId: string;
+  now: Date;
+  /** What this buyer agent already committed today (settled + awaiting approval). */
+  spentTodayPaise: number;
+  dailyCapPaise: number;
+}
+
+export interface Decline {
+  code: DeclineCode;
+  reason: string;
+}
+
+/** The buyer's spending rules, pure: null when the payment may proceed. Order = most basic first. */
+export function evaluateBuyerRules(r: RuleInput): Decline | null {
+  if (r.mandate.status !== 'active') {
+    return { code: 'mandate_not_active', reason: `Mandate ${r.mandate.id} is ${r.mandate.status}` };
+  }
+  if (r.now < r.mandate.validFrom || r.now >= r.mandate.validUntil) {
+    return { code: 'mandate_expired', reason: `Mandate ${r.mandate.id} is outside its validity window` };
+  }
+  if (r.amountPaise > r.mandate.perPaymentCapPaise) {
+    return { code: 'mandate_cap_exceeded', reason: `Amount is above the mandate's per-payment cap of ${r.mandate.perPaymentCapPaise} paise` };
+  }
+  if (r.mandate.payeeAgentIds && !r.mandate.payeeAgentIds.includes(r.sellerAgentId)) {
+    return { code: 'seller_not_allowed', reason: `Seller ${r.sellerAgentId} is not on the mandate's seller list` };
+  }
+  if (r.spentTodayPaise + r.amountPaise > r.dailyCapPaise) {
+    return { code: 'daily_cap_exceeded', reason: `The buyer's daily spending cap of ${r.dailyCapPaise} paise would be exceeded` };
+  }
+  return null;
+}
+
+/** Start of the current day in India (UTC+05:30), for the daily cap. */
+export function startOfIndianDay(now: Date): Date {
+  const ist = new Date(now.getTime() + 330 * 60_000);
+  ist.setUTCHours(0, 0, 0, 0);
+  return new Date(ist.getTime() - 330 * 60_000);
+}

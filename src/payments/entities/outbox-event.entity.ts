@@ -1,0 +1,14 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** Transactional outbox: written with the state change it announces; delivered later. */
+@Entity('outbox_events')
+export class OutboxEvent {
+  @PrimaryColumn('text') id: string;
+  @Column('text') workspaceId: string;
+  @Column('text') agentId: string;
+  @Column('text') type: string;
+  @Column('text') subjectId: string;
+  @Column('jsonb') payload: Record<string, unknown>;
+  @Column('timestamptz') createdAt: Date;
+  @Column('timestamptz', { nullable: true }) dispatchedAt: Date | null;
+}

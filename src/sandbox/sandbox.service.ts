@@ -1,0 +1,166 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AccountsService } from '../accounts/accounts.service';
+import type { AgentRole } from '../accounts/entities/agent.entity';
+import type { AuditActor } from '../common/audit';
+import { randomToken } from '../common/ids';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import type { ProtocolKeyRole } from '../protocol-keys/protocol-key.entity';
+import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
+
+/** What `npm run sandbox -- --json` prints. Every secret in it is fresh on each run. */
+export interface SandboxResult {
+  api_key: string;
+  person: { email: string; password: string };
+  seller: { agent_id: string; credential: string };
+  buyer: { agent_id: string; credential: string };
+  merchant_protocol_key: string;
+  buyer_protocol_key: string;
+  base_url: string;
+  app_url: string;
+  workspace_id: string;
+}
+
+export const SANDBOX = {
+  email: 'demo@sandbox.local',
+  personName: 'Demo Person',
+  workspaceName: 'Sandbox workspace',
+  apiKeyName: 'sandbox',
+  seller: { name: 'Sandbox seller', role: 'seller' as AgentRole },
+  buyer: { name: 'Sandbox buyer', role: 'buyer' as AgentRole },
+} as const;
+
+const ACTOR: AuditActor = { type: 'system', id: 'sandbox' };
+/** pg advisory lock id: two bootstraps at once queue instead of racing on the demo workspace. */
+const LOCK_ID = '7306032021501';
+
+/** State the steps hand on; later steps (offers, a mandate) read ids from here. */
+export interface SandboxContext {
+  workspaceId: string;
+  personId: string;
+}
+
+/**
+ * Creates or reuses the demo workspace (found by the demo person's email), so ids stay the same
+ * across runs. Secrets are stored hashed and cannot be shown again, so each run issues fresh ones
+ * and revokes the ones it issued before. Runs in one transaction: a failure leaves the previous
+ * secrets working.
+ */
+@Injectable()
+export class SandboxService {
+  constructor(
+    private readonly tx: Tx,
+    private readonly accounts: AccountsService,
+    private readonly protocolKeys: ProtocolKeysService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async bootstrap(): Promise<SandboxResult> {
+    return this.tx.run(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock($1::bigint)', [LOCK_ID]);
+      const ctx = await this.ensureWorkspace();
+      const password = await this.resetPassword(ctx);
+      const apiKey = await this.replaceApiKey(ctx);
+      const seller = await this.ensureAgent(ctx, SANDBOX.seller);
+      const buyer = await this.ensureAgent(ctx, SANDBOX.buyer);
+      await this.revokeProtocolKeys(ctx, [seller.agent_id, buyer.agent_id]);
+      const merchantKey = await this.issueProtocolKey(ctx, seller.agent_id, 'merchant');
+      const buyerKey = await this.issueProtocolKey(ctx, buyer.agent_id, 'buyer');
+      return {
+        api_key: apiKey,
+        person: { email: SANDBOX.email, password },
+        seller,
+        buyer,
+        merchant_protocol_key: merchantKey,
+        buyer_protocol_key: buyerKey,
+        base_url: this.config.baseUrl,
+        app_url: this.config.appUrl,
+        workspace_id: ctx.workspaceId,
+      };
+    });
+  }
+
+  /**
+   * Sign-up issues a 'default' API key that nobody ever sees; it is revoked at once so the only
+   * live key is the 'sandbox' one.
+   */
+  private async ensureWorkspace(): Promise<SandboxContext> {
+    const existing = await this.accounts.findPersonByEmail(SANDBOX.email);
+    if (existing) {
+      return { workspaceId: existing.workspaceId, personId: existing.id };
+    }
+    const { workspace, person, apiKey } = await this.accounts.signUp({
+      workspaceName: SANDBOX.workspaceName,
+      email: SANDBOX.email,
+      name: SANDBOX.personName,
+      password: newPassword(),
+    });
+    await this.accounts.revokeApiKey(workspace.id, apiKey.id, ACTOR);
+    return { workspaceId: workspace.id, personId: person.id };
+  }
+
+  /** Also ends the demo person's open sessions (AccountsService.setPassword). */
+  private async resetPassword(ctx: SandboxContext): Promise<string> {
+    const password = newPassword();
+    await this.accounts.setPassword(ctx.personId, password, ACTOR);
+    return password;
+  }
+
+  private async replaceApiKey(ctx: SandboxContext): Promise<string> {
+    for (const old of await this.accounts.findActiveApiKeysByName(
+      ctx.workspaceId,
+      SANDBOX.apiKeyName,
+    )) {
+      await this.accounts.revokeApiKey(ctx.workspaceId, old.id, ACTOR);
+    }
+    const key = await this.accounts.createApiKey(ctx.workspaceId, SANDBOX.apiKeyName, ACTOR);
+    return key.secret!;
+  }
+
+  /** Same agent id every run; a reused agent gets a rotated credential (the old one stops working). */
+  private async ensureAgent(
+    ctx: SandboxContext,
+    spec: { name: string; role: AgentRole },
+  ): Promise<{ agent_id: string; credential: string }> {
+    const existing = await this.accounts.findAgentByName(ctx.workspaceId, spec.name);
+    const agent = existing
+      ? await this.accounts.rotateAgentCredential(ctx.workspaceId, existing.id, ACTOR)
+      : await this.accounts.createAgent(
+          ctx.workspaceId,
+          { name: spec.name, role: spec.role },
+          ACTOR,
+        );
+    return { agent_id: agent.id, credential: agent.credential! };
+  }
+
+  /** Revokes every live protocol key bound to these agents (keys a person issued to them too). */
+  private async revokeProtocolKeys(ctx: SandboxContext, agentIds: string[]): Promise<void> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.protocolKeys.list(ctx.workspaceId, 100, cursor);
+      for (const key of page.data) {
+        if (key.revoked_at === null && agentIds.includes(key.agent_id)) {
+          await this.protocolKeys.revoke(ctx.workspaceId, key.id, ACTOR);
+        }
+      }
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  private async issueProtocolKey(
+    ctx: SandboxContext,
+    agentId: string,
+    role: ProtocolKeyRole,
+  ): Promise<string> {
+    const key = await this.protocolKeys.create(
+      ctx.workspaceId,
+      { role, agentId, name: `sandbox ${role} key` },
+      ACTOR,
+    );
+    return key.key!;
+  }
+}
+
+function newPassword(): string {
+  return `sbx-${randomToken(20)}`;
+}

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { PersonSession } from '../accounts/entities/person-session.entity';
+import { Tx } from '../database/tx';
+
+export interface SessionRow {
+  sessionId: string;
+  expiresAt: Date;
+  personId: string;
+  email: string;
+  name: string;
+  workspaceId: string;
+  workspaceName: string;
+}
+
+/** The only SQL on person_sessions. Lookups are by token hash; the token itself is never stored. */
+@Injectable()
+export class PersonSessionRepository {
+  constructor(private readonly tx: Tx) {}
+
+  async insert(
+    row: Pick<PersonSession, 'id' | 'personId' | 'tokenHash' | 'csrfSecretHash' | 'expiresAt'>,
+  ): Promise<void> {
+    await this.tx.manager.insert(PersonSession, row);
+  }
+
+  /** Session joined with its person and workspace: one round trip per signed-in request. */
+  async findByTokenHash(tokenHash: string): Promise<SessionRow | null> {
+    const rows = await this.tx.manager.query<
+      {
+        session_id: string;
+        expires_at: Date;
+        person_id: string;
+        email: string;
+        name: string;
+        workspace_id: string;
+        workspace_name: string;
+      }[]
+    >(
+      `SELECT s.id AS session_id, s.expires_at, p.id AS person_id, p.email, p.name,
+              w.id AS workspace_id, w.name AS workspace_name
+         FROM person_sessions s
+         JOIN persons p ON p.id = s.person_id
+         JOIN workspaces w ON w.id = p.workspace_id
+        WHERE s.token_hash = $1`,
+      [tokenHash],
+    );
+    const r = rows[0];
+    if (!r) {
+      return null;
+    }
+    return {
+      sessionId: r.session_id,
+      expiresAt: new Date(r.expires_at),
+      personId: r.person_id,
+      email: r.email,
+      name: r.name,
+      workspaceId: r.workspace_id,
+      workspaceName: r.workspace_name,
+    };
+  }
+
+  async deleteById(id: string): Promise<void> {
+    await this.tx.manager.delete(PersonSession, { id });
+  }
+
+  async deleteByTokenHash(tokenHash: string): Promise<void> {
+    await this.tx.manager.delete(PersonSession, { tokenHash });
+  }
+}

@@ -1,0 +1,23 @@
+import type { Request } from 'express';
+
+/** The signed-in person as every /app handler sees it (@CurrentPerson()). Never holds secrets of the account. */
+export interface SignedInPerson {
+  personId: string;
+  workspaceId: string;
+  workspaceName: string;
+  email: string;
+  name: string;
+  sessionId: string;
+  /** Synchronizer token for this session's forms; render it with {{> csrf_field}}. */
+  csrfToken: string;
+}
+
+type WithPerson = Request & { person?: SignedInPerson };
+
+export function personOf(req: Request): SignedInPerson | undefined {
+  return (req as WithPerson).person;
+}
+
+export function setPerson(req: Request, person: SignedInPerson): void {
+  (req as WithPerson).person = person;
+}

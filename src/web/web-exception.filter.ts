@@ -1,0 +1,43 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { toAppError } from '../common/errors/all-exceptions.filter';
+import { WebRedirect } from './web-redirect';
+
+const HEADINGS: Record<number, string> = {
+  400: 'Something in the form is not right',
+  401: 'Please sign in',
+  403: 'Request refused',
+  404: 'Not found',
+};
+
+/**
+ * HTML counterpart of the global JSON filter, for controllers under /app: redirects thrown by
+ * guards become 303s, everything else an error page (5xx show no internals, as in the API).
+ */
+@Catch()
+export class WebExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('WebErrors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const req = host.switchToHttp().getRequest<Request>();
+    const res = host.switchToHttp().getResponse<Response>();
+    if (res.headersSent) {
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    if (exception instanceof WebRedirect) {
+      res.redirect(303, exception.location);
+      return;
+    }
+    const err = toAppError(exception, req, this.logger);
+    const heading = HEADINGS[err.status] ?? 'Something went wrong';
+    res.status(err.status).render('app/error', {
+      title: heading,
+      heading,
+      message: err.message,
+      status: err.status,
+      code: err.code,
+      signIn: err.status === 401,
+    });
+  }
+}

@@ -1,0 +1,44 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { AppAuthController } from './app-auth.controller';
+import { AppHomeController } from './app-home.controller';
+import { AppHomeService } from './app-home.service';
+import { AppLayout } from './app-layout.service';
+import { AppSignupService } from './app-signup.service';
+import { CsrfGuard, PreSessionCsrfGuard } from './csrf.guard';
+import { NoStoreInterceptor } from './no-store.interceptor';
+import { PersonSessionRepository } from './person-session.repository';
+import { PersonSessionService } from './person-session.service';
+import { PersonGuard } from './person.guard';
+import { SessionCookies } from './session-cookies';
+
+/**
+ * The person-facing app under /app: sessions, CSRF, layout and the account pages. Feature modules
+ * that add pages import this module and use @SignedIn(), @CurrentPerson() and AppLayout.
+ */
+@Module({
+  imports: [AccountsModule],
+  controllers: [AppAuthController, AppHomeController],
+  providers: [
+    PersonSessionRepository,
+    PersonSessionService,
+    SessionCookies,
+    PersonGuard,
+    CsrfGuard,
+    PreSessionCsrfGuard,
+    NoStoreInterceptor,
+    AppLayout,
+    AppSignupService,
+    AppHomeService,
+  ],
+  exports: [
+    PersonSessionService,
+    SessionCookies,
+    PersonGuard,
+    CsrfGuard,
+    PreSessionCsrfGuard,
+    NoStoreInterceptor,
+    AppLayout,
+  ],
+})
+export class WebModule {}

@@ -1,0 +1,272 @@
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, exportJWK } from 'jose';
+import request from 'supertest';
+import { GENESIS_HASH } from '../../src/chains/chain-entry';
+import { ChainService } from '../../src/chains/chain.service';
+import { SigningKeyService } from '../../src/chains/signing-key.service';
+import { verifyChain } from '../../src/chains/verify-chain';
+import { randomToken } from '../../src/common/ids';
+import { Tx } from '../../src/database/tx';
+import { startApp, TestApp } from '../support/app';
+
+const newChainId = () => `chain_test_${randomToken(12)}`;
+
+describe(ChainService.name, () => {
+  let t: TestApp;
+  let chains: ChainService;
+
+  beforeAll(async () => {
+    t = await startApp();
+    chains = t.get(ChainService);
+  });
+  afterAll(() => t.close());
+
+  async function appendN(chainId: string, n: number) {
+    for (let i = 1; i <= n; i++) {
+      await chains.append(chainId, { i, amount_paise: i * 100 });
+    }
+  }
+
+  it('appends linked, signed entries that verify', async () => {
+    const id = newChainId();
+    const a = await chains.append(id, { step: 'checkout', amount_paise: 150_000 });
+    const b = await chains.append(id, { step: 'payment', at: new Date(0), skipped: undefined });
+    const c = await chains.append(id, { step: 'settled' });
+
+    expect([a.seq, b.seq, c.seq]).toEqual([1, 2, 3]);
+    expect(a.prev_hash).toBe(GENESIS_HASH);
+    expect(b.prev_hash).toBe(a.hash);
+    expect(c.prev_hash).toBe(b.hash);
+    expect(a.kid).toBe(t.get(SigningKeyService).kid);
+    // The returned entry is what a reader gets back from the database.
+    expect(b.payload).toEqual({ step: 'payment', at: '1970-01-01T00:00:00.000Z' });
+    expect(await chains.entries(id)).toEqual([a, b, c]);
+    expect(await chains.entry(id, 2)).toEqual(b);
+    expect(await chains.entry(id, 4)).toBeNull();
+    expect(await chains.verify(id)).toEqual({ valid: true, length: 3, first_bad_seq: null, reason: null });
+
+    const [head] = await t.db.query('SELECT head_hash, length FROM chains WHERE id = $1', [id]);
+    expect(head).toEqual({ head_hash: c.hash, length: 3 });
+  });
+
+  it('serialises 50 concurrent appends into one contiguous chain', async () => {
+    const id = newChainId();
+    const appended = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => chains.append(id, { n: i })),
+    );
+    expect(appended.map((e) => e.seq).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
+    const entries = await chains.entries(id);
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    entries.forEach((e, i) => expect(e.prev_hash).toBe(i === 0 ? GENESIS_HASH : entries[i - 1].hash));
+    // Each payload landed exactly once.
+    expect(new Set(entries.map((e) => e.payload.n)).size).toBe(50);
+    expect(await chains.verify(id)).toMatchObject({ valid: true, length: 50 });
+  });
+
+  it("commits or rolls back with the caller's transaction", async () => {
+    const id = newChainId();
+    const tx = t.get(Tx);
+    await expect(
+      tx.run(async () => {
+        await chains.append(id, { step: 'payment' });
+        throw new Error('payment failed');
+      }),
+    ).rejects.toThrow('payment failed');
+    expect(await chains.entries(id)).toEqual([]);
+    expect(await t.db.query('SELECT 1 FROM chains WHERE id = $1', [id])).toEqual([]);
+
+    await tx.run(async () => {
+      await t.db.query('SELECT 1'); // some other business write
+      await chains.append(id, { step: 'payment' });
+    });
+    expect(await chains.verify(id)).toMatchObject({ valid: true, length: 1 });
+  });
+
+  describe('tamper detection', () => {
+    let id: string;
+    beforeEach(async () => {
+      id = newChainId();
+      await appendN(id, 4);
+    });
+
+    it('reports an edited payload', async () => {
+      await t.db.query(
+        `UPDATE chain_entries SET payload = jsonb_set(payload, '{amount_paise}', '1') WHERE chain_id = $1 AND seq = 2`,
+        [id],
+      );
+      expect(await chains.verify(id)).toEqual({
+        valid: false,
+        length: 4,
+        first_bad_seq: 2,
+        reason: 'hash: recomputed hash differs from the stored hash',
+      });
+    });
+
+    it('reports an edited hash', async () => {
+      await t.db.query(
+        `UPDATE chain_entries SET hash = repeat('a', 64) WHERE chain_id = $1 AND seq = 3`,
+        [id],
+      );
+      expect(await chains.verify(id)).toMatchObject({ valid: false, first_bad_seq: 3, reason: expect.stringMatching(/^hash:/) });
+    });
+
+    it('reports a replaced jws', async () => {
+      await t.db.query(
+        `UPDATE chain_entries SET jws = (SELECT jws FROM chain_entries WHERE chain_id = $1 AND seq = 1)
+         WHERE chain_id = $1 AND seq = 2`,
+        [id],
+      );
+      expect(await chains.verify(id)).toMatchObject({
+        valid: false,
+        first_bad_seq: 2,
+        reason: 'jws: signed payload does not equal the hash',
+      });
+    });
+
+    it('reports a corrupted signature', async () => {
+      await t.db.query(
+        `UPDATE chain_entries SET jws = regexp_replace(jws, '\\.[^.]{8}', '.AAAAAAAA') WHERE chain_id = $1 AND seq = 4`,
+        [id],
+      );
+      expect(await chains.verify(id)).toMatchObject({ valid: false, first_bad_seq: 4, reason: expect.stringMatching(/^signature:/) });
+    });
+
+    it('reports a deleted entry in the middle', async () => {
+      await t.db.query('DELETE FROM chain_entries WHERE chain_id = $1 AND seq = 2', [id]);
+      expect(await chains.verify(id)).toMatchObject({
+        valid: false,
+        first_bad_seq: 2,
+        reason: 'seq: expected 2, found 3',
+      });
+    });
+
+    it('reports a deleted last entry against the chain head', async () => {
+      await t.db.query('DELETE FROM chain_entries WHERE chain_id = $1 AND seq = 4', [id]);
+      expect(await chains.verify(id)).toMatchObject({
+        valid: false,
+        length: 3,
+        first_bad_seq: 4,
+        reason: 'head: chain records 4 entries, found 3',
+      });
+    });
+  });
+
+  it('publishes the JWKS without auth, and entries verify offline against it', async () => {
+    const id = newChainId();
+    await appendN(id, 3);
+    const res = await request(t.url).get('/.well-known/jwks.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=300');
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    const kid = t.get(SigningKeyService).kid;
+    expect(res.body.keys).toContainEqual({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: expect.any(String),
+      kid,
+      alg: 'EdDSA',
+      use: 'sig',
+    });
+
+    // What a buyer or seller holds: the entries as JSON and the published JWKS.
+    const entries = JSON.parse(JSON.stringify(await chains.entries(id)));
+    const { payload, protectedHeader } = await compactVerify(entries[0].jws, createLocalJWKSet(res.body));
+    expect(protectedHeader).toEqual({ alg: 'EdDSA', kid });
+    expect(new TextDecoder().decode(payload)).toBe(entries[0].hash);
+    expect(await verifyChain(entries, res.body)).toMatchObject({ valid: true, length: 3 });
+
+    // The published snippet (docs/verify-receipt.mjs) agrees.
+    const file = join(tmpdir(), `${id}.json`);
+    await writeFile(file, JSON.stringify(entries));
+    const run = promisify(execFile);
+    const ok = await run(process.execPath, ['docs/verify-receipt.mjs', file, `${t.url}/.well-known/jwks.json`]);
+    expect(ok.stdout).toContain('valid: 3 entries');
+    entries[1].payload.amount_paise = 1;
+    await writeFile(file, JSON.stringify(entries));
+    await expect(
+      run(process.execPath, ['docs/verify-receipt.mjs', file, `${t.url}/.well-known/jwks.json`]),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('INVALID at seq 2') });
+  });
+
+  describe('signing key', () => {
+    it('keeps the same kid when a new instance starts on the same database', async () => {
+      const kid = t.get(SigningKeyService).kid;
+      const again = await startApp();
+      try {
+        expect(again.get(SigningKeyService).kid).toBe(kid);
+      } finally {
+        await again.close();
+      }
+    });
+
+    it('converges on one new key when two instances boot together with no usable key', async () => {
+      const before: { kid: string }[] = await t.db.query('SELECT kid FROM signing_keys');
+      await t.db.query('UPDATE signing_keys SET retired_at = now() WHERE retired_at IS NULL');
+      const [a, b] = await Promise.all([startApp(), startApp()]);
+      try {
+        const kid = a.get(SigningKeyService).kid;
+        expect(b.get(SigningKeyService).kid).toBe(kid);
+        expect(before.map((r) => r.kid)).not.toContain(kid);
+        const fresh = await t.db.query(
+          'SELECT kid FROM signing_keys WHERE retired_at IS NULL AND private_key_pem IS NOT NULL',
+        );
+        expect(fresh).toEqual([{ kid }]);
+        // Retired keys stay published, so entries they signed still verify.
+        const jwks = await request(a.url).get('/.well-known/jwks.json');
+        expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toEqual(
+          expect.arrayContaining([...before.map((r) => r.kid), kid]),
+        );
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
+
+    it('signs with SIGNING_PRIVATE_KEY when set, and publishes only its public part', async () => {
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      const envKid = await calculateJwkThumbprint(await exportJWK(publicKey));
+      const id = newChainId();
+      await chains.append(id, { by: 'stored key' });
+
+      const withEnv = await startApp({ signingPrivateKeyPem: pem });
+      try {
+        expect(withEnv.get(SigningKeyService).kid).toBe(envKid);
+        const entry = await withEnv.get(ChainService).append(id, { by: 'env key' });
+        expect(entry.kid).toBe(envKid);
+        expect(entry.seq).toBe(2);
+        const jwks = await request(withEnv.url).get('/.well-known/jwks.json');
+        expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toEqual(
+          expect.arrayContaining([envKid, t.get(SigningKeyService).kid]),
+        );
+        // A chain signed by both keys verifies, here and offline.
+        expect(await chains.verify(id)).toMatchObject({ valid: true, length: 2 });
+        expect(await verifyChain(await chains.entries(id), jwks.body)).toMatchObject({ valid: true });
+        const [row] = await t.db.query('SELECT private_key_pem FROM signing_keys WHERE kid = $1', [envKid]);
+        expect(row).toEqual({ private_key_pem: null });
+      } finally {
+        await withEnv.close();
+      }
+
+      // Without the env var, an instance goes back to a stored key (it cannot sign with envKid).
+      const plain = await startApp();
+      try {
+        expect(plain.get(SigningKeyService).kid).not.toBe(envKid);
+      } finally {
+        await plain.close();
+      }
+    });
+
+    it('refuses a SIGNING_PRIVATE_KEY that is not Ed25519', async () => {
+      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+      const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      await expect(startApp({ signingPrivateKeyPem: pem })).rejects.toThrow(/must be an Ed25519 key/);
+    });
+  });
+});
