@@ -14,10 +14,19 @@ import { ChainsModule } from './chains/chains.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { PaymentsModule } from './payments/payments.module';
 import { DelegatePaymentModule } from './delegate-payment/delegate-payment.module';
+import { MandatesModule } from './mandates/mandates.module';
+import { ConsentModule } from './consent/consent.module';
 import { ReceiptsModule } from './receipts/receipts.module';
 import { loggerOptions } from './common/http/logging';
 import { WebModule } from './web/web.module';
 import { SandboxModule } from './sandbox/sandbox.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+import { ListingsModule } from './listings/listings.module';
+import { CheckoutModule } from './checkout/checkout.module';
+import { McpModule } from './mcp/mcp.module';
+import { QuotesModule } from './quotes/quotes.module';
+import { IntentsModule } from './intents/intents.module';
+import { RefundsModule } from './refunds/refunds.module';
 
 @Module({
   imports: [
@@ -39,6 +48,15 @@ import { SandboxModule } from './sandbox/sandbox.module';
     ReceiptsModule,
     PaymentsModule,
     DelegatePaymentModule,
+    WebhooksModule,
+    MandatesModule,
+    ConsentModule,
+    McpModule,
+    QuotesModule,
+    IntentsModule,
+    RefundsModule,
+    ListingsModule,
+    CheckoutModule,
   ],
 })
 export class AppModule implements NestModule {

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The only reader of process.env. Everything is validated once at boot; a bad value stops the
  * process with one line naming the variable.
@@ -27,6 +29,14 @@ export interface AppConfig {
   runMigrations: boolean;
   runWorkers: boolean;
   sessionCookieSecure: boolean;
+  /** AES-256-GCM key (32 bytes) sealing webhook signing secrets at rest. Required in live mode. */
+  webhookSecretKey: Buffer;
+  /** Sweeper/outbox poll interval. */
+  webhookDispatchIntervalMs: number;
+  /** Per-attempt HTTP timeout for outbound webhooks. */
+  webhookTimeoutMs: number;
+  /** Delay before retry n (n = 1…length), ±20% jitter; attempts = length + 1. */
+  webhookRetryScheduleMs: number[];
 }
 
 export class ConfigError extends Error {}
@@ -74,6 +84,39 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
   return raw.replace(/\/+$/, '');
 }
 
+/** 5s, 30s, 2m, 10m, 30m, 1h, 2h, 4h, 8h, 8h: eleven attempts over about 24 hours. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [
+  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 28_800_000,
+];
+
+function webhookSecretKey(env: Env, mode: Mode): Buffer {
+  const raw = env.WEBHOOK_SECRET_KEY;
+  if (raw === undefined || raw === '') {
+    if (mode === 'live') {
+      throw new ConfigError('WEBHOOK_SECRET_KEY is required in live mode (32 bytes, base64 or hex)');
+    }
+    // Sandbox/test only: a fixed, public development key, so secrets survive restarts.
+    return createHash('sha256').update('agent-payments dev webhook secret key (never live)').digest();
+  }
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError('WEBHOOK_SECRET_KEY must be 32 bytes, base64 or 64 hex characters');
+  }
+  return key;
+}
+
+function msList(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    return fallback;
+  }
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p) || Number(p) < 1 || !Number.isSafeInteger(Number(p)))) {
+    throw new ConfigError(`${name} must be comma-separated positive integers (got "${raw}")`);
+  }
+  return parts.map(Number);
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const mode = str(env, 'MODE', 'sandbox');
   if (mode !== 'sandbox' && mode !== 'test' && mode !== 'live') {
@@ -109,6 +152,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     runMigrations: bool(env, 'RUN_MIGRATIONS', true),
     runWorkers: bool(env, 'RUN_WORKERS', true),
     sessionCookieSecure: bool(env, 'SESSION_COOKIE_SECURE', mode === 'live'),
+    webhookSecretKey: webhookSecretKey(env, mode),
+    webhookDispatchIntervalMs: int(env, 'WEBHOOK_DISPATCH_INTERVAL_MS', 1000, 10),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
+    webhookRetryScheduleMs: msList(env, 'WEBHOOK_RETRY_SCHEDULE_MS', DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS),
   };
 }
 

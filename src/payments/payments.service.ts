@@ -88,6 +88,7 @@ export class PaymentsService implements OnModuleInit {
         declineCode: null,
         declineReason: null,
         description: req.description,
+        receiptContext: req.receiptContext,
         rail: this.rail.name,
         railReference: null,
         receiptId: null,
@@ -131,14 +132,14 @@ export class PaymentsService implements OnModuleInit {
    * The source was canceled while its payment waited for a person: decline the intent and
    * withdraw the approval. Caller holds the source lock (lock order source → intent).
    */
-  async cancelPending(intentId: string): Promise<void> {
+  async cancelPending(intentId: string, reason = 'The payment was canceled before approval'): Promise<void> {
     const m = this.tx.manager;
     const intent = await m.findOne(PaymentIntent, { where: { id: intentId }, lock: { mode: 'pessimistic_write' } });
     if (!intent || intent.status !== 'requires_approval') {
       return;
     }
     const now = this.clock.now();
-    await m.update(PaymentIntent, { id: intentId }, { status: 'declined', declineCode: 'canceled', declineReason: 'The checkout was canceled before approval', updatedAt: now });
+    await m.update(PaymentIntent, { id: intentId }, { status: 'declined', declineCode: 'canceled', declineReason: reason, updatedAt: now });
     await this.approvals.withdraw('payment', intentId);
   }
 
@@ -213,7 +214,10 @@ export class PaymentsService implements OnModuleInit {
     }
     const source = this.sources.get(intent.sourceKind);
     if (decision === 'approved') {
-      const outcome = await this.settle(intent, await this.receiptContextFor(intent));
+      const outcome = await this.settle(intent, {
+        ...intent.receiptContext,
+        approval: { id: approval.id, decided_by: approval.decidedBy, decided_at: approval.decidedAt?.toISOString() ?? null },
+      });
       if (outcome.status === 'settled') {
         await source?.onSettled(outcome.intent);
       } else {
@@ -227,11 +231,6 @@ export class PaymentsService implements OnModuleInit {
     Object.assign(intent, { status: 'declined', declineCode: code, declineReason: reason, updatedAt: now });
     await m.update(PaymentIntent, { id: intent.id }, { status: 'declined', declineCode: code, declineReason: reason, updatedAt: now });
     await source?.onDeclined(intent);
-  }
-
-  /** Receipt facts for a payment settled after approval: re-derived from the source. */
-  private receiptContextFor(intent: PaymentIntent): Promise<Record<string, unknown>> {
-    return Promise.resolve({ [`${intent.sourceKind}_id`]: intent.sourceId, approved_by_person: true });
   }
 
   /** Settled + awaiting-approval amounts of this buyer agent since the start of the Indian day. */

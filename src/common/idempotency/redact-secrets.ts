@@ -2,7 +2,7 @@
 export const SHOWN_ONCE = '[shown once]';
 
 const SECRET_FIELDS = new Set(['secret', 'key', 'credential']);
-const SECRET_PREFIXES = ['sk_', 'agc_', 'acpk_'];
+const SECRET_PREFIXES = ['sk_', 'agc_', 'acpk_', 'whsec_'];
 
 function isSecret(field: string, value: unknown): boolean {
   return (
@@ -15,7 +15,7 @@ function isSecret(field: string, value: unknown): boolean {
 /**
  * A copy of a response body with every issued credential replaced by SHOWN_ONCE: fields named
  * `secret`, `key` or `credential` whose value starts with sk_ (API key), agc_ (agent
- * credential) or acpk_ (protocol key), at any depth.
+ * credential), acpk_ (protocol key) or whsec_ (webhook signing secret), at any depth.
  *
  * Why: the idempotency record keeps the response for 24 h so a retry can be answered without
  * running the handler again. Storing the create response verbatim would put the plaintext secret

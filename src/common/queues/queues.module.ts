@@ -22,7 +22,7 @@ function redisOptions(url: string) {
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({ redis: redisOptions(config.redisUrl), prefix: config.queuePrefix }),
     }),
-    BullModule.registerQueue({ name: QUEUES.maintenance }, { name: QUEUES.approvals }),
+    BullModule.registerQueue({ name: QUEUES.maintenance }, { name: QUEUES.approvals }, { name: QUEUES.webhooks }),
   ],
   exports: [BullModule],
 })

@@ -108,6 +108,7 @@ export class Payments1763700000200 implements MigrationInterface {
         decline_code text,
         decline_reason text,
         description text NOT NULL,
+        receipt_context jsonb NOT NULL DEFAULT '{}'::jsonb,
         rail text NOT NULL DEFAULT 'sandbox',
         rail_reference text,
         receipt_id text,

@@ -23,6 +23,8 @@ export class PaymentIntent {
   @Column('text', { nullable: true }) declineCode: string | null;
   @Column('text', { nullable: true }) declineReason: string | null;
   @Column('text') description: string;
+  /** Source facts for the receipt (line items, session, quote), kept for settlement after approval. */
+  @Column('jsonb') receiptContext: object;
   @Column('text') rail: string;
   @Column('text', { nullable: true }) railReference: string | null;
   @Column('text', { nullable: true }) receiptId: string | null;

@@ -1,0 +1,74 @@
+import { Controller, Get, Header, Inject, Render } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ACP_VERSION, SUPPORTED_ACP_VERSIONS } from '../common/auth/acp.guard';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { configSchema, HANDLER_ID, HANDLER_PATHS, HANDLER_VERSION, instrumentSchema, upiMandateHandler } from './upi-mandate-handler';
+
+const CACHE_HOUR = 'public, max-age=3600';
+
+/**
+ * Public ACP documents: discovery (BRIEF §7) and the svc_upi_mandate handler's spec and schemas
+ * (BRIEF §5.7: the URIs in every session must resolve). No auth, no API-Version.
+ */
+@ApiTags('acp-discovery')
+@Controller()
+export class AcpDocumentsController {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  @Get('.well-known/acp.json')
+  @Header('Cache-Control', CACHE_HOUR)
+  @ApiOperation({ operationId: 'getAcpDiscovery', summary: 'ACP discovery document (no merchant ids; handlers are per session)' })
+  @ApiOkResponse({ schema: { type: 'object', additionalProperties: true } })
+  discovery() {
+    return {
+      protocol: {
+        name: 'acp',
+        version: ACP_VERSION,
+        // Oldest first here (discovery), newest first in Error.supported_versions (BRIEF §2.2).
+        supported_versions: [...SUPPORTED_ACP_VERSIONS].reverse(),
+        documentation_url: `${this.config.baseUrl}/docs`,
+      },
+      api_base_url: `${this.config.baseUrl}/acp`,
+      transports: ['rest'],
+      capabilities: {
+        services: ['checkout', 'delegate_payment'],
+        supported_currencies: ['inr'],
+        supported_locales: ['en-IN'],
+      },
+    };
+  }
+
+  @Get(HANDLER_PATHS.spec.slice(1))
+  @Header('Cache-Control', CACHE_HOUR)
+  @Render('checkout/upi-mandate-handler')
+  @ApiExcludeEndpoint()
+  handlerSpec() {
+    const example = upiMandateHandler(this.config, 'agt_…');
+    return {
+      title: 'svc_upi_mandate payment handler',
+      handlerId: HANDLER_ID,
+      version: HANDLER_VERSION,
+      handlerJson: JSON.stringify(example, null, 2),
+      configSchemaUrl: `${this.config.baseUrl}${HANDLER_PATHS.configSchema}`,
+      instrumentSchemaUrl: `${this.config.baseUrl}${HANDLER_PATHS.instrumentSchema}`,
+      delegateUrl: `${this.config.baseUrl}/acp/agentic_commerce/delegate_payment`,
+      jwksUrl: `${this.config.baseUrl}/.well-known/jwks.json`,
+    };
+  }
+
+  @Get(HANDLER_PATHS.configSchema.slice(1))
+  @Header('Cache-Control', CACHE_HOUR)
+  @Header('Content-Type', 'application/schema+json')
+  @ApiExcludeEndpoint()
+  handlerConfigSchema() {
+    return configSchema(this.config);
+  }
+
+  @Get(HANDLER_PATHS.instrumentSchema.slice(1))
+  @Header('Cache-Control', CACHE_HOUR)
+  @Header('Content-Type', 'application/schema+json')
+  @ApiExcludeEndpoint()
+  handlerInstrumentSchema() {
+    return instrumentSchema(this.config);
+  }
+}

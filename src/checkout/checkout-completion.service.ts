@@ -1,0 +1,195 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { AuditLog } from '../common/audit';
+import type { ProtocolKeyPrincipal } from '../common/auth/principal';
+import { Clock } from '../common/clock';
+import { newId } from '../common/ids';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { TokensService } from '../delegate-payment/tokens.service';
+import { ListingsService } from '../listings/listings.service';
+import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { PaymentSources } from '../payments/payment-sources';
+import { PaymentsService } from '../payments/payments.service';
+import { parsePaymentData } from './checkout-input';
+import { formatRupees, priceLines, sessionTotal, wantedFromStored } from './checkout-pricing';
+import { CheckoutSession, StoredMessage } from './checkout-session.entity';
+import { CheckoutSessionRepository } from './checkout-session.repository';
+import { canComplete, effectiveStatus } from './checkout-session.state';
+import { CheckoutService } from './checkout.service';
+import { checkoutErrors } from './checkout.errors';
+import type { AcpCheckoutSession } from './dto/checkout-session.response';
+import type { CompleteCheckoutSessionDto } from './dto/complete-checkout-session.dto';
+
+/** BRIEF §5.5: a refused or failed payment leaves the session payable with this message. */
+export function paymentDeclinedMessage(intent: Pick<PaymentIntent, 'status' | 'declineReason'>): StoredMessage {
+  const why =
+    intent.status === 'failed'
+      ? `The UPI payment failed: ${intent.declineReason ?? 'the bank refused it'}.`
+      : `Payment refused by the buyer's spending rules: ${intent.declineReason ?? 'not allowed'}.`;
+  return {
+    type: 'error',
+    code: 'payment_declined',
+    severity: 'high',
+    resolution: 'recoverable',
+    param: '$.payment_data',
+    content_type: 'plain',
+    content: `${why} The token was used up; request a new token and retry.`,
+  };
+}
+
+/**
+ * Complete (BRIEF §4.4) and the session side of payments that finish later (a person approves or
+ * declines). Everything runs under the session row lock; lock order is session → token → buyer
+ * agent → mandate → intent, the same as the approval path (PaymentSources.lock).
+ */
+@Injectable()
+export class CheckoutCompletionService implements OnModuleInit {
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    private readonly repo: CheckoutSessionRepository,
+    private readonly checkout: CheckoutService,
+    private readonly listings: ListingsService,
+    private readonly tokens: TokensService,
+    private readonly payments: PaymentsService,
+    private readonly sources: PaymentSources,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.sources.register('checkout', {
+      lock: async (sessionId) => {
+        await this.repo.lockById(sessionId);
+      },
+      onSettled: (intent) => this.onApprovedPaymentSettled(intent),
+      onDeclined: (intent) => this.onPendingPaymentDeclined(intent),
+    });
+  }
+
+  async completeSession(caller: ProtocolKeyPrincipal, id: string, body: CompleteCheckoutSessionDto): Promise<AcpCheckoutSession> {
+    const credential = parsePaymentData(body.payment_data);
+    return this.tx.run(async () => {
+      const session = await this.checkout.lockVisible(caller, id);
+      const now = this.clock.now();
+      const status = effectiveStatus(session, now);
+      const total = sessionTotal(session.lineItems);
+      const redeem = () =>
+        this.tokens.redeem({ tokenId: credential.tokenId, checkoutSessionId: id, merchantAgentId: session.sellerAgentId, amountPaise: total });
+      if (!canComplete(status)) {
+        // Token problems are reported first, so a retry with a spent token always reads token_used
+        // (e.g. the losers of a race on one token); the redeem is rolled back with the error below.
+        await redeem();
+        throw checkoutErrors.invalidState(id, status, 'completed');
+      }
+      if (await this.offerWithdrawnSince(session)) {
+        // The session stops being payable; the token is untouched (nothing was redeemed).
+        await this.repo.save(session);
+        return this.checkout.present(session);
+      }
+      const { token } = await redeem();
+      if (body.buyer) {
+        session.buyer = { ...body.buyer };
+      }
+      const units = session.lineItems.reduce((n, l) => n + l.quantity, 0);
+      const outcome = await this.payments.pay({
+        buyerAgentId: token.buyerAgentId,
+        sellerAgentId: session.sellerAgentId,
+        amountPaise: total,
+        mandateId: token.mandateId,
+        tokenId: token.id,
+        source: { kind: 'checkout', id },
+        description: `Checkout ${id} (${units} ${units === 1 ? 'item' : 'items'})`,
+        receiptContext: {
+          checkout_session_id: id,
+          line_items: session.lineItems.map((l) => ({ sku: l.sku, quantity: l.quantity, unit_paise: l.unit_paise })),
+        },
+      });
+      session.intentId = outcome.intent.id;
+      session.updatedAt = this.clock.now();
+      switch (outcome.status) {
+        case 'settled':
+          this.markCompleted(session);
+          break;
+        case 'requires_approval':
+          session.status = 'pending_approval';
+          session.messages = [
+            {
+              type: 'info',
+              severity: 'info',
+              resolution: 'requires_buyer_review',
+              content_type: 'plain',
+              content:
+                `This payment of ${formatRupees(total)} is above ${formatRupees(this.config.approvalThresholdPaise)}, ` +
+                'so a person must approve it in the app before the order is placed. Retrieve this session to see the outcome.',
+            },
+          ];
+          break;
+        case 'declined':
+        case 'failed':
+          session.status = 'ready_for_payment';
+          session.messages = [paymentDeclinedMessage(outcome.intent)];
+          break;
+      }
+      await this.repo.save(session);
+      await this.audit.record(session.workspaceId, { type: 'protocol_key', id: caller.id }, 'checkout.complete', id, {
+        outcome: outcome.status,
+        intent_id: outcome.intent.id,
+      });
+      return this.checkout.present(session);
+    });
+  }
+
+  /**
+   * The snapshot price holds until expiry, but a withdrawn offer blocks payment: re-check the
+   * offers and, if one went, move the session to not_ready_for_payment with the reason.
+   */
+  private async offerWithdrawnSince(session: CheckoutSession): Promise<boolean> {
+    const offers = await this.listings.findOffers(
+      session.sellerAgentId,
+      session.lineItems.map((l) => l.sku),
+    );
+    const withdrawn = session.lineItems.some((l) => !offers.find((o) => o.sku === l.sku)?.active);
+    if (!withdrawn) {
+      return false;
+    }
+    const facts = new Map(
+      session.lineItems.map((l) => [
+        l.sku,
+        { sku: l.sku, name: l.name, unitPaise: l.unit_paise, category: l.category, active: offers.find((o) => o.sku === l.sku)?.active ?? false },
+      ]),
+    );
+    const priced = priceLines(wantedFromStored(session.lineItems), facts, session.lineItems, await this.checkout.sellerNameOf(session));
+    Object.assign(session, { status: priced.status, messages: priced.messages, updatedAt: this.clock.now() });
+    return true;
+  }
+
+  private markCompleted(session: CheckoutSession): void {
+    const now = this.clock.now();
+    Object.assign(session, { status: 'completed', orderId: newId('ord'), completedAt: now, updatedAt: now, messages: [] });
+  }
+
+  /** A person approved and the rail settled: the session completes with its order. */
+  private async onApprovedPaymentSettled(intent: PaymentIntent): Promise<void> {
+    const session = await this.repo.findById(intent.sourceId);
+    if (!session || session.status !== 'pending_approval' || session.intentId !== intent.id) {
+      return;
+    }
+    this.markCompleted(session);
+    await this.repo.save(session);
+  }
+
+  /** Denied, expired approval or a rail failure after approval: payable again, with the reason. */
+  private async onPendingPaymentDeclined(intent: PaymentIntent): Promise<void> {
+    const session = await this.repo.findById(intent.sourceId);
+    if (!session || session.status !== 'pending_approval' || session.intentId !== intent.id) {
+      return;
+    }
+    Object.assign(session, {
+      status: 'ready_for_payment',
+      messages: [paymentDeclinedMessage(intent)],
+      updatedAt: this.clock.now(),
+    });
+    await this.repo.save(session);
+  }
+}

@@ -1,0 +1,37 @@
+import { Controller, Get, Header, Param, Render } from '@nestjs/common';
+import { AppController } from '../web/current-person.decorator';
+import { OrderPage, OrderPageService } from './order-page.service';
+
+/**
+ * Public pages under {app_url} that ACP sessions link to: the order permalink and the legal pages
+ * (links[] terms_of_use / privacy_policy must resolve). No session needed.
+ */
+@AppController()
+@Controller('app')
+export class CheckoutPagesController {
+  constructor(private readonly orders: OrderPageService) {}
+
+  @Get('orders/:order_id')
+  // The id is the only secret: keep the page out of caches, search engines and Referer headers.
+  @Header('Cache-Control', 'no-store')
+  @Header('X-Robots-Tag', 'noindex')
+  @Header('Referrer-Policy', 'no-referrer')
+  @Render('checkout/order')
+  order(@Param('order_id') orderId: string): Promise<OrderPage> {
+    return this.orders.orderPage(orderId);
+  }
+
+  @Get('legal/terms')
+  @Header('Cache-Control', 'public, max-age=3600')
+  @Render('legal/terms')
+  terms() {
+    return { title: 'Terms of use' };
+  }
+
+  @Get('legal/privacy')
+  @Header('Cache-Control', 'public, max-age=3600')
+  @Render('legal/privacy')
+  privacy() {
+    return { title: 'Privacy policy' };
+  }
+}

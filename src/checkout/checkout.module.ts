@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ChainsModule } from '../chains/chains.module';
+import { DelegatePaymentModule } from '../delegate-payment/delegate-payment.module';
+import { ListingsModule } from '../listings/listings.module';
+import { PaymentsModule } from '../payments/payments.module';
+import { AcpDocumentsController } from './acp-documents.controller';
+import { CheckoutCompletionService } from './checkout-completion.service';
+import { CheckoutPagesController } from './checkout-pages.controller';
+import { CheckoutSessionRepository } from './checkout-session.repository';
+import { CheckoutController } from './checkout.controller';
+import { CheckoutService } from './checkout.service';
+import { OrderPageService } from './order-page.service';
+
+/** ACP merchant checkout, discovery, the payment handler documents and the order page. */
+@Module({
+  imports: [AccountsModule, ListingsModule, PaymentsModule, DelegatePaymentModule, ChainsModule],
+  controllers: [CheckoutController, AcpDocumentsController, CheckoutPagesController],
+  providers: [CheckoutService, CheckoutCompletionService, CheckoutSessionRepository, OrderPageService],
+  exports: [CheckoutService, CheckoutCompletionService],
+})
+export class CheckoutModule {}

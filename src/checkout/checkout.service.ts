@@ -1,0 +1,217 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AccountsService } from '../accounts/accounts.service';
+import { AuditLog } from '../common/audit';
+import type { ProtocolKeyPrincipal } from '../common/auth/principal';
+import { Clock } from '../common/clock';
+import { newId } from '../common/ids';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { ListingsService } from '../listings/listings.service';
+import { PaymentsService } from '../payments/payments.service';
+import { parseCancelBody } from './checkout-input';
+import { mergeItems, OfferFacts, priceLines, RequestedItem, WantedLine, wantedFromStored } from './checkout-pricing';
+import { CheckoutSession, StoredMessage } from './checkout-session.entity';
+import { DIGITAL_OPTION_ID, toAcpSession } from './checkout-session.mapper';
+import { CheckoutSessionRepository } from './checkout-session.repository';
+import { canCancel, canUpdate, effectiveStatus } from './checkout-session.state';
+import { checkoutErrors } from './checkout.errors';
+import type { AcpCheckoutSession } from './dto/checkout-session.response';
+import type { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';
+import type { SelectedFulfillmentOptionDto } from './dto/checkout-request.parts';
+import type { UpdateCheckoutSessionDto } from './dto/update-checkout-session.dto';
+
+/**
+ * ACP checkout sessions (BRIEF §4, spec §3): create, update, retrieve and cancel. Completion is
+ * CheckoutCompletionService. A merchant key sees only sessions of the seller agent it is bound to;
+ * any other session id is 404, exactly like an unknown one.
+ */
+@Injectable()
+export class CheckoutService {
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    private readonly repo: CheckoutSessionRepository,
+    private readonly listings: ListingsService,
+    private readonly accounts: AccountsService,
+    private readonly payments: PaymentsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async createSession(caller: ProtocolKeyPrincipal, body: CreateCheckoutSessionDto): Promise<AcpCheckoutSession> {
+    return this.tx.run(async () => {
+      const now = this.clock.now();
+      const sellerName = await this.sellerName(caller.workspaceId, caller.agentId);
+      const wanted = mergeItems(body.line_items as RequestedItem[]);
+      const priced = priceLines(wanted, await this.offersFor(caller.agentId, wanted), [], sellerName);
+      const session = Object.assign(new CheckoutSession(), {
+        id: newId('cs'),
+        workspaceId: caller.workspaceId,
+        sellerAgentId: caller.agentId,
+        protocolKeyId: caller.id,
+        status: priced.status,
+        currency: 'inr',
+        lineItems: priced.lines,
+        buyer: body.buyer ? { ...body.buyer } : null,
+        messages: [...priced.messages, ...discountWarnings(body)],
+        intentId: null,
+        orderId: null,
+        intentTrace: null,
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: new Date(now.getTime() + this.config.checkoutSessionTtlSeconds * 1000),
+        completedAt: null,
+        canceledAt: null,
+      } satisfies CheckoutSession);
+      await this.repo.insert(session);
+      await this.audit.record(caller.workspaceId, { type: 'protocol_key', id: caller.id }, 'checkout.created', session.id, {
+        status: session.status,
+      });
+      return this.present(session, sellerName);
+    });
+  }
+
+  async updateSession(caller: ProtocolKeyPrincipal, id: string, body: UpdateCheckoutSessionDto): Promise<AcpCheckoutSession> {
+    return this.tx.run(async () => {
+      const session = await this.lockVisible(caller, id);
+      const now = this.clock.now();
+      const status = effectiveStatus(session, now);
+      if (!canUpdate(status)) {
+        throw checkoutErrors.invalidState(id, status, 'updated');
+      }
+      const sellerName = await this.sellerName(session.workspaceId, session.sellerAgentId);
+      const wanted = body.line_items ? mergeItems(body.line_items as RequestedItem[]) : wantedFromStored(session.lineItems);
+      const priced = priceLines(wanted, await this.offersFor(session.sellerAgentId, wanted), session.lineItems, sellerName);
+      if (body.selected_fulfillment_options) {
+        checkSelection(body.selected_fulfillment_options, priced.lines);
+      }
+      Object.assign(session, {
+        status: priced.status,
+        lineItems: priced.lines,
+        buyer: body.buyer ? { ...body.buyer } : session.buyer,
+        // Messages describe the current state: an earlier payment_declined goes once the session changes.
+        messages: [...priced.messages, ...discountWarnings(body)],
+        updatedAt: now,
+      });
+      await this.repo.save(session);
+      return this.present(session, sellerName);
+    });
+  }
+
+  async getSession(caller: ProtocolKeyPrincipal, id: string): Promise<AcpCheckoutSession> {
+    const session = await this.repo.findById(id);
+    if (!session || session.sellerAgentId !== caller.agentId) {
+      throw checkoutErrors.notFound(id);
+    }
+    if (effectiveStatus(session, this.clock.now()) === 'expired' && session.status !== 'expired') {
+      if (await this.repo.expireIfDue(id, this.clock.now())) {
+        Object.assign(session, { status: 'expired', updatedAt: session.expiresAt });
+      }
+    }
+    return this.present(session);
+  }
+
+  /** Cancel (BRIEF §4.5): any state but completed/canceled; a payment awaiting approval is withdrawn. */
+  async cancelSession(caller: ProtocolKeyPrincipal, id: string, rawBody: unknown): Promise<AcpCheckoutSession> {
+    const trace = parseCancelBody(rawBody);
+    return this.tx.run(async () => {
+      const session = await this.lockVisible(caller, id);
+      const now = this.clock.now();
+      const status = effectiveStatus(session, now);
+      if (!canCancel(status)) {
+        throw checkoutErrors.notCancelable(id, status);
+      }
+      if (status === 'pending_approval' && session.intentId) {
+        await this.payments.cancelPending(session.intentId);
+      }
+      Object.assign(session, {
+        status: 'canceled',
+        canceledAt: now,
+        updatedAt: now,
+        // Write-only and stored once; never returned (BRIEF §4.5).
+        intentTrace: session.intentTrace ?? (trace as Record<string, unknown> | null),
+        messages: [{ type: 'info', severity: 'info', content_type: 'plain', content: 'This checkout session was canceled.' }],
+      });
+      await this.repo.save(session);
+      await this.audit.record(session.workspaceId, { type: 'protocol_key', id: caller.id }, 'checkout.canceled', id, {
+        from: status,
+        reason_code: trace?.reason_code ?? null,
+      });
+      return this.present(session);
+    });
+  }
+
+  /** The locked session if this merchant key may see it; otherwise 404 (no existence oracle). */
+  async lockVisible(caller: ProtocolKeyPrincipal, id: string): Promise<CheckoutSession> {
+    const session = await this.repo.lockById(id);
+    if (!session || session.sellerAgentId !== caller.agentId) {
+      throw checkoutErrors.notFound(id);
+    }
+    return session;
+  }
+
+  /** The full ACP body of a session as it stands now. */
+  async present(session: CheckoutSession, knownSellerName?: string): Promise<AcpCheckoutSession> {
+    const status = effectiveStatus(session, this.clock.now());
+    const sellerName = knownSellerName ?? (await this.sellerName(session.workspaceId, session.sellerAgentId));
+    const receiptId =
+      status === 'completed' && session.intentId ? (await this.payments.getIntent(session.intentId)).receiptId : null;
+    return toAcpSession({ session, status, sellerName, receiptId }, this.config);
+  }
+
+  sellerNameOf(session: CheckoutSession): Promise<string> {
+    return this.sellerName(session.workspaceId, session.sellerAgentId);
+  }
+
+  private async sellerName(workspaceId: string, agentId: string): Promise<string> {
+    return (await this.accounts.getAgent(workspaceId, agentId)).name;
+  }
+
+  /** Offers for the wanted SKUs; a SKU this seller never published is 400 invalid_item_id. */
+  private async offersFor(sellerAgentId: string, wanted: WantedLine[]): Promise<Map<string, OfferFacts>> {
+    const offers = await this.listings.findOffers(
+      sellerAgentId,
+      wanted.map((w) => w.sku),
+    );
+    const bySku = new Map<string, OfferFacts>(offers.map((o) => [o.sku, o]));
+    const unknown = wanted.find((w) => !bySku.has(w.sku));
+    if (unknown) {
+      throw checkoutErrors.unknownItem(unknown.index, unknown.sku);
+    }
+    return bySku;
+  }
+}
+
+/** We publish no discount codes: every code the agent sends gets a warning, and nothing is applied. */
+function discountWarnings(body: { coupons?: string[]; discounts?: { codes?: string[] } }): StoredMessage[] {
+  const sent = [
+    ...(body.coupons ?? []).map((code, i) => ({ code, param: `$.coupons[${i}]` })),
+    ...(body.discounts?.codes ?? []).map((code, i) => ({ code, param: `$.discounts.codes[${i}]` })),
+  ];
+  return sent.map(({ code, param }) => ({
+    type: 'warning',
+    code: 'discount_code_invalid',
+    severity: 'low',
+    param,
+    content_type: 'plain',
+    content: `Discount code ${code.slice(0, 64)} was not applied: this seller has no discount codes.`,
+  }));
+}
+
+/** Only fo_digital exists and it always covers every line; accept line-item ids or item ids (BRIEF §5.9). */
+function checkSelection(options: SelectedFulfillmentOptionDto[], lines: { id: string; sku: string }[]): void {
+  const known = new Set(lines.flatMap((l) => [l.id, l.sku]));
+  options.forEach((o, i) => {
+    if (o.option_id !== DIGITAL_OPTION_ID || o.type !== 'digital') {
+      throw checkoutErrors.invalid(
+        `$.selected_fulfillment_options[${i}].option_id`,
+        `the only fulfillment option is the digital option ${DIGITAL_OPTION_ID}`,
+      );
+    }
+    o.item_ids.forEach((itemId, j) => {
+      if (!known.has(itemId)) {
+        throw checkoutErrors.invalid(`$.selected_fulfillment_options[${i}].item_ids[${j}]`, `no line item ${itemId}`);
+      }
+    });
+  });
+}

@@ -1,0 +1,114 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsString,
+  Length,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+
+/**
+ * Optional but never null: the 2026-04-17 schema allows no null anywhere (BRIEF §4.2), so an
+ * absent key is skipped and a null one fails the validators that follow.
+ */
+export const Optional = () => ValidateIf((_o: unknown, v: unknown) => v !== undefined);
+
+/** ACP `Item` (closed) plus our optional `quantity` (BRIEF §4.1 deviation). */
+export class ItemDto {
+  @ApiProperty({ example: 'sku_tea_1kg', description: 'The published offer SKU' })
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  id: string;
+
+  @ApiPropertyOptional({ description: 'Hint only; the published offer name is used' })
+  @Optional()
+  @IsString()
+  @MaxLength(500)
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'Hint only (paise); the published price decides and a difference adds a price_change warning' })
+  @Optional()
+  @IsInt()
+  unit_amount?: number;
+
+  @ApiPropertyOptional({ minimum: 1, default: 1, description: 'Deviation: not in the 2026-04-17 Item schema' })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  quantity?: number;
+}
+
+/** ACP `Buyer`, the subset we keep. */
+export class BuyerDto {
+  @ApiProperty({ format: 'email' })
+  @IsDefined()
+  @IsString()
+  @IsEmail()
+  @MaxLength(320)
+  email: string;
+
+  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(200) first_name?: string;
+  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(200) last_name?: string;
+  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(400) full_name?: string;
+  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(40) phone_number?: string;
+}
+
+export class DiscountsDto {
+  @ApiPropertyOptional({ type: [String] })
+  @Optional()
+  @IsArray()
+  @IsString({ each: true })
+  codes?: string[];
+}
+
+export class SelectedFulfillmentOptionDto {
+  @ApiProperty({ enum: ['shipping', 'digital', 'pickup', 'local_delivery'] })
+  @IsDefined()
+  @IsIn(['shipping', 'digital', 'pickup', 'local_delivery'])
+  type: string;
+
+  @ApiProperty({ example: 'fo_digital' })
+  @IsDefined()
+  @IsString()
+  option_id: string;
+
+  @ApiProperty({ type: [String], description: 'Line item ids (item ids are accepted too)' })
+  @IsDefined()
+  @IsArray()
+  @IsString({ each: true })
+  item_ids: string[];
+}
+
+/** ACP `Address` (closed). */
+export class AddressDto {
+  @ApiProperty() @IsDefined() @IsString() @MaxLength(256) name: string;
+  @ApiProperty() @IsDefined() @IsString() @MaxLength(60) line_one: string;
+  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(60) line_two?: string;
+  @ApiProperty() @IsDefined() @IsString() @MaxLength(60) city: string;
+  @ApiProperty() @IsDefined() @IsString() @MaxLength(60) state: string;
+  @ApiProperty() @IsDefined() @IsString() @Length(2, 2) country: string;
+  @ApiProperty() @IsDefined() @IsString() @MaxLength(20) postal_code: string;
+  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(256) company?: string;
+}
+
+export class RiskSignalsDto {
+  @ApiPropertyOptional() @Optional() @IsString() ip_address?: string;
+  @ApiPropertyOptional() @Optional() @IsString() user_agent?: string;
+  @ApiPropertyOptional() @Optional() @IsString() accept_language?: string;
+  @ApiPropertyOptional() @Optional() @IsString() session_id?: string;
+  @ApiPropertyOptional() @Optional() @IsString() device_fingerprint?: string;
+}
+
+export class MarketingConsentDto {
+  @ApiProperty() @IsDefined() @IsString() channel: string;
+  @ApiProperty() @IsDefined() @IsBoolean() opted_in: boolean;
+}

@@ -1,0 +1,98 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsDefined, IsIn, IsISO8601, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { AddressDto, BuyerDto, MarketingConsentDto, Optional, RiskSignalsDto } from './checkout-request.parts';
+
+/**
+ * ACP `PaymentData` (closed). `instrument` is an open object in the schema, so it is checked by
+ * hand (parsePaymentData) rather than by a closed DTO.
+ */
+export class PaymentDataDto {
+  @ApiPropertyOptional({ example: 'svc_upi_mandate' })
+  @Optional()
+  @IsString()
+  handler_id?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token: 'vt_01HXYZ' } },
+  })
+  @Optional()
+  @IsObject()
+  instrument?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: AddressDto })
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AddressDto)
+  billing_address?: AddressDto;
+
+  @ApiPropertyOptional({ description: 'B2B terms: refused with 400 unsupported' })
+  @Optional()
+  @IsString()
+  purchase_order_number?: string;
+
+  @ApiPropertyOptional({ enum: ['immediate', 'net_15', 'net_30', 'net_60', 'net_90'] })
+  @Optional()
+  @IsIn(['immediate', 'net_15', 'net_30', 'net_60', 'net_90'])
+  payment_terms?: string;
+
+  @ApiPropertyOptional()
+  @Optional()
+  @IsISO8601()
+  due_date?: string;
+
+  @ApiPropertyOptional()
+  @Optional()
+  @IsBoolean()
+  approval_required?: boolean;
+}
+
+/** ACP `CheckoutSessionCompleteRequest` (closed, BRIEF §4.4). */
+export class CompleteCheckoutSessionDto {
+  @ApiProperty({ type: PaymentDataDto })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PaymentDataDto)
+  payment_data: PaymentDataDto;
+
+  @ApiPropertyOptional({ type: BuyerDto })
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => BuyerDto)
+  buyer?: BuyerDto;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, ignored (we never ask for 3DS)' })
+  @Optional()
+  @IsObject()
+  authentication_result?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, ignored' })
+  @Optional()
+  @IsObject()
+  affiliate_attribution?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: RiskSignalsDto })
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RiskSignalsDto)
+  risk_signals?: RiskSignalsDto;
+
+  @ApiPropertyOptional({ type: [MarketingConsentDto], description: 'Accepted, ignored (we offer no marketing)' })
+  @Optional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => MarketingConsentDto)
+  marketing_consents?: MarketingConsentDto[];
+
+  @ApiPropertyOptional({ maxLength: 5000 })
+  @Optional()
+  @IsString()
+  @MaxLength(5000)
+  order_notes?: string;
+}

@@ -1,0 +1,107 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  Equals,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsObject,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { BuyerDto, DiscountsDto, ItemDto, Optional } from './checkout-request.parts';
+
+export const MAX_LINE_ITEMS = 100;
+
+/**
+ * ACP `CheckoutSessionCreateRequest` (closed, BRIEF §4.1). `capabilities` is a plain object on
+ * purpose: unknown capability values are ignored, never refused (capability negotiation RFC).
+ * fulfillment_details, fulfillment_groups and affiliate_attribution are accepted and ignored
+ * (digital delivery needs no address); discount codes are answered with a warning per code.
+ */
+export class CreateCheckoutSessionDto {
+  @ApiProperty({ type: [ItemDto], minItems: 1, maxItems: MAX_LINE_ITEMS })
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_LINE_ITEMS)
+  @ValidateNested({ each: true })
+  @Type(() => ItemDto)
+  line_items: ItemDto[];
+
+  @ApiProperty({ enum: ['inr'], description: 'Lowercase ISO 4217; only inr' })
+  @IsDefined()
+  @IsString()
+  @IsIn(['inr'], { message: 'must be inr (lowercase); we settle only Indian rupees' })
+  currency: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'ACP Capabilities; {} is valid' })
+  @IsDefined()
+  @IsObject()
+  capabilities: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: BuyerDto })
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => BuyerDto)
+  buyer?: BuyerDto;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, ignored (digital delivery)' })
+  @Optional()
+  @IsObject()
+  fulfillment_details?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description: 'Accepted, ignored (one digital option)' })
+  @Optional()
+  @IsArray()
+  fulfillment_groups?: unknown[];
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, ignored' })
+  @Optional()
+  @IsObject()
+  affiliate_attribution?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: [String], deprecated: true, description: 'We have no discount codes: each gets a warning' })
+  @Optional()
+  @IsArray()
+  @IsString({ each: true })
+  coupons?: string[];
+
+  @ApiPropertyOptional({ type: DiscountsDto, description: 'We have no discount codes: each gets a warning' })
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => DiscountsDto)
+  discounts?: DiscountsDto;
+
+  @ApiPropertyOptional({ description: 'Accepted; we answer in en-IN' })
+  @Optional()
+  @IsString()
+  @MaxLength(35)
+  locale?: string;
+
+  @ApiPropertyOptional({ description: 'Accepted; we answer in Asia/Kolkata' })
+  @Optional()
+  @IsString()
+  @MaxLength(64)
+  timezone?: string;
+
+  // Quotes cannot back a session yet; silently ignoring quote_id would price differently than asked.
+  @Equals(undefined, { message: 'quote_id is not supported on checkout sessions yet' })
+  quote_id?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, not stored' })
+  @Optional()
+  @IsObject()
+  metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ maxLength: 5000, description: 'Accepted, not stored' })
+  @Optional()
+  @IsString()
+  @MaxLength(5000)
+  order_notes?: string;
+}

@@ -1,0 +1,86 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AccountsService } from '../accounts/accounts.service';
+import { ChainService } from '../chains/chain.service';
+import { commonErrors } from '../common/errors/app-error';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { PaymentsService } from '../payments/payments.service';
+import { lineTotal, sessionTotal } from './checkout-pricing';
+import { CheckoutSessionRepository } from './checkout-session.repository';
+
+export interface OrderPage {
+  title: string;
+  modeBanner: string | null;
+  order: {
+    id: string;
+    status: string;
+    checkoutSessionId: string;
+    sellerName: string;
+    completedAt: string;
+    totalPaise: number;
+    lines: { name: string; sku: string; quantity: number; unitPaise: number; amountPaise: number }[];
+  };
+  receipt: {
+    id: string;
+    entries: { seq: number; hash: string; prevHash: string; createdAt: string; kid: string; type: string }[];
+  } | null;
+  jwksUrl: string;
+}
+
+/**
+ * The public order page behind order.permalink_url (BRIEF §5.8): anyone holding the unguessable
+ * order id sees what was bought, from whom, for how much, and the receipt's chain hashes to check
+ * against /.well-known/jwks.json. No buyer details, tokens or mandate ids.
+ */
+@Injectable()
+export class OrderPageService {
+  constructor(
+    private readonly repo: CheckoutSessionRepository,
+    private readonly payments: PaymentsService,
+    private readonly chains: ChainService,
+    private readonly accounts: AccountsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async orderPage(orderId: string): Promise<OrderPage> {
+    const session = /^ord_[A-Za-z0-9]{1,64}$/.test(orderId) ? await this.repo.findByOrderId(orderId) : null;
+    if (!session || session.status !== 'completed' || !session.intentId) {
+      throw commonErrors.notFound('order', orderId);
+    }
+    const intent = await this.payments.getIntent(session.intentId);
+    const seller = await this.accounts.getAgent(session.workspaceId, session.sellerAgentId);
+    const entries = intent.receiptId ? await this.chains.entries(intent.receiptId) : [];
+    return {
+      title: `Order ${orderId}`,
+      modeBanner: this.config.mode === 'live' ? null : this.config.mode === 'test' ? 'TEST MODE' : 'SANDBOX: no money moves',
+      order: {
+        id: orderId,
+        status: 'confirmed',
+        checkoutSessionId: session.id,
+        sellerName: seller.name,
+        completedAt: (session.completedAt ?? session.updatedAt).toISOString(),
+        totalPaise: sessionTotal(session.lineItems),
+        lines: session.lineItems.map((l) => ({
+          name: l.name,
+          sku: l.sku,
+          quantity: l.quantity,
+          unitPaise: l.unit_paise,
+          amountPaise: lineTotal(l),
+        })),
+      },
+      receipt: intent.receiptId
+        ? {
+            id: intent.receiptId,
+            entries: entries.map((e) => ({
+              seq: e.seq,
+              hash: e.hash,
+              prevHash: e.prev_hash,
+              createdAt: e.created_at,
+              kid: e.kid,
+              type: typeof e.payload.type === 'string' ? e.payload.type : 'entry',
+            })),
+          }
+        : null,
+      jwksUrl: `${this.config.baseUrl}/.well-known/jwks.json`,
+    };
+  }
+}

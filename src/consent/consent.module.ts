@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { DelegatePaymentModule } from '../delegate-payment/delegate-payment.module';
+import { MandatesModule } from '../mandates/mandates.module';
+import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
+import { WebModule } from '../web/web.module';
+import { ConsentController } from './consent.controller';
+import { ConsentService } from './consent.service';
+
+/** The consent centre page of the app ({appUrl}/consent). */
+@Module({
+  imports: [WebModule, AccountsModule, ProtocolKeysModule, MandatesModule, DelegatePaymentModule],
+  controllers: [ConsentController],
+  providers: [ConsentService],
+})
+export class ConsentModule {}

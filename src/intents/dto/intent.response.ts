@@ -1,0 +1,55 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { ReceiptView } from '../../receipts/receipts.service';
+import { RefundListResponse } from '../../refunds/dto/refund.response';
+
+export class IntentSourceResponse {
+  @ApiProperty({ enum: ['checkout', 'quote', 'hosted'] }) kind: string;
+  @ApiProperty({ example: 'qt_…' }) id: string;
+}
+
+export class IntentResponse {
+  @ApiProperty({ example: 'pi_…' }) id: string;
+  @ApiProperty({ enum: ['payment_intent'] }) object: 'payment_intent';
+  @ApiProperty({
+    enum: ['seller', 'buyer'],
+    description: "The calling agent's side of this payment",
+  })
+  side: string;
+  @ApiProperty({ enum: ['requires_approval', 'processing', 'settled', 'declined', 'failed'] })
+  status: string;
+  @ApiProperty() amount_paise: number;
+  @ApiProperty() amount_refunded_paise: number;
+  @ApiProperty({ enum: ['INR'] }) currency: string;
+  @ApiProperty() buyer_agent_id: string;
+  @ApiProperty() seller_agent_id: string;
+  @ApiProperty({ type: IntentSourceResponse }) source: IntentSourceResponse;
+  @ApiProperty() description: string;
+  @ApiProperty({ nullable: true, type: String }) mandate_id: string | null;
+  @ApiProperty({ nullable: true, type: String }) token_id: string | null;
+  @ApiProperty({ nullable: true, type: String }) decline_code: string | null;
+  @ApiProperty({ nullable: true, type: String }) decline_reason: string | null;
+  @ApiProperty({ enum: ['sandbox', 'gateway'] }) rail: string;
+  @ApiProperty({ nullable: true, type: String }) rail_reference: string | null;
+  @ApiProperty({ nullable: true, type: String }) receipt_id: string | null;
+  @ApiProperty() created_at: string;
+  @ApiProperty({ nullable: true, type: String }) settled_at: string | null;
+}
+
+export class IntentListResponse {
+  @ApiProperty({ enum: ['list'] }) object: 'list';
+  @ApiProperty({ type: [IntentResponse] }) data: IntentResponse[];
+  @ApiProperty() has_more: boolean;
+  @ApiProperty({ nullable: true, type: String }) next_cursor: string | null;
+}
+
+export class IntentDetailResponse extends IntentResponse {
+  @ApiProperty({
+    nullable: true,
+    type: Object,
+    description:
+      'The signed, hash-chained receipt (as GET /v1/pay/receipts/{id}); null until settled',
+  })
+  receipt: ReceiptView | null;
+  @ApiProperty({ type: RefundListResponse, description: 'Refunds, newest first (first 100)' })
+  refunds: RefundListResponse;
+}

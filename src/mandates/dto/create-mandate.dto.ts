@@ -1,0 +1,90 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsRFC3339,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import type { MandateRail } from '../mandate.entity';
+
+/** ₹5 lakh: the largest per-payment cap the sandbox accepts (UPI's highest per-transaction tier, DOMAIN A.8). */
+export const MAX_PER_PAYMENT_CAP_PAISE = 50_000_000;
+const AGENT_ID = /^agt_[A-Za-z0-9]+$/;
+
+export class CreateMandateDto {
+  @ApiPropertyOptional({
+    example: 'agt_…',
+    description: 'Required with an API key; an agent credential creates mandates for itself',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(AGENT_ID)
+  buyer_agent_id?: string;
+
+  @ApiProperty({
+    minimum: 1,
+    maximum: MAX_PER_PAYMENT_CAP_PAISE,
+    example: 500000,
+    description: 'Largest single payment, in paise (sandbox max ₹5,00,000)',
+  })
+  @IsDefined()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PER_PAYMENT_CAP_PAISE)
+  per_payment_cap_paise: number;
+
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    example: ['agt_…'],
+    description: 'Seller agents this mandate may pay; absent or null = any seller',
+  })
+  @ValidateIf(
+    (o: CreateMandateDto) => o.payee_agent_ids !== undefined && o.payee_agent_ids !== null,
+  )
+  @IsArray()
+  @ArrayMinSize(1, {
+    message:
+      'payee_agent_ids must list at least one seller; omit it (or send null) to allow any seller',
+  })
+  @ArrayMaxSize(50)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Matches(AGENT_ID, { each: true })
+  payee_agent_ids?: string[] | null;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'RFC 3339; defaults to now' })
+  @IsOptional()
+  @IsRFC3339()
+  valid_from?: string;
+
+  @ApiProperty({
+    format: 'date-time',
+    description: 'RFC 3339; in the future and at most one year ahead',
+  })
+  @IsDefined()
+  @IsRFC3339()
+  valid_until: string;
+
+  @ApiProperty({ enum: ['upi_reserve_pay', 'upi_otm'] })
+  @IsDefined()
+  @IsIn(['upi_reserve_pay', 'upi_otm'])
+  rail: MandateRail;
+
+  @ApiPropertyOptional({ maxLength: 200, example: 'Groceries up to ₹5,000 a time' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  description?: string;
+}

@@ -1,0 +1,32 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { MandateKind, MandateRail, MandateStatus } from '../mandate.entity';
+
+export class MandateResponse {
+  @ApiProperty({ example: 'mdt_…' }) id: string;
+  @ApiProperty({ enum: ['mandate'] }) object: 'mandate';
+  @ApiProperty({ example: 'agt_…' }) buyer_agent_id: string;
+  @ApiProperty({
+    enum: ['standing', 'one_time'],
+    description:
+      'one_time: created by delegate_payment without a mandate_id, scoped to that allowance',
+  })
+  kind: MandateKind;
+  @ApiProperty({ enum: ['upi_reserve_pay', 'upi_otm'] }) rail: MandateRail;
+  @ApiProperty({ description: 'paise' }) per_payment_cap_paise: number;
+  @ApiProperty({ type: [String], nullable: true, description: 'null = any seller' })
+  payee_agent_ids: string[] | null;
+  @ApiProperty({ format: 'date-time' }) valid_from: string;
+  @ApiProperty({ format: 'date-time' }) valid_until: string;
+  @ApiProperty({
+    enum: ['pending_authorisation', 'active', 'revoked', 'expired'],
+    description: 'expired is derived once valid_until has passed',
+  })
+  status: MandateStatus;
+  @ApiProperty({ nullable: true, type: String }) description: string | null;
+  @ApiProperty({
+    description: 'Page where a person of the workspace authorises (or declines) the mandate',
+  })
+  authorization_url: string;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) authorised_at: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}

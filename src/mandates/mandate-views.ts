@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import type { Mandate, MandateRail, MandateStatus } from './mandate.entity';
+import { MandateRepository } from './mandate.repository';
+import { effectiveMandateStatus, isRevocable } from './mandate.state';
+
+const RAIL_LABEL: Record<MandateRail, string> = {
+  upi_reserve_pay: 'UPI Reserve Pay (block once, debit several times)',
+  upi_otm: 'UPI one-time mandate (block, debit once)',
+};
+
+const STATUS_LABEL: Record<MandateStatus, string> = {
+  pending_authorisation: 'awaiting your authorisation',
+  active: 'active',
+  revoked: 'revoked',
+  expired: 'expired',
+};
+
+const IST = new Intl.DateTimeFormat('en-IN', {
+  timeZone: 'Asia/Kolkata',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hour12: false,
+});
+
+export function formatIst(d: Date): string {
+  return `${IST.format(d)} IST`;
+}
+
+/** What the app pages show for a mandate: names instead of ids, status as of now. */
+export interface MandateView {
+  id: string;
+  kind: Mandate['kind'];
+  status: MandateStatus;
+  statusLabel: string;
+  buyerAgentName: string;
+  payees: string;
+  capPaise: number;
+  validFrom: string;
+  validUntil: string;
+  railLabel: string;
+  description: string | null;
+  authorisedAt: string | null;
+  pending: boolean;
+  revocable: boolean;
+  authorizeHref: string;
+}
+
+/** Builds page models for mandates (the authorisation page and the consent centre). */
+@Injectable()
+export class MandateViews {
+  constructor(
+    private readonly repo: MandateRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async describe(mandates: Mandate[]): Promise<MandateView[]> {
+    const ids = [...new Set(mandates.flatMap((m) => [m.buyerAgentId, ...(m.payeeAgentIds ?? [])]))];
+    const names = new Map((await this.repo.agentsByIds(ids)).map((a) => [a.id, a.name]));
+    const nameOf = (id: string) => (names.has(id) ? `${names.get(id)} (${id})` : id);
+    const now = this.clock.now();
+    return mandates.map((m) => {
+      const status = effectiveMandateStatus(m, now);
+      return {
+        id: m.id,
+        kind: m.kind,
+        status,
+        statusLabel: STATUS_LABEL[status],
+        buyerAgentName: nameOf(m.buyerAgentId),
+        payees: m.payeeAgentIds ? m.payeeAgentIds.map(nameOf).join(', ') : 'any seller',
+        capPaise: m.perPaymentCapPaise,
+        validFrom: formatIst(m.validFrom),
+        validUntil: formatIst(m.validUntil),
+        railLabel: RAIL_LABEL[m.rail],
+        description: m.description,
+        authorisedAt: m.authorisedAt ? formatIst(m.authorisedAt) : null,
+        pending: status === 'pending_authorisation',
+        revocable: isRevocable(status),
+        authorizeHref: `/app/mandates/${m.id}/authorize`,
+      };
+    });
+  }
+}

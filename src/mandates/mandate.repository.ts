@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { In, IsNull } from 'typeorm';
+import { Agent } from '../accounts/entities/agent.entity';
+import type { Cursor } from '../common/pagination';
+import { Tx } from '../database/tx';
+import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
+import { Mandate, MandateStatus } from './mandate.entity';
+
+export interface MandateFilter {
+  workspaceId: string;
+  buyerAgentId?: string;
+  /** Effective status (expired includes live rows whose valid_until has passed). */
+  status?: MandateStatus;
+  now: Date;
+}
+
+/** The only SQL on mandates (plus the agent lookups mandates need). Always through Tx. */
+@Injectable()
+export class MandateRepository {
+  constructor(private readonly tx: Tx) {}
+
+  async insert(m: Mandate): Promise<void> {
+    await this.tx.manager.insert(Mandate, m);
+  }
+
+  findInWorkspace(workspaceId: string, id: string): Promise<Mandate | null> {
+    return this.tx.manager.findOneBy(Mandate, { id, workspaceId });
+  }
+
+  /** FOR UPDATE: authorise, decline and revoke serialise on the row. */
+  lockInWorkspace(workspaceId: string, id: string): Promise<Mandate | null> {
+    return this.tx.manager.findOne(Mandate, {
+      where: { id, workspaceId },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  /**
+   * FOR SHARE: a token being minted on this mandate and a person revoking it serialise, so a
+   * revocation either sees the new token (and revokes it too) or happens first (and is seen).
+   */
+  lockSharedForBuyer(buyerAgentId: string, id: string): Promise<Mandate | null> {
+    return this.tx.manager.findOne(Mandate, {
+      where: { id, buyerAgentId },
+      lock: { mode: 'pessimistic_read' },
+    });
+  }
+
+  async update(
+    id: string,
+    patch: Partial<Pick<Mandate, 'status' | 'authorisedBy' | 'authorisedAt' | 'revokedAt'>>,
+  ): Promise<void> {
+    await this.tx.manager.update(Mandate, { id }, patch);
+  }
+
+  /** Newest first, limit + 1 rows (toPage decides has_more). */
+  page(f: MandateFilter, limit: number, cursor: Cursor | null): Promise<Mandate[]> {
+    const qb = this.tx.manager
+      .createQueryBuilder(Mandate, 'm')
+      .where('m.workspace_id = :ws', { ws: f.workspaceId });
+    if (f.buyerAgentId) {
+      qb.andWhere('m.buyer_agent_id = :buyer', { buyer: f.buyerAgentId });
+    }
+    switch (f.status) {
+      case undefined:
+        break;
+      case 'expired':
+        qb.andWhere(
+          `(m.status = 'expired' OR (m.status IN ('pending_authorisation', 'active') AND m.valid_until <= :now))`,
+          { now: f.now },
+        );
+        break;
+      case 'revoked':
+        qb.andWhere(`m.status = 'revoked'`);
+        break;
+      case 'active':
+      case 'pending_authorisation':
+        qb.andWhere('m.status = :status AND m.valid_until > :now', {
+          status: f.status,
+          now: f.now,
+        });
+        break;
+    }
+    if (cursor) {
+      qb.andWhere('(m.created_at, m.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
+    }
+    return qb
+      .orderBy('m.created_at', 'DESC')
+      .addOrderBy('m.id', 'DESC')
+      .limit(limit + 1)
+      .getMany();
+  }
+
+  /** Revoking a mandate kills the live tokens drawn on it; returns their ids. */
+  async revokeUsableTokens(mandateId: string, now: Date): Promise<string[]> {
+    const rows = await this.tx.manager
+      .createQueryBuilder()
+      .update(DelegatedToken)
+      .set({ status: 'revoked', revokedAt: now })
+      .where(`mandate_id = :mandateId AND status = 'usable'`, { mandateId })
+      .returning(['id'])
+      .execute();
+    return (rows.raw as { id: string }[]).map((r) => r.id);
+  }
+
+  findActiveAgent(workspaceId: string, id: string): Promise<Agent | null> {
+    return this.tx.manager.findOneBy(Agent, { id, workspaceId, disabledAt: IsNull() });
+  }
+
+  /** Agents of any workspace (sellers usually live in another one), disabled ones included. */
+  async agentsByIds(ids: string[]): Promise<Agent[]> {
+    return ids.length === 0 ? [] : this.tx.manager.findBy(Agent, { id: In(ids) });
+  }
+}

@@ -1,0 +1,375 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { canBuy, canSell } from '../accounts/entities/agent.entity';
+import { AuditActor, AuditLog } from '../common/audit';
+import type { AgentPrincipal, ApiKeyPrincipal } from '../common/auth/principal';
+import { Clock } from '../common/clock';
+import { AppError } from '../common/errors/app-error';
+import { newId } from '../common/ids';
+import { decodeCursor, Page, toPage } from '../common/pagination';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { MandateResponse } from './dto/mandate.response';
+import { Mandate, MandateKind, MandateRail, MandateStatus } from './mandate.entity';
+import { toMandateResponse } from './mandate.mapper';
+import { MandateRepository } from './mandate.repository';
+import { effectiveMandateStatus, expiryIsUnpersisted, isRevocable } from './mandate.state';
+import { mandateErrors } from './mandates.errors';
+
+const YEAR_MS = 365 * 24 * 3600_000;
+/** A valid_from this far in the past is clock skew, not back-dating. */
+const BACKDATE_TOLERANCE_MS = 5 * 60_000;
+
+export type MandateCaller = ApiKeyPrincipal | AgentPrincipal;
+
+export interface CreateMandateInput {
+  buyerAgentId?: string;
+  perPaymentCapPaise: number;
+  payeeAgentIds?: string[] | null;
+  validFrom?: string;
+  validUntil: string;
+  rail: MandateRail;
+  description?: string;
+}
+
+export interface OneTimeMandateInput {
+  workspaceId: string;
+  buyerAgentId: string;
+  capPaise: number;
+  payeeAgentId: string;
+  validUntil: Date;
+  description: string;
+}
+
+export interface MandateListFilter {
+  buyerAgentId?: string;
+  status?: MandateStatus;
+  limit?: number;
+  startingAfter?: string;
+}
+
+/** A person's decision, or the clock's, that must be committed even though the caller is told "no". */
+type Outcome = { mandate: Mandate } | { refused: AppError };
+
+/**
+ * UPI mandates of buyer agents (DOMAIN A): a per-payment cap, an optional seller list and a
+ * validity window, authorised once by a person of the workspace in the app. Created by buyer
+ * agents or API keys (standing) and by delegate_payment without a mandate_id (one_time).
+ */
+@Injectable()
+export class MandatesService {
+  constructor(
+    private readonly tx: Tx,
+    private readonly repo: MandateRepository,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** POST /v1/pay/mandates: a standing mandate, pending until a person authorises it. */
+  async create(caller: MandateCaller, input: CreateMandateInput): Promise<MandateResponse> {
+    return this.tx.run(async () => {
+      const buyerAgentId = await this.resolveBuyer(caller, input.buyerAgentId);
+      const now = this.clock.now();
+      const validFrom = input.validFrom ? new Date(input.validFrom) : now;
+      const validUntil = new Date(input.validUntil);
+      this.checkWindow(validFrom, validUntil, now);
+      const payees = input.payeeAgentIds ?? null;
+      if (payees) {
+        await this.checkPayees(payees);
+      }
+      const mandate = await this.insert({
+        workspaceId: caller.workspaceId,
+        buyerAgentId,
+        kind: 'standing',
+        rail: input.rail,
+        perPaymentCapPaise: input.perPaymentCapPaise,
+        payeeAgentIds: payees,
+        validFrom,
+        validUntil,
+        description: input.description ?? null,
+        createdAt: now,
+      });
+      await this.audit.record(
+        caller.workspaceId,
+        { type: caller.kind, id: caller.id },
+        'mandate.created',
+        mandate.id,
+        {
+          buyer_agent_id: buyerAgentId,
+          per_payment_cap_paise: mandate.perPaymentCapPaise,
+        },
+      );
+      return this.toResponse(mandate);
+    });
+  }
+
+  /**
+   * delegate_payment without a mandate_id: a one-time mandate (UPI OTM) scoped exactly to the
+   * allowance (cap = max_amount, the one merchant, until the token's expiry), awaiting a person.
+   * Runs in the caller's transaction.
+   */
+  async createOneTime(input: OneTimeMandateInput, actor: AuditActor): Promise<Mandate> {
+    const now = this.clock.now();
+    const mandate = await this.insert({
+      workspaceId: input.workspaceId,
+      buyerAgentId: input.buyerAgentId,
+      kind: 'one_time',
+      rail: 'upi_otm',
+      perPaymentCapPaise: input.capPaise,
+      payeeAgentIds: [input.payeeAgentId],
+      validFrom: now,
+      validUntil: input.validUntil,
+      description: input.description,
+      createdAt: now,
+    });
+    await this.audit.record(input.workspaceId, actor, 'mandate.created', mandate.id, {
+      kind: 'one_time',
+    });
+    return mandate;
+  }
+
+  /** A mandate of the workspace (optionally only if held by this buyer agent); 404 otherwise. */
+  async get(workspaceId: string, id: string, buyerAgentId?: string): Promise<Mandate> {
+    const m = await this.repo.findInWorkspace(workspaceId, id);
+    if (!m || (buyerAgentId !== undefined && m.buyerAgentId !== buyerAgentId)) {
+      throw mandateErrors.notFound(id);
+    }
+    return m;
+  }
+
+  /** GET /v1/pay/mandates/:id. An agent credential sees only its own mandates. */
+  async retrieve(caller: MandateCaller, id: string): Promise<MandateResponse> {
+    return this.toResponse(
+      await this.get(caller.workspaceId, id, caller.kind === 'agent' ? caller.id : undefined),
+    );
+  }
+
+  async list(caller: MandateCaller, f: MandateListFilter): Promise<Page<MandateResponse>> {
+    const limit = f.limit ?? 20;
+    const now = this.clock.now();
+    const rows = await this.repo.page(
+      {
+        workspaceId: caller.workspaceId,
+        // An agent credential is always scoped to itself; a filter naming another agent matches nothing.
+        buyerAgentId: caller.kind === 'agent' ? caller.id : f.buyerAgentId,
+        status: f.status,
+        now,
+      },
+      limit,
+      decodeCursor(f.startingAfter),
+    );
+    const mine =
+      caller.kind === 'agent' && f.buyerAgentId !== undefined && f.buyerAgentId !== caller.id
+        ? []
+        : rows;
+    return toPage(mine, limit, (m) => toMandateResponse(m, now, this.config.appUrl));
+  }
+
+  /** Newest mandates of a workspace, for the consent centre. */
+  async listForWorkspace(
+    workspaceId: string,
+    limit: number,
+  ): Promise<{ mandates: Mandate[]; hasMore: boolean }> {
+    const rows = await this.repo.page({ workspaceId, now: this.clock.now() }, limit, null);
+    return { mandates: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+
+  /**
+   * For delegate_payment: the buyer agent's mandate, share-locked for the rest of the
+   * transaction; null when it does not exist or belongs to another agent.
+   */
+  findForBuyerLocked(buyerAgentId: string, id: string): Promise<Mandate | null> {
+    return this.repo.lockSharedForBuyer(buyerAgentId, id);
+  }
+
+  statusOf(m: Mandate): MandateStatus {
+    return effectiveMandateStatus(m, this.clock.now());
+  }
+
+  toResponse(m: Mandate): MandateResponse {
+    return toMandateResponse(m, this.clock.now(), this.config.appUrl);
+  }
+
+  /** A person of the workspace authorises a pending mandate in the app (the only way to activate one). */
+  async authorise(workspaceId: string, id: string, personId: string): Promise<Mandate> {
+    return this.decide(workspaceId, id, async (m, now) => {
+      m.status = 'active';
+      m.authorisedBy = personId;
+      m.authorisedAt = now;
+      await this.repo.update(m.id, { status: 'active', authorisedBy: personId, authorisedAt: now });
+      await this.audit.record(
+        workspaceId,
+        { type: 'person', id: personId },
+        'mandate.authorised',
+        m.id,
+      );
+    });
+  }
+
+  /** A person declines a pending mandate: it ends as revoked, with any token drawn on it. */
+  async decline(workspaceId: string, id: string, personId: string): Promise<Mandate> {
+    return this.decide(workspaceId, id, async (m, now) => {
+      await this.markRevoked(m, now, { type: 'person', id: personId }, 'mandate.declined');
+    });
+  }
+
+  /**
+   * Consent centre: revoke a pending or active mandate, effective on the next request; its usable
+   * tokens are revoked with it. Revoking a mandate that is already revoked or expired changes nothing.
+   */
+  async revoke(workspaceId: string, id: string, actor: AuditActor): Promise<Mandate> {
+    const outcome = await this.tx.run(async (): Promise<Outcome> => {
+      const m = await this.lock(workspaceId, id);
+      const now = this.clock.now();
+      if (expiryIsUnpersisted(m, now)) {
+        await this.markExpired(m);
+      } else if (isRevocable(m.status)) {
+        await this.markRevoked(m, now, actor, 'mandate.revoked');
+      }
+      return { mandate: m };
+    });
+    return this.settle(outcome);
+  }
+
+  private async decide(
+    workspaceId: string,
+    id: string,
+    apply: (m: Mandate, now: Date) => Promise<void>,
+  ): Promise<Mandate> {
+    const outcome = await this.tx.run(async (): Promise<Outcome> => {
+      const m = await this.lock(workspaceId, id);
+      const now = this.clock.now();
+      if (expiryIsUnpersisted(m, now)) {
+        // Persist the expiry and refuse; returned rather than thrown so the write commits.
+        await this.markExpired(m);
+        return { refused: mandateErrors.expired(id) };
+      }
+      if (m.status === 'expired') {
+        return { refused: mandateErrors.expired(id) };
+      }
+      if (m.status !== 'pending_authorisation') {
+        return { refused: mandateErrors.notPending(id, m.status) };
+      }
+      await apply(m, now);
+      return { mandate: m };
+    });
+    return this.settle(outcome);
+  }
+
+  private settle(outcome: Outcome): Mandate {
+    if ('refused' in outcome) {
+      throw outcome.refused;
+    }
+    return outcome.mandate;
+  }
+
+  private async lock(workspaceId: string, id: string): Promise<Mandate> {
+    const m = await this.repo.lockInWorkspace(workspaceId, id);
+    if (!m) {
+      throw mandateErrors.notFound(id);
+    }
+    return m;
+  }
+
+  private async markExpired(m: Mandate): Promise<void> {
+    m.status = 'expired';
+    await this.repo.update(m.id, { status: 'expired' });
+  }
+
+  private async markRevoked(
+    m: Mandate,
+    now: Date,
+    actor: AuditActor,
+    action: string,
+  ): Promise<void> {
+    m.status = 'revoked';
+    m.revokedAt = now;
+    await this.repo.update(m.id, { status: 'revoked', revokedAt: now });
+    const tokenIds = await this.repo.revokeUsableTokens(m.id, now);
+    await this.audit.record(m.workspaceId, actor, action, m.id, { revoked_token_ids: tokenIds });
+  }
+
+  private async resolveBuyer(
+    caller: MandateCaller,
+    requested: string | undefined,
+  ): Promise<string> {
+    if (caller.kind === 'agent') {
+      if (!canBuy(caller.role)) {
+        throw mandateErrors.agentIsNotBuyer(caller.role);
+      }
+      if (requested !== undefined && requested !== caller.id) {
+        throw mandateErrors.agentNotSelf();
+      }
+      return caller.id;
+    }
+    if (requested === undefined) {
+      throw mandateErrors.buyerAgentRequired();
+    }
+    const agent = await this.repo.findActiveAgent(caller.workspaceId, requested);
+    if (!agent) {
+      throw mandateErrors.buyerAgentNotFound(requested);
+    }
+    if (!canBuy(agent.role)) {
+      throw mandateErrors.notABuyer(agent.id, agent.role);
+    }
+    return agent.id;
+  }
+
+  private checkWindow(validFrom: Date, validUntil: Date, now: Date): void {
+    if (validFrom.getTime() < now.getTime() - BACKDATE_TOLERANCE_MS) {
+      throw mandateErrors.invalidWindow(
+        '$.valid_from',
+        'valid_from cannot be in the past; omit it to start now',
+      );
+    }
+    if (validUntil.getTime() <= now.getTime()) {
+      throw mandateErrors.invalidWindow('$.valid_until', 'valid_until must be in the future');
+    }
+    if (validUntil.getTime() <= validFrom.getTime()) {
+      throw mandateErrors.invalidWindow('$.valid_until', 'valid_until must be after valid_from');
+    }
+    if (validUntil.getTime() > now.getTime() + YEAR_MS) {
+      throw mandateErrors.invalidWindow(
+        '$.valid_until',
+        'valid_until can be at most one year (365 days) from now',
+      );
+    }
+  }
+
+  /** Every payee must be an existing, enabled seller agent (of any workspace). */
+  private async checkPayees(ids: string[]): Promise<void> {
+    const agents = new Map((await this.repo.agentsByIds(ids)).map((a) => [a.id, a]));
+    ids.forEach((id, i) => {
+      const a = agents.get(id);
+      if (!a || a.disabledAt || !canSell(a.role)) {
+        throw mandateErrors.payeeNotSeller(i, id);
+      }
+    });
+  }
+
+  private async insert(
+    fields: Pick<
+      Mandate,
+      | 'workspaceId'
+      | 'buyerAgentId'
+      | 'rail'
+      | 'perPaymentCapPaise'
+      | 'payeeAgentIds'
+      | 'validFrom'
+      | 'validUntil'
+      | 'description'
+      | 'createdAt'
+    > & { kind: MandateKind },
+  ): Promise<Mandate> {
+    const mandate = Object.assign(new Mandate(), {
+      id: newId('mdt'),
+      ...fields,
+      status: 'pending_authorisation' as const,
+      authorisedBy: null,
+      authorisedAt: null,
+      revokedAt: null,
+    });
+    await this.repo.insert(mandate);
+    return mandate;
+  }
+}

@@ -1,0 +1,38 @@
+import { Controller, Delete, Get, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Caller } from '../common/auth/auth.decorators';
+import type { AgentPrincipal } from '../common/auth/principal';
+import { McpAuthGuard } from './mcp-auth.guard';
+import { McpService } from './mcp.service';
+
+/**
+ * MCP over Streamable HTTP (stateless): every POST carries one JSON-RPC message or batch and is
+ * answered by a fresh server. There is no session and no server-initiated stream, so GET (the
+ * SSE stream) and DELETE (session end) are 405. Documented in the README, not in OpenAPI.
+ */
+@ApiExcludeController()
+@UseGuards(McpAuthGuard)
+@Controller('mcp')
+export class McpController {
+  constructor(private readonly mcp: McpService) {}
+
+  @Post()
+  handle(
+    @Caller() caller: AgentPrincipal,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.mcp.handle(caller, req, res);
+  }
+
+  @Get()
+  stream(@Res() res: Response): void {
+    this.mcp.methodNotAllowed(res);
+  }
+
+  @Delete()
+  endSession(@Res() res: Response): void {
+    this.mcp.methodNotAllowed(res);
+  }
+}

@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Request, Response } from 'express';
+import type { AgentPrincipal } from '../common/auth/principal';
+import { requestIdOf } from '../common/http/request-id';
+import { McpServerFactory } from './mcp-server.factory';
+
+/** JSON-RPC "server error" range; the SDK's own examples use it for a 405 in stateless mode. */
+const JSONRPC_METHOD_NOT_ALLOWED = -32000;
+
+/** Runs one MCP exchange per HTTP request (stateless Streamable HTTP). */
+@Injectable()
+export class McpService {
+  constructor(private readonly factory: McpServerFactory) {}
+
+  async handle(caller: AgentPrincipal, req: Request, res: Response): Promise<void> {
+    const server = this.factory.create({ caller, requestId: requestIdOf(req) });
+    // No session id: each request is complete in itself, so any instance can answer it. JSON
+    // responses rather than an SSE stream, since no tool streams progress.
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on('close', () => {
+      void server.close();
+    });
+    await server.connect(transport);
+    // The body was already parsed by the HTTP pipeline's JSON parser.
+    await transport.handleRequest(req, res, req.body);
+  }
+
+  /** GET (server-to-client stream) and DELETE (session end) need a session; there is none. */
+  methodNotAllowed(res: Response): void {
+    res
+      .status(405)
+      .setHeader('Allow', 'POST')
+      .json({
+        jsonrpc: '2.0',
+        error: {
+          code: JSONRPC_METHOD_NOT_ALLOWED,
+          message:
+            'Method not allowed: this MCP server is stateless; send JSON-RPC messages with POST',
+        },
+        id: null,
+      });
+  }
+}

@@ -1,0 +1,371 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { canBuy, canSell } from '../accounts/entities/agent.entity';
+import { AuditLog } from '../common/audit';
+import type { AgentPrincipal } from '../common/auth/principal';
+import { Clock } from '../common/clock';
+import { newId } from '../common/ids';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
+import { PaymentSources } from '../payments/payment-sources';
+import { PaymentsService } from '../payments/payments.service';
+import { PayQuoteResponse, PublicQuoteView, QuoteResponse } from './dto/quote.response';
+import { OfferCatalogRepository } from './offer-catalog.repository';
+import { Quote, QuoteLineItem } from './quote.entity';
+import { toIntentOutcome, toQuoteResponse } from './quote.mapper';
+import { QuoteRepository } from './quote.repository';
+import {
+  effectiveStatus,
+  FREE_FORM_QUOTE_TTL,
+  OFFER_QUOTE_TTL_SECONDS,
+  whyNotCancelable,
+  whyNotPayable,
+} from './quote.state';
+import { quoteErrors } from './quotes.errors';
+
+export interface FreeFormQuoteInput {
+  buyerAgentId: string;
+  category: string;
+  items: { name: string; unitPaise: number; quantity?: number }[];
+  expiresInSeconds?: number;
+}
+
+export interface PayQuoteInput {
+  /** The agent the quote is addressed to; anyone else gets quote_not_found. */
+  buyerAgentId: string;
+  quoteId: string;
+  mandateId: string;
+}
+
+/**
+ * Quotes: a price addressed to one buyer agent, made from a seller's published offer or as a
+ * free-form item list by the seller. Paying one runs the shared pipeline (PaymentsService.pay)
+ * with source {kind: 'quote'}; `payAsBuyer` is the one place that does it, for the agent route
+ * and the hosted payment page alike. Lock order: quote → (pipeline) buyer agent → mandate → intent.
+ */
+@Injectable()
+export class QuotesService implements OnModuleInit {
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    private readonly quotes: QuoteRepository,
+    private readonly catalog: OfferCatalogRepository,
+    private readonly payments: PaymentsService,
+    private readonly sources: PaymentSources,
+    @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.sources.register('quote', {
+      lock: async (quoteId) => {
+        await this.quotes.lock(quoteId);
+      },
+      onSettled: (intent) => this.onIntentSettled(intent),
+      onDeclined: (intent) => this.onIntentDeclined(intent),
+    });
+  }
+
+  /** A buyer asks a listed seller for the published price of one sku: quantity 1, valid 15 minutes. */
+  async createFromOffer(
+    buyer: AgentPrincipal,
+    sellerAgentId: string,
+    sku: string,
+  ): Promise<QuoteResponse> {
+    if (!canBuy(buyer.role)) {
+      throw quoteErrors.wrongRole('buyer');
+    }
+    return this.tx.run(async () => {
+      const seller = await this.catalog.findListedSeller(sellerAgentId);
+      if (!seller) {
+        throw quoteErrors.sellerNotFound(sellerAgentId);
+      }
+      if (seller.agentId === buyer.id) {
+        throw quoteErrors.buyerIsSeller('$.sku');
+      }
+      const offer = await this.catalog.findActiveOffer(seller.agentId, sku);
+      if (!offer) {
+        throw quoteErrors.offerNotFound(sku);
+      }
+      const now = this.clock.now();
+      const quote = this.build({
+        now,
+        ttlSeconds: OFFER_QUOTE_TTL_SECONDS,
+        seller: { id: seller.agentId, workspaceId: seller.workspaceId, name: seller.name },
+        buyer: { id: buyer.id, workspaceId: buyer.workspaceId },
+        origin: 'offer',
+        offerId: offer.id,
+        category: offer.category,
+        lineItems: [
+          {
+            name: offer.name,
+            quantity: 1,
+            unit_paise: offer.unitPaise,
+            amount_paise: offer.unitPaise,
+            sku: offer.sku,
+          },
+        ],
+      });
+      await this.quotes.insert(quote);
+      await this.audit.record(
+        buyer.workspaceId,
+        { type: 'agent', id: buyer.id },
+        'quote.requested',
+        quote.id,
+        {
+          seller_agent_id: seller.agentId,
+          sku,
+        },
+      );
+      return toQuoteResponse(quote, now);
+    });
+  }
+
+  /** A seller quotes its own item list to one buyer agent (any workspace). */
+  async createFreeForm(seller: AgentPrincipal, input: FreeFormQuoteInput): Promise<QuoteResponse> {
+    if (!canSell(seller.role)) {
+      throw quoteErrors.wrongRole('seller');
+    }
+    return this.tx.run(async () => {
+      if (input.buyerAgentId === seller.id) {
+        throw quoteErrors.buyerIsSeller('$.buyer_agent_id');
+      }
+      const [buyer, self] = await Promise.all([
+        this.quotes.findEnabledAgent(input.buyerAgentId),
+        this.quotes.findEnabledAgent(seller.id),
+      ]);
+      if (!buyer || !canBuy(buyer.role)) {
+        throw quoteErrors.buyerNotFound(input.buyerAgentId);
+      }
+      const lineItems: QuoteLineItem[] = input.items.map((it) => {
+        const quantity = it.quantity ?? 1;
+        return {
+          name: it.name,
+          quantity,
+          unit_paise: it.unitPaise,
+          amount_paise: it.unitPaise * quantity,
+        };
+      });
+      const now = this.clock.now();
+      const quote = this.build({
+        now,
+        ttlSeconds: input.expiresInSeconds ?? FREE_FORM_QUOTE_TTL.default,
+        seller: { id: seller.id, workspaceId: seller.workspaceId, name: self?.name ?? seller.id },
+        buyer: { id: buyer.id, workspaceId: buyer.workspaceId },
+        origin: 'seller',
+        offerId: null,
+        category: input.category,
+        lineItems,
+      });
+      await this.quotes.insert(quote);
+      await this.audit.record(
+        seller.workspaceId,
+        { type: 'agent', id: seller.id },
+        'quote.created',
+        quote.id,
+        {
+          buyer_agent_id: buyer.id,
+          amount_paise: quote.amountPaise,
+        },
+      );
+      return toQuoteResponse(quote, now);
+    });
+  }
+
+  /** The quote for its seller or its addressed buyer; anyone else gets quote_not_found. */
+  async getForParty(agentId: string, quoteId: string): Promise<QuoteResponse> {
+    const quote = await this.quotes.find(quoteId);
+    if (!quote || (quote.sellerAgentId !== agentId && quote.buyerAgentId !== agentId)) {
+      throw quoteErrors.notFound(quoteId);
+    }
+    return toQuoteResponse(quote, this.clock.now());
+  }
+
+  /** The seller withdraws an open quote; a payment waiting for a person is declined with it. */
+  async cancel(seller: AgentPrincipal, quoteId: string): Promise<QuoteResponse> {
+    return this.tx.run(async () => {
+      const quote = await this.quotes.lock(quoteId);
+      if (!quote || quote.sellerAgentId !== seller.id) {
+        throw quoteErrors.notFound(quoteId);
+      }
+      const now = this.clock.now();
+      const blocked = whyNotCancelable(effectiveStatus(quote, now));
+      if (blocked) {
+        throw quoteErrors.notPayable(blocked.code, blocked.reason);
+      }
+      if (quote.status === 'pending_approval' && quote.intentId) {
+        // Lock order quote → intent, as the pipeline expects from a source.
+        await this.payments.cancelPending(quote.intentId);
+      }
+      Object.assign(quote, { status: 'canceled', intentId: null, canceledAt: now, updatedAt: now });
+      await this.quotes.update(quote.id, {
+        status: 'canceled',
+        intentId: null,
+        canceledAt: now,
+        updatedAt: now,
+      });
+      await this.audit.record(
+        seller.workspaceId,
+        { type: 'agent', id: seller.id },
+        'quote.canceled',
+        quote.id,
+      );
+      return toQuoteResponse(quote, now);
+    });
+  }
+
+  /**
+   * Pays a quote for its addressed buyer under the buyer's mandate, through the shared pipeline.
+   * Declines (buyer rules, rail failure) are answers, not errors: the intent is recorded as
+   * declined/failed and the quote stays open, so the buyer may retry with another mandate.
+   */
+  async payAsBuyer(input: PayQuoteInput): Promise<PayQuoteResponse> {
+    return this.tx.run(async () => {
+      const quote = await this.quotes.lock(input.quoteId);
+      if (!quote || quote.buyerAgentId !== input.buyerAgentId) {
+        throw quoteErrors.notFound(input.quoteId);
+      }
+      const blocked = whyNotPayable(effectiveStatus(quote, this.clock.now()));
+      if (blocked) {
+        throw quoteErrors.notPayable(blocked.code, blocked.reason);
+      }
+      if (!(await this.quotes.mandateBelongsTo(input.mandateId, input.buyerAgentId))) {
+        throw quoteErrors.mandateNotFound(input.mandateId);
+      }
+      const outcome = await this.payments.pay({
+        buyerAgentId: quote.buyerAgentId,
+        sellerAgentId: quote.sellerAgentId,
+        amountPaise: quote.amountPaise,
+        mandateId: input.mandateId,
+        tokenId: null,
+        source: { kind: 'quote', id: quote.id },
+        description: describe(quote),
+        receiptContext: {
+          quote_id: quote.id,
+          category: quote.category,
+          line_items: quote.lineItems,
+        },
+      });
+      const now = this.clock.now();
+      if (outcome.status === 'settled' || outcome.status === 'requires_approval') {
+        const changes =
+          outcome.status === 'settled'
+            ? { status: 'paid' as const, intentId: outcome.intent.id, paidAt: now, updatedAt: now }
+            : { status: 'pending_approval' as const, intentId: outcome.intent.id, updatedAt: now };
+        Object.assign(quote, changes);
+        await this.quotes.update(quote.id, changes);
+      }
+      await this.audit.record(
+        quote.buyerWorkspaceId,
+        { type: 'agent', id: quote.buyerAgentId },
+        'quote.pay',
+        quote.id,
+        {
+          intent_id: outcome.intent.id,
+          outcome: outcome.status,
+        },
+      );
+      return { quote: toQuoteResponse(quote, now), intent: toIntentOutcome(outcome) };
+    });
+  }
+
+  /** What the hosted payment page shows for a quote (spec §2 "Public quote view"); no credential. */
+  async getPublicView(quoteId: string): Promise<PublicQuoteView> {
+    const quote = await this.quotes.find(quoteId);
+    if (!quote) {
+      throw quoteErrors.notFound(quoteId);
+    }
+    const now = this.clock.now();
+    const blocked = whyNotPayable(effectiveStatus(quote, now));
+    return {
+      quote: toQuoteResponse(quote, now),
+      rail: this.rail.name,
+      mode: this.config.mode,
+      payable: blocked === null,
+      reason: blocked?.reason ?? null,
+      checkout: null,
+    };
+  }
+
+  /** Locks a quote row (FOR UPDATE) for a payment source that wraps a quote (hosted checkout). */
+  async lockQuote(quoteId: string): Promise<void> {
+    await this.quotes.lock(quoteId);
+  }
+
+  /**
+   * A payment that waited for a person settled: the quote it pays becomes paid. Found by intent
+   * id, so a hosted-page source can forward its own onSettled here. Caller holds the quote lock.
+   */
+  async onIntentSettled(intent: PaymentIntent): Promise<void> {
+    const quote = await this.quotes.findByIntent(intent.id);
+    if (!quote || quote.status !== 'pending_approval') {
+      return;
+    }
+    const now = this.clock.now();
+    await this.quotes.update(quote.id, { status: 'paid', paidAt: now, updatedAt: now });
+  }
+
+  /** The waiting payment was denied, expired or failed on the rail: the quote is open again. */
+  async onIntentDeclined(intent: PaymentIntent): Promise<void> {
+    const quote = await this.quotes.findByIntent(intent.id);
+    if (!quote || quote.status !== 'pending_approval') {
+      return;
+    }
+    await this.quotes.update(quote.id, {
+      status: 'open',
+      intentId: null,
+      updatedAt: this.clock.now(),
+    });
+  }
+
+  private build(p: {
+    now: Date;
+    ttlSeconds: number;
+    seller: { id: string; workspaceId: string; name: string };
+    buyer: { id: string; workspaceId: string };
+    origin: Quote['origin'];
+    offerId: string | null;
+    category: string;
+    lineItems: QuoteLineItem[];
+  }): Quote {
+    const amountPaise = p.lineItems.reduce((sum, li) => sum + li.amount_paise, 0);
+    if (
+      !Number.isSafeInteger(amountPaise) ||
+      p.lineItems.some((li) => !Number.isSafeInteger(li.amount_paise))
+    ) {
+      throw quoteErrors.amountTooLarge();
+    }
+    return Object.assign(new Quote(), {
+      id: newId('qt'),
+      sellerWorkspaceId: p.seller.workspaceId,
+      sellerAgentId: p.seller.id,
+      sellerName: p.seller.name,
+      buyerWorkspaceId: p.buyer.workspaceId,
+      buyerAgentId: p.buyer.id,
+      origin: p.origin,
+      offerId: p.offerId,
+      category: p.category,
+      lineItems: p.lineItems,
+      amountPaise,
+      currency: 'INR' as const,
+      status: 'open' as const,
+      intentId: null,
+      expiresAt: new Date(p.now.getTime() + p.ttlSeconds * 1000),
+      createdAt: p.now,
+      updatedAt: p.now,
+      paidAt: null,
+      canceledAt: null,
+    });
+  }
+}
+
+/** Intent description: seller and items, short enough for an approval summary. */
+function describe(q: Quote): string {
+  const items = q.lineItems
+    .map((li) => (li.quantity > 1 ? `${li.quantity} × ${li.name}` : li.name))
+    .join(', ');
+  const text = `Quote ${q.id} from ${q.sellerName}: ${items}`;
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}

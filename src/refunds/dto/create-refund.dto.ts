@@ -1,0 +1,22 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+export class CreateRefundDto {
+  @ApiPropertyOptional({
+    description: 'Paise to refund; default = everything not yet refunded or waiting for approval',
+    minimum: 1,
+    example: 15000,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  amount_paise?: number;
+
+  @ApiPropertyOptional({ maxLength: 200, example: 'Item out of stock' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  reason?: string;
+}

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { newId } from '../common/ids';
+import type { Cursor } from '../common/pagination';
+import { Tx } from '../database/tx';
+import { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { RailTransfer } from '../payments/entities/rail-transfer.entity';
+import type { RailResult } from '../payments/payment-rail';
+import { Refund } from './refund.entity';
+import { REFUND_COMMITTED } from './refund.state';
+
+/**
+ * The only SQL of the refunds module: refund rows, plus the few intent reads and writes a refund
+ * needs (row lock, amount_refunded increment, the credit on rail_transfers). Lock order is
+ * intent → refund → approval everywhere.
+ */
+@Injectable()
+export class RefundRepository {
+  constructor(private readonly tx: Tx) {}
+
+  findIntent(id: string): Promise<PaymentIntent | null> {
+    return this.tx.manager.findOneBy(PaymentIntent, { id });
+  }
+
+  /** SELECT … FOR UPDATE on the intent: serialises every refund of one payment. */
+  lockIntent(id: string): Promise<PaymentIntent | null> {
+    return this.tx.manager.findOne(PaymentIntent, {
+      where: { id },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  /** Adds a paid-out refund to the intent; the table's CHECK keeps it ≤ amount. Returns the new total. */
+  async addRefunded(intentId: string, amountPaise: number, now: Date): Promise<number> {
+    const [rows] = await this.tx.manager.query<[{ amount_refunded_paise: string }[], number]>(
+      `UPDATE payment_intents SET amount_refunded_paise = amount_refunded_paise + $2, updated_at = $3
+        WHERE id = $1 RETURNING amount_refunded_paise::text`,
+      [intentId, amountPaise, now],
+    );
+    return Number(rows[0].amount_refunded_paise);
+  }
+
+  /** Paise of this intent already refunded or waiting for approval. */
+  async committedPaise(intentId: string): Promise<number> {
+    const [row] = await this.tx.manager.query<{ total: string }[]>(
+      `SELECT COALESCE(SUM(amount_paise), 0)::text AS total FROM refunds WHERE intent_id = $1 AND status = ANY($2)`,
+      [intentId, REFUND_COMMITTED],
+    );
+    return Number(row.total);
+  }
+
+  async insert(refund: Refund): Promise<void> {
+    await this.tx.manager.insert(Refund, refund);
+  }
+
+  find(id: string): Promise<Refund | null> {
+    return this.tx.manager.findOneBy(Refund, { id });
+  }
+
+  lock(id: string): Promise<Refund | null> {
+    return this.tx.manager.findOne(Refund, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async update(id: string, changes: Partial<Refund>): Promise<void> {
+    await this.tx.manager.update(Refund, { id }, changes);
+  }
+
+  /** Refunds of one intent, newest first, limit + 1 rows (for toPage). */
+  listForIntent(intentId: string, limit: number, after: Cursor | null): Promise<Refund[]> {
+    const qb = this.tx.manager
+      .createQueryBuilder(Refund, 'r')
+      .where('r.intent_id = :intentId', { intentId })
+      .orderBy('r.created_at', 'DESC')
+      .addOrderBy('r.id', 'DESC')
+      .limit(limit + 1);
+    if (after) {
+      qb.andWhere('(r.created_at, r.id) < (:at, :id)', { at: after.createdAt, id: after.id });
+    }
+    return qb.getMany();
+  }
+
+  /** Records the refund's credit on the rail; unique per refund (rail_transfers_refund_id_key). */
+  async insertCredit(refund: Refund, result: RailResult, now: Date): Promise<void> {
+    await this.tx.manager.insert(RailTransfer, {
+      id: newId('trf'),
+      intentId: refund.intentId,
+      direction: 'credit',
+      refundId: refund.id,
+      amountPaise: refund.amountPaise,
+      status: result.status,
+      failureCode: result.status === 'failed' ? result.failureCode : null,
+      reference: result.reference,
+      createdAt: now,
+    });
+  }
+
+  async agentName(id: string): Promise<string> {
+    const [row] = await this.tx.manager.query<{ name: string }[]>(
+      'SELECT name FROM agents WHERE id = $1',
+      [id],
+    );
+    return row?.name ?? id;
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { ApprovalsModule } from '../approvals/approvals.module';
+import { PaymentsModule } from '../payments/payments.module';
+import { ReceiptsModule } from '../receipts/receipts.module';
+import { RefundRepository } from './refund.repository';
+import { RefundsController } from './refunds.controller';
+import { RefundsService } from './refunds.service';
+
+@Module({
+  imports: [ApprovalsModule, PaymentsModule, ReceiptsModule],
+  controllers: [RefundsController],
+  providers: [RefundsService, RefundRepository],
+  exports: [RefundsService],
+})
+export class RefundsModule {}

@@ -1,0 +1,303 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import type { Approval } from '../approvals/approval.entity';
+import { ApprovalDecision, ApprovalsService } from '../approvals/approvals.service';
+import { AuditLog } from '../common/audit';
+import type { AgentPrincipal } from '../common/auth/principal';
+import { Clock } from '../common/clock';
+import { newId } from '../common/ids';
+import { decodeCursor, Page, toPage } from '../common/pagination';
+import { Tx } from '../database/tx';
+import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { OutboxService } from '../payments/outbox.service';
+import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
+import { ReceiptsService } from '../receipts/receipts.service';
+import type { RefundResponse } from './dto/refund.response';
+import { Refund } from './refund.entity';
+import { toRefundResponse } from './refund.mapper';
+import { RefundRepository } from './refund.repository';
+import { statusAfterRefusal } from './refund.state';
+import { refundErrors } from './refunds.errors';
+
+/**
+ * Refunds (spec §3, §5 rule 6): the seller agent asks, a person in the seller's workspace always
+ * approves (ApprovalsService, kind 'refund'), then the rail credits and the intent's receipt chain
+ * records it. Concurrent requests on one intent serialise on the intent row lock, so the sum of
+ * pending and succeeded refunds never exceeds the amount paid.
+ */
+@Injectable()
+export class RefundsService implements OnModuleInit {
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    private readonly refunds: RefundRepository,
+    private readonly approvals: ApprovalsService,
+    private readonly outbox: OutboxService,
+    private readonly receipts: ReceiptsService,
+    @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
+  ) {}
+
+  onModuleInit(): void {
+    this.approvals.registerHandler('refund', {
+      prepare: (approval) => this.lockForDecision(approval.subjectId),
+      decided: (approval, decision) => this.onDecided(approval, decision),
+    });
+  }
+
+  /** The seller agent of a settled intent asks a full (default) or partial refund. */
+  async requestRefund(
+    seller: AgentPrincipal,
+    intentId: string,
+    input: { amountPaise?: number; reason?: string },
+  ): Promise<RefundResponse> {
+    return this.tx.run(async () => {
+      await this.partyIntent(seller.id, intentId);
+      const intent = await this.refunds.lockIntent(intentId);
+      if (!intent) {
+        throw refundErrors.intentNotFound(intentId);
+      }
+      if (intent.sellerAgentId !== seller.id) {
+        throw refundErrors.onlySeller();
+      }
+      if (intent.status !== 'settled') {
+        throw refundErrors.notRefundable(intent.status);
+      }
+      const remaining = intent.amountPaise - (await this.refunds.committedPaise(intent.id));
+      const amountPaise = input.amountPaise ?? remaining;
+      if (amountPaise <= 0 || amountPaise > remaining) {
+        throw refundErrors.exceedsAmount(remaining);
+      }
+      const now = this.clock.now();
+      const refund: Refund = Object.assign(new Refund(), {
+        id: newId('rf'),
+        intentId: intent.id,
+        sellerWorkspaceId: intent.sellerWorkspaceId,
+        sellerAgentId: intent.sellerAgentId,
+        buyerAgentId: intent.buyerAgentId,
+        amountPaise,
+        currency: intent.currency,
+        reason: input.reason ?? null,
+        status: 'pending_approval' as const,
+        approvalId: null,
+        decidedBy: null,
+        railReference: null,
+        failureCode: null,
+        failureReason: null,
+        createdAt: now,
+        updatedAt: now,
+        decidedAt: null,
+        succeededAt: null,
+      });
+      await this.refunds.insert(refund);
+      const approval = await this.approvals.request({
+        workspaceId: intent.sellerWorkspaceId,
+        kind: 'refund',
+        subjectId: refund.id,
+        amountPaise,
+        summary: await this.summary(intent, refund),
+      });
+      refund.approvalId = approval.id;
+      await this.refunds.update(refund.id, { approvalId: approval.id });
+      await this.outbox.add({
+        workspaceId: intent.sellerWorkspaceId,
+        agentId: intent.sellerAgentId,
+        type: 'refund.requested',
+        subjectId: refund.id,
+        data: { ...this.eventData(refund), approval_id: approval.id },
+      });
+      await this.audit.record(
+        intent.sellerWorkspaceId,
+        { type: 'agent', id: seller.id },
+        'refund.requested',
+        refund.id,
+        {
+          intent_id: intent.id,
+          amount_paise: amountPaise,
+          approval_id: approval.id,
+        },
+      );
+      return toRefundResponse(refund);
+    });
+  }
+
+  /** Refunds of an intent, for either party of it. */
+  async listForParty(
+    agentId: string,
+    intentId: string,
+    limit = 20,
+    startingAfter?: string,
+  ): Promise<Page<RefundResponse>> {
+    await this.partyIntent(agentId, intentId);
+    return this.listForIntent(intentId, limit, startingAfter);
+  }
+
+  /** Refunds of an intent without an access check: the caller (IntentsService) already did it. */
+  async listForIntent(
+    intentId: string,
+    limit = 20,
+    startingAfter?: string,
+  ): Promise<Page<RefundResponse>> {
+    const rows = await this.refunds.listForIntent(intentId, limit, decodeCursor(startingAfter));
+    return toPage(rows, limit, toRefundResponse);
+  }
+
+  /** One refund, for the seller or the buyer of its intent; anyone else gets refund_not_found. */
+  async getForParty(agentId: string, refundId: string): Promise<RefundResponse> {
+    const refund = await this.refunds.find(refundId);
+    if (!refund || (refund.sellerAgentId !== agentId && refund.buyerAgentId !== agentId)) {
+      throw refundErrors.refundNotFound(refundId);
+    }
+    return toRefundResponse(refund);
+  }
+
+  /** Approval handler, step 1: lock order intent → refund (the approval row is locked after). */
+  private async lockForDecision(refundId: string): Promise<void> {
+    const peek = await this.refunds.find(refundId);
+    if (!peek) {
+      return;
+    }
+    await this.refunds.lockIntent(peek.intentId);
+    await this.refunds.lock(refundId);
+  }
+
+  /** Approval handler, step 2: a person (or the timeout) decided; runs in the decision's transaction. */
+  private async onDecided(approval: Approval, decision: ApprovalDecision): Promise<void> {
+    const refund = await this.refunds.find(approval.subjectId);
+    if (!refund || refund.status !== 'pending_approval') {
+      return;
+    }
+    const now = this.clock.now();
+    if (decision !== 'approved') {
+      const status = statusAfterRefusal(decision);
+      Object.assign(refund, {
+        status,
+        decidedAt: now,
+        decidedBy: approval.decidedBy,
+        updatedAt: now,
+      });
+      await this.refunds.update(refund.id, {
+        status,
+        decidedAt: now,
+        decidedBy: approval.decidedBy,
+        updatedAt: now,
+      });
+      await this.outbox.add({
+        workspaceId: refund.sellerWorkspaceId,
+        agentId: refund.sellerAgentId,
+        type: `refund.${status}`,
+        subjectId: refund.id,
+        data: this.eventData(refund),
+      });
+      return;
+    }
+    await this.execute(refund, approval, now);
+  }
+
+  /** Credits the buyer on the rail; on success books it on the intent, its receipt and the outbox. */
+  private async execute(refund: Refund, approval: Approval, now: Date): Promise<void> {
+    const result = await this.rail.credit({
+      intentId: refund.intentId,
+      refundId: refund.id,
+      amountPaise: refund.amountPaise,
+    });
+    await this.refunds.insertCredit(refund, result, now);
+    const decided = {
+      decidedAt: now,
+      decidedBy: approval.decidedBy,
+      updatedAt: now,
+      railReference: result.reference,
+    };
+    if (result.status === 'failed') {
+      Object.assign(refund, decided, {
+        status: 'failed',
+        failureCode: result.failureCode,
+        failureReason: result.message,
+      });
+      await this.refunds.update(refund.id, {
+        ...decided,
+        status: 'failed',
+        failureCode: result.failureCode,
+        failureReason: result.message,
+      });
+      await this.outbox.add({
+        workspaceId: refund.sellerWorkspaceId,
+        agentId: refund.sellerAgentId,
+        type: 'refund.failed',
+        subjectId: refund.id,
+        data: this.eventData(refund),
+      });
+      return;
+    }
+    Object.assign(refund, decided, { status: 'succeeded', succeededAt: now });
+    await this.refunds.update(refund.id, { ...decided, status: 'succeeded', succeededAt: now });
+    const refundedTotal = await this.refunds.addRefunded(refund.intentId, refund.amountPaise, now);
+    const intent = await this.refunds.findIntent(refund.intentId);
+    let receiptSeq: number | null = null;
+    if (intent?.receiptId) {
+      const entry = await this.receipts.append(intent.receiptId, {
+        type: 'refund.succeeded',
+        intent_id: refund.intentId,
+        refund_id: refund.id,
+        amount_paise: refund.amountPaise,
+        amount_refunded_paise: refundedTotal,
+        currency: refund.currency,
+        reason: refund.reason,
+        approval_id: approval.id,
+        rail: this.rail.name,
+        rail_reference: result.reference,
+        succeeded_at: now.toISOString(),
+      });
+      receiptSeq = entry.seq;
+    }
+    await this.outbox.add({
+      workspaceId: refund.sellerWorkspaceId,
+      agentId: refund.sellerAgentId,
+      type: 'refund.succeeded',
+      subjectId: refund.id,
+      data: {
+        ...this.eventData(refund),
+        amount_refunded_paise: refundedTotal,
+        receipt_id: intent?.receiptId ?? null,
+        receipt_seq: receiptSeq,
+        rail_reference: result.reference,
+      },
+    });
+  }
+
+  /** 404 unless agentId is the seller or the buyer of the intent (no existence leak). */
+  private async partyIntent(agentId: string, intentId: string): Promise<PaymentIntent> {
+    const intent = await this.refunds.findIntent(intentId);
+    if (!intent || (intent.sellerAgentId !== agentId && intent.buyerAgentId !== agentId)) {
+      throw refundErrors.intentNotFound(intentId);
+    }
+    return intent;
+  }
+
+  private async summary(intent: PaymentIntent, refund: Refund): Promise<string> {
+    const [seller, buyer] = await Promise.all([
+      this.refunds.agentName(intent.sellerAgentId),
+      this.refunds.agentName(intent.buyerAgentId),
+    ]);
+    const what = refund.amountPaise === intent.amountPaise ? 'a full refund' : 'a partial refund';
+    const why = refund.reason ? ` Reason: ${refund.reason}` : '';
+    return `${seller} asks ${what} of ${rupees(refund.amountPaise)} (of ${rupees(intent.amountPaise)}) to ${buyer} for payment ${intent.id}.${why}`;
+  }
+
+  private eventData(refund: Refund): Record<string, unknown> {
+    return {
+      refund_id: refund.id,
+      intent_id: refund.intentId,
+      amount_paise: refund.amountPaise,
+      currency: refund.currency,
+      status: refund.status,
+      reason: refund.reason,
+      buyer_agent_id: refund.buyerAgentId,
+      seller_agent_id: refund.sellerAgentId,
+    };
+  }
+}
+
+/** ₹1,234.50 (Indian digit grouping) for approval summaries a person reads. */
+function rupees(paise: number): string {
+  return `₹${Math.floor(paise / 100).toLocaleString('en-IN')}.${String(paise % 100).padStart(2, '0')}`;
+}

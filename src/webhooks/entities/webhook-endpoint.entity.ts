@@ -1,0 +1,26 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type WebhookEndpointStatus = 'enabled' | 'disabled';
+/** Why an endpoint is disabled: by its owner, or by us after a delivery exhausted its retries. */
+export type WebhookDisabledReason = 'disabled_by_user' | 'retries_exhausted';
+
+@Entity('webhook_endpoints')
+export class WebhookEndpoint {
+  @PrimaryColumn('text') id: string;
+  @Column('text') workspaceId: string;
+  /** Only events of this seller agent; null = every agent of the workspace. */
+  @Column('text', { nullable: true }) agentId: string | null;
+  @Column('text') url: string;
+  @Column('text', { nullable: true }) description: string | null;
+  /** Known event types, or ['*']. */
+  @Column('text', { array: true }) eventTypes: string[];
+  /** Sealed with WebhookSecrets (AES-256-GCM); the plaintext is shown once and never stored. */
+  @Column('text') secretCiphertext: string;
+  @Column('text', { nullable: true }) previousSecretCiphertext: string | null;
+  @Column('timestamptz', { nullable: true }) previousSecretExpiresAt: Date | null;
+  @Column('text') status: WebhookEndpointStatus;
+  @Column('text', { nullable: true }) disabledReason: WebhookDisabledReason | null;
+  @Column('timestamptz', { nullable: true }) disabledAt: Date | null;
+  @Column('timestamptz') createdAt: Date;
+  @Column('timestamptz') updatedAt: Date;
+}

@@ -1,0 +1,204 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AuditActor, AuditLog } from '../common/audit';
+import { Clock } from '../common/clock';
+import { newId } from '../common/ids';
+import { decodeCursor, Page, toPage } from '../common/pagination';
+import type { DeliverWebhookJob } from '../common/queues/queues';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { OutboxEvent } from '../payments/entities/outbox-event.entity';
+import { WebhookAttemptResponse, WebhookDeliveryResponse } from './dto/webhook.responses';
+import { WebhookAttempt } from './entities/webhook-attempt.entity';
+import { WebhookDelivery } from './entities/webhook-delivery.entity';
+import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
+import { nextRetryDelayMs } from './retry-schedule';
+import { WebhookDeliveryProducer } from './webhook-delivery.producer';
+import { SendResult, WebhookSender } from './webhook-sender';
+import { WebhookSecrets } from './webhook-secrets';
+import { toAttemptResponse, toDeliveryResponse } from './webhooks.mapper';
+import { webhookErrors } from './webhooks.errors';
+
+/** What one job did (the processor logs it). */
+export type AttemptOutcome = 'gone' | 'skipped' | 'paused' | 'delivered' | 'retry_scheduled' | 'failed' | 'attempt_failed';
+
+const SYSTEM: AuditActor = { type: 'system', id: 'webhooks' };
+
+/**
+ * Deliveries and their attempts: the seller's view (list, attempts, redeliver) and the worker's
+ * use case (make one attempt and record it).
+ */
+@Injectable()
+export class WebhookDeliveriesService {
+  private readonly logger = new Logger(WebhookDeliveriesService.name);
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    private readonly secrets: WebhookSecrets,
+    private readonly sender: WebhookSender,
+    private readonly producer: WebhookDeliveryProducer,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async listDeliveries(workspaceId: string, endpointId: string, limit = 20, startingAfter?: string): Promise<Page<WebhookDeliveryResponse>> {
+    const cursor = decodeCursor(startingAfter);
+    const endpoint = await this.tx.manager.findOneBy(WebhookEndpoint, { id: endpointId, workspaceId });
+    if (!endpoint) {
+      throw webhookErrors.endpointNotFound(endpointId);
+    }
+    const qb = this.tx.manager.createQueryBuilder(WebhookDelivery, 'd').where('d.endpoint_id = :endpointId', { endpointId });
+    if (cursor) {
+      qb.andWhere('(d.created_at, d.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
+    }
+    const rows = await qb.orderBy('d.created_at', 'DESC').addOrderBy('d.id', 'DESC').limit(limit + 1).getMany();
+    return toPage(rows, limit, toDeliveryResponse);
+  }
+
+  /** Every attempt, oldest first (a delivery has at most schedule + 1 scheduled attempts plus redeliveries). */
+  async listAttempts(workspaceId: string, deliveryId: string): Promise<Page<WebhookAttemptResponse>> {
+    const delivery = await this.tx.manager.findOneBy(WebhookDelivery, { id: deliveryId, workspaceId });
+    if (!delivery) {
+      throw webhookErrors.deliveryNotFound(deliveryId);
+    }
+    const rows = await this.tx.manager.find(WebhookAttempt, { where: { deliveryId }, order: { attempt: 'ASC' } });
+    return { object: 'list', data: rows.map(toAttemptResponse), has_more: false, next_cursor: null };
+  }
+
+  /**
+   * Asks for one more attempt now, whatever the delivery's state (pending, delivered, failed) and
+   * even on a disabled endpoint: it is an explicit request, and it re-enables nothing. The request
+   * is recorded in Postgres; the job is only a wake-up (after commit), and the stalled-delivery
+   * sweep re-enqueues it if Redis drops it.
+   */
+  async redeliver(workspaceId: string, deliveryId: string, actor: AuditActor): Promise<WebhookDeliveryResponse> {
+    return this.tx.run(async (m) => {
+      const delivery = await m.findOne(WebhookDelivery, { where: { id: deliveryId, workspaceId }, lock: { mode: 'pessimistic_write' } });
+      if (!delivery) {
+        throw webhookErrors.deliveryNotFound(deliveryId);
+      }
+      delivery.manualRequests += 1;
+      delivery.updatedAt = this.clock.now();
+      await m.update(WebhookDelivery, { id: deliveryId }, { manualRequests: delivery.manualRequests, updatedAt: delivery.updatedAt });
+      await this.audit.record(workspaceId, actor, 'webhook_delivery.redelivery_requested', deliveryId, { event_id: delivery.eventId });
+      const job: DeliverWebhookJob = { deliveryId, trigger: 'manual', seq: delivery.manualRequests };
+      this.tx.afterCommit(() => this.producer.enqueue(job));
+      return toDeliveryResponse(delivery);
+    });
+  }
+
+  /**
+   * One job = at most one HTTP attempt. Re-reads the delivery and does nothing when the job is
+   * stale: delivery gone (its dispatch rolled back), already delivered/failed, this scheduled
+   * attempt already made, or the endpoint disabled (the delivery waits, pending, until the
+   * endpoint is enabled). The send happens outside any transaction; its outcome is recorded
+   * under a row lock together with the next step (retry time, delivered, or failed + endpoint
+   * disabled).
+   */
+  async attempt(job: DeliverWebhookJob): Promise<AttemptOutcome> {
+    const m = this.tx.manager;
+    const delivery = await m.findOneBy(WebhookDelivery, { id: job.deliveryId });
+    if (!delivery) {
+      return 'gone';
+    }
+    const endpoint = await m.findOneByOrFail(WebhookEndpoint, { id: delivery.endpointId });
+    if (job.trigger === 'scheduled') {
+      if (delivery.status !== 'pending' || delivery.scheduledAttempts !== job.seq - 1) {
+        return 'skipped';
+      }
+      if (endpoint.status !== 'enabled') {
+        return 'paused';
+      }
+    } else if (!(delivery.manualAttempts < job.seq && job.seq <= delivery.manualRequests)) {
+      return 'skipped';
+    }
+    const event = await m.findOneByOrFail(OutboxEvent, { id: delivery.eventId });
+    const result = await this.sender.send({
+      url: endpoint.url,
+      eventId: event.id,
+      body: JSON.stringify(event.payload),
+      secrets: this.signingSecrets(endpoint),
+    });
+    const { outcome, retryInMs } = await this.record(job, result);
+    if (retryInMs !== null) {
+      // A lost wake-up is picked up by the stalled-delivery sweep; the schedule lives in Postgres.
+      await this.producer
+        .enqueue({ deliveryId: job.deliveryId, trigger: 'scheduled', seq: job.seq + 1 }, retryInMs)
+        .catch((err: Error) => this.logger.warn({ delivery_id: job.deliveryId, err: err.message }, 'retry not enqueued; the sweep will resume it'));
+    }
+    return outcome;
+  }
+
+  private signingSecrets(endpoint: WebhookEndpoint): string[] {
+    const secrets = [this.secrets.open(endpoint.secretCiphertext, endpoint.id)];
+    if (endpoint.previousSecretCiphertext && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > this.clock.now()) {
+      secrets.push(this.secrets.open(endpoint.previousSecretCiphertext, endpoint.id));
+    }
+    return secrets;
+  }
+
+  private async record(job: DeliverWebhookJob, result: SendResult): Promise<{ outcome: AttemptOutcome; retryInMs: number | null }> {
+    return this.tx.run(async (m) => {
+      const d = await m.findOneOrFail(WebhookDelivery, { where: { id: job.deliveryId }, lock: { mode: 'pessimistic_write' } });
+      const now = this.clock.now();
+      const attempt = d.attemptCount + 1;
+      await m.insert(WebhookAttempt, {
+        id: newId('wha'),
+        deliveryId: d.id,
+        attempt,
+        trigger: job.trigger,
+        statusCode: result.statusCode,
+        durationMs: result.durationMs,
+        error: result.error,
+        responseBody: result.responseBody,
+        createdAt: now,
+      });
+      const patch: Partial<WebhookDelivery> = {
+        attemptCount: attempt,
+        lastStatusCode: result.statusCode,
+        lastError: result.error,
+        updatedAt: now,
+      };
+      let outcome: AttemptOutcome = result.ok ? 'delivered' : 'attempt_failed';
+      let retryInMs: number | null = null;
+      if (job.trigger === 'manual') {
+        patch.manualAttempts = Math.max(d.manualAttempts, job.seq);
+      } else if (d.status === 'pending' && d.scheduledAttempts === job.seq - 1) {
+        patch.scheduledAttempts = job.seq;
+        if (!result.ok) {
+          retryInMs = nextRetryDelayMs(this.config.webhookRetryScheduleMs, job.seq);
+          if (retryInMs !== null) {
+            patch.nextAttemptAt = new Date(now.getTime() + retryInMs);
+            outcome = 'retry_scheduled';
+          } else {
+            Object.assign(patch, { status: 'failed', failedAt: now, nextAttemptAt: null });
+            outcome = 'failed';
+            await this.disableExhausted(d, now);
+          }
+        }
+      }
+      if (result.ok) {
+        Object.assign(patch, { status: 'delivered', deliveredAt: d.deliveredAt ?? now, nextAttemptAt: null });
+      }
+      await m.update(WebhookDelivery, { id: d.id }, patch);
+      return { outcome, retryInMs };
+    });
+  }
+
+  /** A delivery that exhausted its schedule takes its endpoint down with it (visible in GET). */
+  private async disableExhausted(d: WebhookDelivery, now: Date): Promise<void> {
+    const res: [unknown[], number] = await this.tx.manager.query(
+      `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'retries_exhausted', disabled_at = $2, updated_at = $2
+        WHERE id = $1 AND status = 'enabled'`,
+      [d.endpointId, now],
+    );
+    if (res[1] > 0) {
+      await this.audit.record(d.workspaceId, SYSTEM, 'webhook_endpoint.disabled', d.endpointId, {
+        reason: 'retries_exhausted',
+        delivery_id: d.id,
+        event_id: d.eventId,
+      });
+      this.logger.warn({ endpoint_id: d.endpointId, delivery_id: d.id }, 'webhook endpoint disabled: retries exhausted');
+    }
+  }
+}

@@ -1,0 +1,148 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { newId } from '../common/ids';
+import { Tx } from '../database/tx';
+import { Sweeper } from './sweeper';
+import { endpointWants } from './webhook-event-types';
+import { WebhookDeliveryProducer } from './webhook-delivery.producer';
+
+/** Outbox rows claimed per transaction. */
+export const DISPATCH_BATCH = 100;
+/** Batches per tick, so a backlog after an outage drains quickly without starving other sweeps. */
+const MAX_BATCHES_PER_TICK = 10;
+/** A pending delivery due this long ago with no progress has lost its job (Redis restart, failed enqueue). */
+export const STALL_GRACE_MS = 10_000;
+const STALL_SWEEP_EVERY_MS = 5_000;
+
+interface ClaimedEvent {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  type: string;
+}
+
+interface EnabledEndpoint {
+  id: string;
+  workspace_id: string;
+  agent_id: string | null;
+  event_types: string[];
+}
+
+/**
+ * Turns committed outbox rows into deliveries and queue jobs, and re-wakes deliveries whose job
+ * went missing. Both run on the Sweeper, not in the request path: a request only writes its
+ * outbox row, so neither Redis nor a slow receiver can slow it down.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnModuleInit {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    private readonly producer: WebhookDeliveryProducer,
+    private readonly sweeper: Sweeper,
+  ) {}
+
+  onModuleInit(): void {
+    this.sweeper.register('webhooks.dispatch-outbox', () => this.dispatchPending());
+    this.sweeper.register('webhooks.resume-stalled', () => this.resumeStalled(), { everyMs: STALL_SWEEP_EVERY_MS });
+  }
+
+  async dispatchPending(): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < MAX_BATCHES_PER_TICK; i++) {
+      const n = await this.dispatchBatch();
+      total += n;
+      if (n < DISPATCH_BATCH) {
+        break;
+      }
+    }
+    return total;
+  }
+
+  /**
+   * One transaction: claim undispatched events (SKIP LOCKED, so instances share the work), insert
+   * a delivery per matching enabled endpoint, enqueue each delivery's first attempt, and only then
+   * mark the events dispatched. Any enqueue failing (Redis down: fail fast) rolls it all back and
+   * the next tick tries again. A job that reached Redis for a rolled-back delivery finds no row
+   * and does nothing, so nothing is lost and nothing is sent twice.
+   */
+  async dispatchBatch(): Promise<number> {
+    if (!this.producer.ready) {
+      return 0; // leave the rows undispatched without holding their locks
+    }
+    return this.tx.run(async (m) => {
+      const events: ClaimedEvent[] = await m.query(
+        `SELECT id, workspace_id, agent_id, type FROM outbox_events
+          WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [DISPATCH_BATCH],
+      );
+      if (events.length === 0) {
+        return 0;
+      }
+      const workspaceIds = [...new Set(events.map((e) => e.workspace_id))];
+      const endpoints: EnabledEndpoint[] = await m.query(
+        `SELECT id, workspace_id, agent_id, event_types FROM webhook_endpoints
+          WHERE status = 'enabled' AND workspace_id = ANY($1)`,
+        [workspaceIds],
+      );
+      const rows = events.flatMap((ev) =>
+        endpoints
+          .filter((ep) => ep.workspace_id === ev.workspace_id && (ep.agent_id === null || ep.agent_id === ev.agent_id) && endpointWants(ep.event_types, ev.type))
+          .map((ep) => ({ id: newId('whd'), workspaceId: ev.workspace_id, endpointId: ep.id, eventId: ev.id, type: ev.type })),
+      );
+      const now = this.clock.now();
+      if (rows.length > 0) {
+        const created: { id: string }[] = await m.query(
+          `INSERT INTO webhook_deliveries
+             (id, workspace_id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
+           SELECT u.id, u.workspace_id, u.endpoint_id, u.event_id, u.event_type, 'pending', $6, $6, $6
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+               AS u(id, workspace_id, endpoint_id, event_id, event_type)
+           ON CONFLICT (event_id, endpoint_id) DO NOTHING
+           RETURNING id`,
+          [rows.map((r) => r.id), rows.map((r) => r.workspaceId), rows.map((r) => r.endpointId), rows.map((r) => r.eventId), rows.map((r) => r.type), now],
+        );
+        await Promise.all(created.map((d) => this.producer.enqueue({ deliveryId: d.id, trigger: 'scheduled', seq: 1 })));
+      }
+      await m.query('UPDATE outbox_events SET dispatched_at = $2 WHERE id = ANY($1)', [events.map((e) => e.id), now]);
+      this.logger.debug({ events: events.length, deliveries: rows.length }, 'outbox dispatched');
+      return events.length;
+    });
+  }
+
+  /**
+   * Postgres says what is owed; Redis only wakes workers. Re-enqueues (same deterministic job id,
+   * so a job still in Redis makes this a no-op) scheduled attempts overdue by STALL_GRACE_MS on
+   * enabled endpoints, and redeliveries requested but not yet made.
+   */
+  async resumeStalled(): Promise<number> {
+    if (!this.producer.ready) {
+      return 0;
+    }
+    const cutoff = new Date(this.clock.now().getTime() - STALL_GRACE_MS);
+    const stalled: { id: string; scheduled_attempts: number; manual_attempts: number; manual_requests: number; scheduled_due: boolean }[] =
+      await this.tx.manager.query(
+        `SELECT d.id, d.scheduled_attempts, d.manual_attempts, d.manual_requests,
+                (d.status = 'pending' AND e.status = 'enabled' AND d.next_attempt_at <= $1) AS scheduled_due
+           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+          WHERE (d.status = 'pending' AND e.status = 'enabled' AND d.next_attempt_at <= $1)
+             OR (d.manual_attempts < d.manual_requests AND d.updated_at <= $1)
+          LIMIT 100`,
+        [cutoff],
+      );
+    for (const d of stalled) {
+      if (d.scheduled_due) {
+        await this.producer.enqueue({ deliveryId: d.id, trigger: 'scheduled', seq: d.scheduled_attempts + 1 });
+      }
+      if (d.manual_attempts < d.manual_requests) {
+        await this.producer.enqueue({ deliveryId: d.id, trigger: 'manual', seq: d.manual_attempts + 1 });
+      }
+    }
+    if (stalled.length > 0) {
+      this.logger.debug({ deliveries: stalled.length }, 'overdue webhook deliveries re-enqueued');
+    }
+    return stalled.length;
+  }
+}

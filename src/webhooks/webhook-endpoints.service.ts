@@ -1,0 +1,163 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Agent, canSell } from '../accounts/entities/agent.entity';
+import { AuditActor, AuditLog } from '../common/audit';
+import { Clock } from '../common/clock';
+import { newId } from '../common/ids';
+import { decodeCursor, Page, toPage } from '../common/pagination';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { WebhookEndpointResponse } from './dto/webhook.responses';
+import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
+import { checkWebhookUrl } from './url-policy';
+import { ALL_EVENTS } from './webhook-event-types';
+import { issueWebhookSecret, WebhookSecrets } from './webhook-secrets';
+import { toEndpointResponse } from './webhooks.mapper';
+import { webhookErrors } from './webhooks.errors';
+
+export interface CreateEndpointInput {
+  url: string;
+  eventTypes: string[];
+  agentId?: string;
+  description?: string;
+}
+
+/** Default overlap after rotate-secret: deliveries carry both signatures for a day. */
+export const PREVIOUS_SECRET_TTL_S = 24 * 3600;
+
+/** Webhook endpoints of a workspace: register (secret shown once), list, disable/enable, rotate. */
+@Injectable()
+export class WebhookEndpointsService {
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    private readonly secrets: WebhookSecrets,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async createEndpoint(workspaceId: string, input: CreateEndpointInput, actor: AuditActor): Promise<WebhookEndpointResponse> {
+    if (input.eventTypes.includes(ALL_EVENTS) && input.eventTypes.length > 1) {
+      throw webhookErrors.wildcardNotAlone();
+    }
+    const url = await checkWebhookUrl(input.url, this.config.mode);
+    if (!(url instanceof URL)) {
+      throw webhookErrors.urlRefused(url.reason);
+    }
+    return this.tx.run(async (m) => {
+      if (input.agentId) {
+        const agent = await m.findOneBy(Agent, { id: input.agentId, workspaceId });
+        if (!agent || agent.disabledAt || !canSell(agent.role)) {
+          throw webhookErrors.agentNotSeller(input.agentId);
+        }
+      }
+      const now = this.clock.now();
+      const id = newId('whe');
+      const secret = issueWebhookSecret();
+      const endpoint: WebhookEndpoint = {
+        id,
+        workspaceId,
+        agentId: input.agentId ?? null,
+        url: url.toString(),
+        description: input.description ?? null,
+        eventTypes: input.eventTypes,
+        secretCiphertext: this.secrets.seal(secret, id),
+        previousSecretCiphertext: null,
+        previousSecretExpiresAt: null,
+        status: 'enabled',
+        disabledReason: null,
+        disabledAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await m.insert(WebhookEndpoint, endpoint);
+      await this.audit.record(workspaceId, actor, 'webhook_endpoint.created', id, {
+        url: endpoint.url,
+        event_types: endpoint.eventTypes,
+        agent_id: endpoint.agentId,
+      });
+      return toEndpointResponse(endpoint, secret, now);
+    });
+  }
+
+  async listEndpoints(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<WebhookEndpointResponse>> {
+    const cursor = decodeCursor(startingAfter);
+    const qb = this.tx.manager.createQueryBuilder(WebhookEndpoint, 'e').where('e.workspace_id = :workspaceId', { workspaceId });
+    if (cursor) {
+      qb.andWhere('(e.created_at, e.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
+    }
+    const rows = await qb.orderBy('e.created_at', 'DESC').addOrderBy('e.id', 'DESC').limit(limit + 1).getMany();
+    const now = this.clock.now();
+    return toPage(rows, limit, (e) => toEndpointResponse(e, undefined, now));
+  }
+
+  async getEndpoint(workspaceId: string, id: string): Promise<WebhookEndpointResponse> {
+    const endpoint = await this.tx.manager.findOneBy(WebhookEndpoint, { id, workspaceId });
+    if (!endpoint) {
+      throw webhookErrors.endpointNotFound(id);
+    }
+    return toEndpointResponse(endpoint, undefined, this.clock.now());
+  }
+
+  /** Pauses the endpoint: no new deliveries, pending ones wait until it is enabled again. */
+  async disableEndpoint(workspaceId: string, id: string, actor: AuditActor): Promise<WebhookEndpointResponse> {
+    return this.tx.run(async () => {
+      const endpoint = await this.lock(workspaceId, id);
+      if (endpoint.status === 'enabled') {
+        const now = this.clock.now();
+        Object.assign(endpoint, { status: 'disabled', disabledReason: 'disabled_by_user', disabledAt: now, updatedAt: now });
+        await this.tx.manager.update(WebhookEndpoint, { id }, { status: 'disabled', disabledReason: 'disabled_by_user', disabledAt: now, updatedAt: now });
+        await this.audit.record(workspaceId, actor, 'webhook_endpoint.disabled', id);
+      }
+      return toEndpointResponse(endpoint, undefined, this.clock.now());
+    });
+  }
+
+  /**
+   * Re-enables (also after retries_exhausted). Pending deliveries resume through the stalled-
+   * delivery sweep; failed ones stay failed until redelivered.
+   */
+  async enableEndpoint(workspaceId: string, id: string, actor: AuditActor): Promise<WebhookEndpointResponse> {
+    return this.tx.run(async () => {
+      const endpoint = await this.lock(workspaceId, id);
+      if (endpoint.status === 'disabled') {
+        const now = this.clock.now();
+        Object.assign(endpoint, { status: 'enabled', disabledReason: null, disabledAt: null, updatedAt: now });
+        await this.tx.manager.update(WebhookEndpoint, { id }, { status: 'enabled', disabledReason: null, disabledAt: null, updatedAt: now });
+        await this.audit.record(workspaceId, actor, 'webhook_endpoint.enabled', id);
+      }
+      return toEndpointResponse(endpoint, undefined, this.clock.now());
+    });
+  }
+
+  /**
+   * New secret, shown once. The old one keeps signing (a second signature in webhook-signature)
+   * for `previousTtlSeconds`, so receivers can switch without dropping deliveries.
+   */
+  async rotateSecret(workspaceId: string, id: string, previousTtlSeconds: number, actor: AuditActor): Promise<WebhookEndpointResponse> {
+    return this.tx.run(async () => {
+      const endpoint = await this.lock(workspaceId, id);
+      const now = this.clock.now();
+      const secret = issueWebhookSecret();
+      const patch = {
+        secretCiphertext: this.secrets.seal(secret, id),
+        previousSecretCiphertext: previousTtlSeconds > 0 ? endpoint.secretCiphertext : null,
+        previousSecretExpiresAt: previousTtlSeconds > 0 ? new Date(now.getTime() + previousTtlSeconds * 1000) : null,
+        updatedAt: now,
+      };
+      Object.assign(endpoint, patch);
+      await this.tx.manager.update(WebhookEndpoint, { id }, patch);
+      await this.audit.record(workspaceId, actor, 'webhook_endpoint.secret_rotated', id, {
+        previous_secret_expires_at: patch.previousSecretExpiresAt?.toISOString() ?? null,
+      });
+      return toEndpointResponse(endpoint, secret, now);
+    });
+  }
+
+  private async lock(workspaceId: string, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.tx.manager.findOne(WebhookEndpoint, { where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+    if (!endpoint) {
+      throw webhookErrors.endpointNotFound(id);
+    }
+    return endpoint;
+  }
+}

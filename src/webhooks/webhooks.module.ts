@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { EventsController } from './events.controller';
+import { EventsService } from './events.service';
+import { SweeperModule } from './sweeper.module';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
+import { WebhookDeliveryProducer } from './webhook-delivery.producer';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookSecrets } from './webhook-secrets';
+import { WebhookSender } from './webhook-sender';
+import { WebhooksController } from './webhooks.controller';
+
+/**
+ * Outbound webhooks (Standard Webhooks): endpoints, the outbox dispatcher on the Sweeper, the
+ * Bull delivery worker, and the event log. Reads outbox_events written by the payment pipeline;
+ * never writes them.
+ */
+@Module({
+  imports: [SweeperModule],
+  controllers: [WebhooksController, EventsController],
+  providers: [
+    WebhookEndpointsService,
+    WebhookDeliveriesService,
+    WebhookDispatcher,
+    WebhookDeliveryProducer,
+    WebhookDeliveryProcessor,
+    WebhookSender,
+    WebhookSecrets,
+    EventsService,
+  ],
+  exports: [WebhookEndpointsService],
+})
+export class WebhooksModule {}

@@ -1,0 +1,476 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import http, { IncomingHttpHeaders } from 'node:http';
+import { AddressInfo, createServer } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import request from 'supertest';
+import { SHOWN_ONCE } from '../../src/common/idempotency/redact-secrets';
+import { newId } from '../../src/common/ids';
+import { Tx } from '../../src/database/tx';
+import { OutboxService } from '../../src/payments/outbox.service';
+import { WebhookSecrets } from '../../src/webhooks/webhook-secrets';
+import { WebhookSender } from '../../src/webhooks/webhook-sender';
+import { startApp, TestApp } from '../support/app';
+import { SeededWorkspace, seedWorkspace } from '../support/seed';
+
+/**
+ * Outbound webhooks end to end: a real receiver on 127.0.0.1, the real dispatcher (Sweeper on a
+ * 50 ms tick), real Bull workers, a 3-step retry schedule of 50/100/150 ms, and signatures
+ * checked with the standardwebhooks library a consumer would use.
+ */
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+interface Receiver {
+  url: string;
+  got: Received[];
+  /** Status to answer the n-th request (0-based) with. */
+  answer: (n: number) => number;
+  close(): Promise<void>;
+}
+
+async function startReceiver(answer: (n: number) => number = () => 200, port = 0): Promise<Receiver> {
+  const receiver: Receiver = { url: '', got: [], answer, close: async () => undefined };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const n = receiver.got.length;
+      receiver.got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const status = receiver.answer(n);
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status} to request ${n}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  receiver.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return receiver;
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) {
+      return v;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const FAST = { webhookRetryScheduleMs: [50, 100, 150], webhookDispatchIntervalMs: 50 };
+const auth = (ws: SeededWorkspace) => ({ Authorization: `Bearer ${ws.apiKey}` });
+
+/** What the pipeline does on settlement: an outbox row in the state change's transaction. */
+async function emit(t: TestApp, ws: SeededWorkspace, type = 'intent.settled', agentId = ws.seller.id) {
+  const subjectId = newId('pi');
+  return t.get(Tx).run(() =>
+    t.get(OutboxService).add({
+      workspaceId: ws.workspaceId,
+      agentId,
+      type,
+      subjectId,
+      data: { intent_id: subjectId, amount_paise: 12_300, currency: 'INR', seller_agent_id: agentId },
+    }),
+  );
+}
+
+async function register(t: TestApp, ws: SeededWorkspace, body: Record<string, unknown>, idem?: string) {
+  const res = await request(t.url)
+    .post('/v1/webhooks/endpoints')
+    .set({ ...auth(ws), ...(idem ? { 'Idempotency-Key': idem } : {}) })
+    .send(body);
+  return res;
+}
+
+async function deliveriesOf(t: TestApp, eventId: string) {
+  return t.db.query<{ id: string; endpoint_id: string; status: string; attempt_count: number }[]>(
+    'SELECT id, endpoint_id, status, attempt_count FROM webhook_deliveries WHERE event_id = $1',
+    [eventId],
+  );
+}
+
+describe('webhooks', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp(FAST);
+  });
+  afterAll(() => t.close());
+
+  describe('endpoints', () => {
+    it('shows the secret once, stores it sealed and never returns it again', async () => {
+      const ws = await seedWorkspace(t);
+      const receiver = await startReceiver();
+      const idem = `idem-${randomUUID()}`;
+      const body = { url: receiver.url, event_types: ['intent.settled'], description: 'orders' };
+      const res = await register(t, ws, body, idem);
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({
+        object: 'webhook_endpoint',
+        url: receiver.url,
+        event_types: ['intent.settled'],
+        agent_id: null,
+        description: 'orders',
+        status: 'enabled',
+        disabled_reason: null,
+      });
+      const secret: string = res.body.secret;
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+      expect(Buffer.from(secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
+
+      // Never again: GET, list, and a replay of the same create.
+      const one = await request(t.url).get(`/v1/webhooks/endpoints/${res.body.id}`).set(auth(ws));
+      expect(one.status).toBe(200);
+      expect(one.body.secret).toBeUndefined();
+      const list = await request(t.url).get('/v1/webhooks/endpoints').set(auth(ws));
+      expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([res.body.id]);
+      expect(JSON.stringify(list.body)).not.toContain(secret);
+      const replay = await register(t, ws, body, idem);
+      expect(replay.status).toBe(201);
+      expect(replay.body.secret).toBe(SHOWN_ONCE);
+
+      // The database holds no plaintext anywhere, only a ciphertext that opens to the secret.
+      const secretBody = secret.slice('whsec_'.length);
+      const [row] = await t.db.query<{ j: string; secret_ciphertext: string }[]>(
+        'SELECT row_to_json(e)::text AS j, secret_ciphertext FROM webhook_endpoints e WHERE id = $1',
+        [res.body.id],
+      );
+      expect(row.j).not.toContain(secretBody);
+      expect(row.secret_ciphertext).toMatch(/^v1\./);
+      expect(t.get(WebhookSecrets).open(row.secret_ciphertext, res.body.id)).toBe(secret);
+      // Bound to its row: the same ciphertext does not open as another endpoint's.
+      expect(() => t.get(WebhookSecrets).open(row.secret_ciphertext, 'whe_other')).toThrow();
+      const [{ n }] = await t.db.query<{ n: number }[]>(
+        `SELECT (SELECT count(*) FROM idempotency_records WHERE response_body::text LIKE $1)
+              + (SELECT count(*) FROM audit_events WHERE data::text LIKE $1) AS n`,
+        [`%${secretBody.slice(0, 16)}%`],
+      );
+      expect(Number(n)).toBe(0);
+      await receiver.close();
+    });
+
+    it('validates url, event types and agent', async () => {
+      const ws = await seedWorkspace(t);
+      const cases: [Record<string, unknown>, string, string][] = [
+        [{ url: 'ftp://example.com/x', event_types: ['intent.settled'] }, 'webhook_url_refused', '$.url'],
+        [{ url: 'not a url', event_types: ['intent.settled'] }, 'webhook_url_refused', '$.url'],
+        [{ url: 'http://user:pw@127.0.0.1:9/x', event_types: ['*'] }, 'webhook_url_refused', '$.url'],
+        [{ url: 'http://169.254.169.254/latest/meta-data', event_types: ['*'] }, 'webhook_url_refused', '$.url'],
+        [{ url: 'http://127.0.0.1:9/x', event_types: [] }, 'invalid', '$.event_types'],
+        [{ url: 'http://127.0.0.1:9/x', event_types: ['intent.created'] }, 'invalid', '$.event_types'],
+        [{ url: 'http://127.0.0.1:9/x', event_types: ['*', 'intent.settled'] }, 'invalid', '$.event_types'],
+        [{ url: 'http://127.0.0.1:9/x', event_types: ['*'], agent_id: ws.buyer.id }, 'invalid', '$.agent_id'],
+      ];
+      for (const [body, code, param] of cases) {
+        const res = await register(t, ws, body);
+        expect({ body, status: res.status, code: res.body.error?.code, param: res.body.error?.param }).toEqual({ body, status: 400, code, param });
+      }
+      const [{ n }] = await t.db.query<{ n: number }[]>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [ws.workspaceId]);
+      expect(n).toBe(0);
+    });
+  });
+
+  describe('delivery', () => {
+    it('delivers a settled event signed per Standard Webhooks, only to matching endpoints', async () => {
+      const ws = await seedWorkspace(t);
+      const receiver = await startReceiver();
+      const other = await startReceiver();
+      const res = await register(t, ws, { url: receiver.url, event_types: ['*'], agent_id: ws.seller.id });
+      // Subscribed to another type: gets nothing for intent.settled.
+      const refundsOnly = await register(t, ws, { url: other.url, event_types: ['refund.succeeded'] });
+      expect(refundsOnly.status).toBe(201);
+
+      const started = Date.now();
+      const event = await emit(t, ws);
+      await waitFor('the delivery', async () => receiver.got.length === 1);
+      expect(Date.now() - started).toBeLessThan(3000);
+
+      const got = receiver.got[0];
+      const verified = new Webhook(res.body.secret).verify(got.body, got.headers as Record<string, string>);
+      expect(verified).toEqual(event.payload);
+      expect(JSON.parse(got.body)).toEqual({ id: event.id, type: 'intent.settled', created_at: event.createdAt.toISOString(), data: event.payload.data });
+      expect(got.headers['webhook-id']).toBe(event.id);
+      expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
+      expect(got.headers['content-type']).toBe('application/json');
+      expect(got.headers['user-agent']).toMatch(/webhooks/);
+      // A tampered body does not verify.
+      expect(() => new Webhook(res.body.secret).verify(got.body.replace('12300', '99999'), got.headers as Record<string, string>)).toThrow();
+
+      const delivery = await waitFor('delivered status', async () => {
+        const [d] = await deliveriesOf(t, event.id);
+        return d?.status === 'delivered' ? d : null;
+      });
+      expect(delivery.endpoint_id).toBe(res.body.id);
+      expect(await deliveriesOf(t, event.id)).toHaveLength(1);
+      expect(other.got).toHaveLength(0);
+      const [outbox] = await t.db.query<{ dispatched_at: Date | null }[]>('SELECT dispatched_at FROM outbox_events WHERE id = $1', [event.id]);
+      expect(outbox.dispatched_at).not.toBeNull();
+
+      const list = await request(t.url).get(`/v1/webhooks/endpoints/${res.body.id}/deliveries`).set(auth(ws));
+      expect(list.status).toBe(200);
+      expect(list.body.data).toEqual([
+        expect.objectContaining({ id: delivery.id, event_id: event.id, event_type: 'intent.settled', status: 'delivered', attempts: 1, last_status_code: 200, next_attempt_at: null }),
+      ]);
+      const events = await request(t.url).get('/v1/events').set(auth(ws));
+      expect(events.status).toBe(200);
+      expect(events.body.data).toEqual([{ ...event.payload, object: 'event', agent_id: ws.seller.id }]);
+      await receiver.close();
+      await other.close();
+    });
+
+    it('retries a failing receiver with the same webhook-id until it succeeds', async () => {
+      const ws = await seedWorkspace(t);
+      const receiver = await startReceiver((n) => (n < 2 ? 500 : 200));
+      const res = await register(t, ws, { url: receiver.url, event_types: ['intent.settled'] });
+      const event = await emit(t, ws);
+      const [delivery] = await waitFor('delivered after retries', async () => {
+        const rows = await deliveriesOf(t, event.id);
+        return rows[0]?.status === 'delivered' ? rows : null;
+      });
+      expect(receiver.got).toHaveLength(3);
+      expect(new Set(receiver.got.map((g) => g.headers['webhook-id']))).toEqual(new Set([event.id]));
+      for (const g of receiver.got) {
+        expect(new Webhook(res.body.secret).verify(g.body, g.headers as Record<string, string>)).toEqual(event.payload);
+      }
+      const attempts = await request(t.url).get(`/v1/webhooks/deliveries/${delivery.id}/attempts`).set(auth(ws));
+      expect(attempts.status).toBe(200);
+      expect(attempts.body.data.map((a: { attempt: number; status_code: number; trigger: string; succeeded: boolean }) => [a.attempt, a.status_code, a.trigger, a.succeeded])).toEqual([
+        [1, 500, 'scheduled', false],
+        [2, 500, 'scheduled', false],
+        [3, 200, 'scheduled', true],
+      ]);
+      expect(attempts.body.data[0]).toMatchObject({ response_body: 'answer 500 to request 0', error: 'receiver answered HTTP 500' });
+      expect(attempts.body.data[0].duration_ms).toEqual(expect.any(Number));
+      await receiver.close();
+    });
+
+    it('fails a delivery after the schedule, disables the endpoint, and redelivers on request', async () => {
+      const ws = await seedWorkspace(t);
+      // A dead receiver: nothing listens on this port any more.
+      const dead = await startReceiver();
+      await dead.close();
+      const res = await register(t, ws, { url: dead.url, event_types: ['intent.settled'] });
+      const event = await emit(t, ws);
+      const [delivery] = await waitFor('failed delivery', async () => {
+        const rows = await deliveriesOf(t, event.id);
+        return rows[0]?.status === 'failed' ? rows : null;
+      });
+      expect(delivery.attempt_count).toBe(4); // first try + 3 retries
+      const endpoint = await request(t.url).get(`/v1/webhooks/endpoints/${res.body.id}`).set(auth(ws));
+      expect(endpoint.body).toMatchObject({ status: 'disabled', disabled_reason: 'retries_exhausted', disabled_at: expect.any(String) });
+      const listed = await request(t.url).get(`/v1/webhooks/endpoints/${res.body.id}/deliveries`).set(auth(ws));
+      expect(listed.body.data[0]).toMatchObject({ status: 'failed', attempts: 4, last_status_code: null, next_attempt_at: null, last_error: expect.stringContaining('ECONNREFUSED') });
+
+      // Events while disabled are not delivered to it.
+      const later = await emit(t, ws);
+      await waitFor('dispatch of the later event', async () => {
+        const [r] = await t.db.query<{ dispatched_at: Date | null }[]>('SELECT dispatched_at FROM outbox_events WHERE id = $1', [later.id]);
+        return r.dispatched_at !== null;
+      });
+      expect(await deliveriesOf(t, later.id)).toHaveLength(0);
+
+      // Redelivery: one new attempt now, even though the delivery failed; it re-enables nothing.
+      const redo = await request(t.url).post(`/v1/webhooks/deliveries/${delivery.id}/redeliver`).set(auth(ws));
+      expect(redo.status).toBe(202);
+      expect(redo.body).toMatchObject({ id: delivery.id, status: 'failed' });
+      const attempts = await waitFor('the manual attempt', async () => {
+        const a = await request(t.url).get(`/v1/webhooks/deliveries/${delivery.id}/attempts`).set(auth(ws));
+        return a.body.data.length === 5 ? a.body.data : null;
+      });
+      expect(attempts[4]).toMatchObject({ attempt: 5, trigger: 'manual', succeeded: false, status_code: null });
+      const after = await request(t.url).get(`/v1/webhooks/endpoints/${res.body.id}`).set(auth(ws));
+      expect(after.body.status).toBe('disabled');
+      const [d] = await deliveriesOf(t, event.id);
+      expect(d.status).toBe('failed');
+
+      // Once the receiver is back, a redelivery succeeds and the delivery is delivered.
+      const back = await startReceiver(() => 200, Number(new URL(dead.url).port));
+      const again = await request(t.url).post(`/v1/webhooks/deliveries/${delivery.id}/redeliver`).set(auth(ws));
+      expect(again.status).toBe(202);
+      await waitFor('delivered by redelivery', async () => (await deliveriesOf(t, event.id))[0].status === 'delivered');
+      expect(back.got.map((g) => g.headers['webhook-id'])).toEqual([event.id]);
+      const enabled = await request(t.url).post(`/v1/webhooks/endpoints/${res.body.id}/enable`).set(auth(ws));
+      expect(enabled.body).toMatchObject({ status: 'enabled', disabled_reason: null });
+      await back.close();
+    });
+
+    it('signs with both secrets while a rotation overlaps, and with the new one only after', async () => {
+      const ws = await seedWorkspace(t);
+      const receiver = await startReceiver();
+      const res = await register(t, ws, { url: receiver.url, event_types: ['*'] });
+      const rotated = await request(t.url).post(`/v1/webhooks/endpoints/${res.body.id}/rotate-secret`).set(auth(ws)).send({});
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.secret).toMatch(/^whsec_/);
+      expect(rotated.body.secret).not.toBe(res.body.secret);
+      expect(rotated.body.previous_secret_expires_at).toEqual(expect.any(String));
+      await emit(t, ws, 'refund.succeeded');
+      await waitFor('first delivery', async () => receiver.got.length === 1);
+      const [first] = receiver.got;
+      expect((first.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
+      expect(() => new Webhook(rotated.body.secret).verify(first.body, first.headers as Record<string, string>)).not.toThrow();
+      expect(() => new Webhook(res.body.secret).verify(first.body, first.headers as Record<string, string>)).not.toThrow();
+
+      const hard = await request(t.url)
+        .post(`/v1/webhooks/endpoints/${res.body.id}/rotate-secret`)
+        .set(auth(ws))
+        .send({ previous_secret_expires_in_seconds: 0 });
+      expect(hard.body.previous_secret_expires_at).toBeNull();
+      await emit(t, ws, 'refund.succeeded');
+      await waitFor('second delivery', async () => receiver.got.length === 2);
+      const second = receiver.got[1];
+      expect((second.headers['webhook-signature'] as string).split(' ')).toHaveLength(1);
+      expect(() => new Webhook(hard.body.secret).verify(second.body, second.headers as Record<string, string>)).not.toThrow();
+      expect(() => new Webhook(rotated.body.secret).verify(second.body, second.headers as Record<string, string>)).toThrow();
+      await receiver.close();
+    });
+
+    it('pauses deliveries of a disabled endpoint', async () => {
+      const ws = await seedWorkspace(t);
+      const receiver = await startReceiver();
+      const res = await register(t, ws, { url: receiver.url, event_types: ['*'] });
+      const off = await request(t.url).post(`/v1/webhooks/endpoints/${res.body.id}/disable`).set(auth(ws));
+      expect(off.body).toMatchObject({ status: 'disabled', disabled_reason: 'disabled_by_user' });
+      const event = await emit(t, ws);
+      await waitFor('dispatch', async () => {
+        const [r] = await t.db.query<{ dispatched_at: Date | null }[]>('SELECT dispatched_at FROM outbox_events WHERE id = $1', [event.id]);
+        return r.dispatched_at !== null;
+      });
+      expect(await deliveriesOf(t, event.id)).toHaveLength(0);
+      expect(receiver.got).toHaveLength(0);
+      await receiver.close();
+    });
+  });
+});
+
+describe('webhooks in live mode', () => {
+  let live: TestApp;
+  let ws: SeededWorkspace;
+
+  beforeAll(async () => {
+    live = await startApp({ mode: 'live', runWorkers: false });
+    ws = await seedWorkspace(live);
+  });
+  afterAll(() => live.close());
+
+  it.each([
+    ['http://example.com/hooks', /https/],
+    ['https://127.0.0.1/hooks', /not allowed/],
+    ['https://localhost/hooks', /not allowed/],
+    ['https://10.1.2.3/hooks', /not allowed/],
+    ['https://100.64.0.1/hooks', /not allowed/],
+    ['https://169.254.169.254/latest', /not allowed/],
+    ['https://[::1]/hooks', /not allowed/],
+    ['https://[::ffff:127.0.0.1]/hooks', /not allowed/],
+  ])('refuses %s', async (url, message) => {
+    const res = await register(live, ws, { url, event_types: ['*'] });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'webhook_url_refused', param: '$.url', message: expect.stringMatching(message) });
+  });
+
+  it('checks the address again at delivery time', async () => {
+    const sender = live.get(WebhookSender);
+    for (const url of ['https://127.0.0.1:9/x', 'https://localhost:9/x', 'http://93.184.215.14/x']) {
+      const result = await sender.send({ url, eventId: 'evt_x', body: '{}', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] });
+      expect({ url, ok: result.ok, statusCode: result.statusCode }).toEqual({ url, ok: false, statusCode: null });
+      expect(result.error).toMatch(/address refused|https/);
+    }
+  });
+});
+
+describe('webhooks across a Redis outage', () => {
+  let port: number;
+  let redis: ChildProcess | undefined;
+  let app: TestApp;
+
+  async function freePort(): Promise<number> {
+    const srv = createServer();
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    const p = (srv.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => srv.close(() => resolve()));
+    return p;
+  }
+
+  async function startRedis(): Promise<void> {
+    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    redis = proc;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('redis-server did not start')), 5000);
+      proc.stdout!.on('data', (d: Buffer) => {
+        if (d.toString().includes('Ready to accept connections')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      proc.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
+    });
+  }
+
+  async function stopRedis(): Promise<void> {
+    const proc = redis;
+    redis = undefined;
+    if (proc && proc.exitCode === null) {
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill('SIGTERM');
+      await exited;
+    }
+  }
+
+  beforeAll(async () => {
+    port = await freePort();
+    await startRedis();
+    app = await startApp({ ...FAST, redisUrl: `redis://127.0.0.1:${port}` });
+  });
+  afterAll(async () => {
+    if (!redis) {
+      await startRedis(); // Bull closes cleanly only with Redis there
+    }
+    await app.close();
+    await stopRedis();
+  });
+
+  it('keeps settling while Redis is down and delivers each event exactly once after', async () => {
+    const ws = await seedWorkspace(app);
+    const receiver = await startReceiver();
+    await register(app, ws, { url: receiver.url, event_types: ['*'] });
+    const byId = () =>
+      receiver.got.reduce<Record<string, number>>((acc, g) => ({ ...acc, [String(g.headers['webhook-id'])]: (acc[String(g.headers['webhook-id'])] ?? 0) + 1 }), {});
+
+    const before = await emit(app, ws);
+    await waitFor('delivery before the outage', async () => receiver.got.length === 1);
+
+    await stopRedis();
+    const t0 = Date.now();
+    const during = await emit(app, ws);
+    expect(Date.now() - t0).toBeLessThan(500);
+    const page = await request(app.url).get('/v1/events').set(auth(ws));
+    expect(page.status).toBe(200);
+    expect(page.body.data[0].id).toBe(during.id);
+
+    await sleep(1000); // twenty dispatcher ticks without Redis
+    const [row] = await app.db.query<{ dispatched_at: Date | null }[]>('SELECT dispatched_at FROM outbox_events WHERE id = $1', [during.id]);
+    expect(row.dispatched_at).toBeNull();
+    expect(await deliveriesOf(app, during.id)).toHaveLength(0);
+    expect(receiver.got).toHaveLength(1);
+
+    await startRedis();
+    await waitFor('delivery after the outage', async () => receiver.got.length >= 2, 15000);
+    await sleep(500); // room for a duplicate to show up, if there were one
+    expect(byId()).toEqual({ [before.id]: 1, [during.id]: 1 });
+    const [delivery] = await deliveriesOf(app, during.id);
+    expect(delivery).toMatchObject({ status: 'delivered', attempt_count: 1 });
+    const [after] = await app.db.query<{ dispatched_at: Date | null }[]>('SELECT dispatched_at FROM outbox_events WHERE id = $1', [during.id]);
+    expect(after.dispatched_at).not.toBeNull();
+    await receiver.close();
+  });
+});
