@@ -2,7 +2,14 @@ import { Controller, Get, Header, Inject, Render } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ACP_VERSION, SUPPORTED_ACP_VERSIONS } from '../common/auth/acp.guard';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { configSchema, HANDLER_ID, HANDLER_PATHS, HANDLER_VERSION, instrumentSchema, upiMandateHandler } from './upi-mandate-handler';
+import {
+  configSchema,
+  HANDLER_ID,
+  HANDLER_PATHS,
+  HANDLER_VERSION,
+  instrumentSchema,
+  upiMandateHandler,
+} from './upi-mandate-handler';
 
 const CACHE_HOUR = 'public, max-age=3600';
 
@@ -17,7 +24,10 @@ export class AcpDocumentsController {
 
   @Get('.well-known/acp.json')
   @Header('Cache-Control', CACHE_HOUR)
-  @ApiOperation({ operationId: 'getAcpDiscovery', summary: 'ACP discovery document (no merchant ids; handlers are per session)' })
+  @ApiOperation({
+    operationId: 'getAcpDiscovery',
+    summary: 'ACP discovery document (no merchant ids; handlers are per session)',
+  })
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: true } })
   discovery() {
     return {

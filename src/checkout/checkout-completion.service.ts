@@ -21,7 +21,9 @@ import type { AcpCheckoutSession } from './dto/checkout-session.response';
 import type { CompleteCheckoutSessionDto } from './dto/complete-checkout-session.dto';
 
 /** BRIEF §5.5: a refused or failed payment leaves the session payable with this message. */
-export function paymentDeclinedMessage(intent: Pick<PaymentIntent, 'status' | 'declineReason'>): StoredMessage {
+export function paymentDeclinedMessage(
+  intent: Pick<PaymentIntent, 'status' | 'declineReason'>,
+): StoredMessage {
   const why =
     intent.status === 'failed'
       ? `The UPI payment failed: ${intent.declineReason ?? 'the bank refused it'}.`
@@ -67,7 +69,11 @@ export class CheckoutCompletionService implements OnModuleInit {
     });
   }
 
-  async completeSession(caller: ProtocolKeyPrincipal, id: string, body: CompleteCheckoutSessionDto): Promise<AcpCheckoutSession> {
+  async completeSession(
+    caller: ProtocolKeyPrincipal,
+    id: string,
+    body: CompleteCheckoutSessionDto,
+  ): Promise<AcpCheckoutSession> {
     const credential = parsePaymentData(body.payment_data);
     return this.tx.run(async () => {
       const session = await this.checkout.lockVisible(caller, id);
@@ -75,7 +81,12 @@ export class CheckoutCompletionService implements OnModuleInit {
       const status = effectiveStatus(session, now);
       const total = sessionTotal(session.lineItems);
       const redeem = () =>
-        this.tokens.redeem({ tokenId: credential.tokenId, checkoutSessionId: id, merchantAgentId: session.sellerAgentId, amountPaise: total });
+        this.tokens.redeem({
+          tokenId: credential.tokenId,
+          checkoutSessionId: id,
+          merchantAgentId: session.sellerAgentId,
+          amountPaise: total,
+        });
       if (!canComplete(status)) {
         // Token problems are reported first, so a retry with a spent token always reads token_used
         // (e.g. the losers of a race on one token); the redeem is rolled back with the error below.
@@ -102,7 +113,11 @@ export class CheckoutCompletionService implements OnModuleInit {
         description: `Checkout ${id} (${units} ${units === 1 ? 'item' : 'items'})`,
         receiptContext: {
           checkout_session_id: id,
-          line_items: session.lineItems.map((l) => ({ sku: l.sku, quantity: l.quantity, unit_paise: l.unit_paise })),
+          line_items: session.lineItems.map((l) => ({
+            sku: l.sku,
+            quantity: l.quantity,
+            unit_paise: l.unit_paise,
+          })),
         },
       });
       session.intentId = outcome.intent.id;
@@ -132,10 +147,16 @@ export class CheckoutCompletionService implements OnModuleInit {
           break;
       }
       await this.repo.save(session);
-      await this.audit.record(session.workspaceId, { type: 'protocol_key', id: caller.id }, 'checkout.complete', id, {
-        outcome: outcome.status,
-        intent_id: outcome.intent.id,
-      });
+      await this.audit.record(
+        session.workspaceId,
+        { type: 'protocol_key', id: caller.id },
+        'checkout.complete',
+        id,
+        {
+          outcome: outcome.status,
+          intent_id: outcome.intent.id,
+        },
+      );
       return this.checkout.present(session);
     });
   }
@@ -156,17 +177,38 @@ export class CheckoutCompletionService implements OnModuleInit {
     const facts = new Map(
       session.lineItems.map((l) => [
         l.sku,
-        { sku: l.sku, name: l.name, unitPaise: l.unit_paise, category: l.category, active: offers.find((o) => o.sku === l.sku)?.active ?? false },
+        {
+          sku: l.sku,
+          name: l.name,
+          unitPaise: l.unit_paise,
+          category: l.category,
+          active: offers.find((o) => o.sku === l.sku)?.active ?? false,
+        },
       ]),
     );
-    const priced = priceLines(wantedFromStored(session.lineItems), facts, session.lineItems, await this.checkout.sellerNameOf(session));
-    Object.assign(session, { status: priced.status, messages: priced.messages, updatedAt: this.clock.now() });
+    const priced = priceLines(
+      wantedFromStored(session.lineItems),
+      facts,
+      session.lineItems,
+      await this.checkout.sellerNameOf(session),
+    );
+    Object.assign(session, {
+      status: priced.status,
+      messages: priced.messages,
+      updatedAt: this.clock.now(),
+    });
     return true;
   }
 
   private markCompleted(session: CheckoutSession): void {
     const now = this.clock.now();
-    Object.assign(session, { status: 'completed', orderId: newId('ord'), completedAt: now, updatedAt: now, messages: [] });
+    Object.assign(session, {
+      status: 'completed',
+      orderId: newId('ord'),
+      completedAt: now,
+      updatedAt: now,
+      messages: [],
+    });
   }
 
   /** A person approved and the rail settled: the session completes with its order. */

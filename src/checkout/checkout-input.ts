@@ -32,7 +32,10 @@ export function parsePaymentData(pd: PaymentDataDto): PaymentCredential {
     throw checkoutErrors.missing('$.payment_data.handler_id', `must be ${HANDLER_ID}`);
   }
   if (pd.handler_id !== HANDLER_ID) {
-    throw checkoutErrors.invalid('$.payment_data.handler_id', `unknown payment handler; the only one is ${HANDLER_ID}`);
+    throw checkoutErrors.invalid(
+      '$.payment_data.handler_id',
+      `unknown payment handler; the only one is ${HANDLER_ID}`,
+    );
   }
   const instrument = pd.instrument;
   if (!isObject(instrument)) {
@@ -42,7 +45,10 @@ export function parsePaymentData(pd: PaymentDataDto): PaymentCredential {
     throw checkoutErrors.missing('$.payment_data.instrument.type', `must be ${INSTRUMENT_TYPE}`);
   }
   if (instrument.type !== INSTRUMENT_TYPE) {
-    throw checkoutErrors.invalid('$.payment_data.instrument.type', `must be ${INSTRUMENT_TYPE}; cards are not accepted`);
+    throw checkoutErrors.invalid(
+      '$.payment_data.instrument.type',
+      `must be ${INSTRUMENT_TYPE}; cards are not accepted`,
+    );
   }
   const credential = instrument.credential;
   if (credential === undefined) {
@@ -55,15 +61,31 @@ export function parsePaymentData(pd: PaymentDataDto): PaymentCredential {
     throw checkoutErrors.missing('$.payment_data.instrument.credential.type', 'required');
   }
   if (!CREDENTIAL_TYPES.includes(credential.type as PaymentCredential['credentialType'])) {
-    throw checkoutErrors.invalid('$.payment_data.instrument.credential.type', `must be one of ${CREDENTIAL_TYPES.join(', ')}`);
+    throw checkoutErrors.invalid(
+      '$.payment_data.instrument.credential.type',
+      `must be one of ${CREDENTIAL_TYPES.join(', ')}`,
+    );
   }
   if (credential.token === undefined) {
-    throw checkoutErrors.missing('$.payment_data.instrument.credential.token', 'the vt_ token from delegate_payment');
+    throw checkoutErrors.missing(
+      '$.payment_data.instrument.credential.token',
+      'the vt_ token from delegate_payment',
+    );
   }
-  if (typeof credential.token !== 'string' || credential.token.length === 0 || credential.token.length > 256) {
-    throw checkoutErrors.invalid('$.payment_data.instrument.credential.token', 'must be a vt_ token id');
+  if (
+    typeof credential.token !== 'string' ||
+    credential.token.length === 0 ||
+    credential.token.length > 256
+  ) {
+    throw checkoutErrors.invalid(
+      '$.payment_data.instrument.credential.token',
+      'must be a vt_ token id',
+    );
   }
-  return { tokenId: credential.token, credentialType: credential.type as PaymentCredential['credentialType'] };
+  return {
+    tokenId: credential.token,
+    credentialType: credential.type as PaymentCredential['credentialType'],
+  };
 }
 
 export const REASON_CODES = [
@@ -116,7 +138,10 @@ export function parseCancelBody(body: unknown): StoredIntentTrace | null {
   };
   if (trace.trace_summary !== undefined) {
     if (typeof trace.trace_summary !== 'string' || trace.trace_summary.length > 500) {
-      throw checkoutErrors.invalid('$.intent_trace.trace_summary', 'must be a string of at most 500 characters');
+      throw checkoutErrors.invalid(
+        '$.intent_trace.trace_summary',
+        'must be a string of at most 500 characters',
+      );
     }
     stored.trace_summary = trace.trace_summary;
   }
@@ -127,7 +152,9 @@ export function parseCancelBody(body: unknown): StoredIntentTrace | null {
     const metadata: Record<string, string | number | boolean> = {};
     for (const [key, value] of Object.entries(trace.metadata)) {
       const ok =
-        typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+        typeof value === 'string' ||
+        typeof value === 'boolean' ||
+        (typeof value === 'number' && Number.isFinite(value));
       if (!ok) {
         const path = /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
           ? `$.intent_trace.metadata.${key}`

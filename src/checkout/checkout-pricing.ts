@@ -77,7 +77,8 @@ export function priceLines(
   sellerName: string,
 ): { lines: StoredLineItem[]; messages: StoredMessage[]; status: CheckoutStatus } {
   const previousBySku = new Map(previous.map((l) => [l.sku, l]));
-  let nextNumber = previous.reduce((max, l) => Math.max(max, Number(/^li_(\d+)$/.exec(l.id)?.[1] ?? 0)), 0) + 1;
+  let nextNumber =
+    previous.reduce((max, l) => Math.max(max, Number(/^li_(\d+)$/.exec(l.id)?.[1] ?? 0)), 0) + 1;
   const messages: StoredMessage[] = [];
   const lines = wanted.map((w, i): StoredLineItem => {
     const offer = offers.get(w.sku);

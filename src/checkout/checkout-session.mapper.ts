@@ -1,6 +1,11 @@
 import { ACP_VERSION } from '../common/auth/acp.guard';
 import type { AppConfig } from '../config/app.config';
-import type { CheckoutSession, CheckoutStatus, StoredLineItem, StoredMessage } from './checkout-session.entity';
+import type {
+  CheckoutSession,
+  CheckoutStatus,
+  StoredLineItem,
+  StoredMessage,
+} from './checkout-session.entity';
 import { lineTotal, sessionTotal } from './checkout-pricing';
 import type { AcpCheckoutSession } from './dto/checkout-session.response';
 import { upiMandateHandler } from './upi-mandate-handler';

@@ -10,7 +10,10 @@ export class CheckoutSessionRepository {
 
   async insert(session: CheckoutSession): Promise<void> {
     // jsonb columns are typed Record<string, unknown>, which TypeORM's deep-partial type cannot express.
-    await this.tx.manager.insert(CheckoutSession, session as QueryDeepPartialEntity<CheckoutSession>);
+    await this.tx.manager.insert(
+      CheckoutSession,
+      session as QueryDeepPartialEntity<CheckoutSession>,
+    );
   }
 
   findById(id: string): Promise<CheckoutSession | null> {
@@ -19,7 +22,10 @@ export class CheckoutSessionRepository {
 
   /** SELECT … FOR UPDATE: every state change of a session runs under this lock (lock order: session first). */
   lockById(id: string): Promise<CheckoutSession | null> {
-    return this.tx.manager.findOne(CheckoutSession, { where: { id }, lock: { mode: 'pessimistic_write' } });
+    return this.tx.manager.findOne(CheckoutSession, {
+      where: { id },
+      lock: { mode: 'pessimistic_write' },
+    });
   }
 
   findByOrderId(orderId: string): Promise<CheckoutSession | null> {
@@ -28,22 +34,18 @@ export class CheckoutSessionRepository {
 
   /** Writes every mutable column of a locked session. */
   async save(s: CheckoutSession): Promise<void> {
-    await this.tx.manager.update(
-      CheckoutSession,
-      { id: s.id },
-      ({
-        status: s.status,
-        lineItems: s.lineItems,
-        buyer: s.buyer,
-        messages: s.messages,
-        intentId: s.intentId,
-        orderId: s.orderId,
-        intentTrace: s.intentTrace,
-        updatedAt: s.updatedAt,
-        completedAt: s.completedAt,
-        canceledAt: s.canceledAt,
-      } as QueryDeepPartialEntity<CheckoutSession>),
-    );
+    await this.tx.manager.update(CheckoutSession, { id: s.id }, {
+      status: s.status,
+      lineItems: s.lineItems,
+      buyer: s.buyer,
+      messages: s.messages,
+      intentId: s.intentId,
+      orderId: s.orderId,
+      intentTrace: s.intentTrace,
+      updatedAt: s.updatedAt,
+      completedAt: s.completedAt,
+      canceledAt: s.canceledAt,
+    } as QueryDeepPartialEntity<CheckoutSession>);
   }
 
   /**

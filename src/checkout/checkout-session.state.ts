@@ -4,13 +4,19 @@ import type { CheckoutStatus } from './checkout-session.entity';
  * Session status rules (spec §3, BRIEF §4.4, §5.3, §11), pure. `expired` is derived: an open
  * session past expires_at reads as expired whether or not a write has persisted it yet.
  */
-export const OPEN_STATUSES: readonly CheckoutStatus[] = ['ready_for_payment', 'not_ready_for_payment'];
+export const OPEN_STATUSES: readonly CheckoutStatus[] = [
+  'ready_for_payment',
+  'not_ready_for_payment',
+];
 
 export function isOpen(status: CheckoutStatus): boolean {
   return OPEN_STATUSES.includes(status);
 }
 
-export function effectiveStatus(s: { status: CheckoutStatus; expiresAt: Date }, now: Date): CheckoutStatus {
+export function effectiveStatus(
+  s: { status: CheckoutStatus; expiresAt: Date },
+  now: Date,
+): CheckoutStatus {
   return isOpen(s.status) && now >= s.expiresAt ? 'expired' : s.status;
 }
 

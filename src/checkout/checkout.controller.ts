@@ -22,16 +22,25 @@ export class CheckoutController {
 
   @Post()
   @Idempotent()
-  @ApiOperation({ operationId: 'createCheckoutSession', summary: 'Create a checkout session from published offers' })
+  @ApiOperation({
+    operationId: 'createCheckoutSession',
+    summary: 'Create a checkout session from published offers',
+  })
   @ApiCreatedResponse({ type: AcpCheckoutSession })
-  create(@Caller() caller: ProtocolKeyPrincipal, @Body() body: CreateCheckoutSessionDto): Promise<AcpCheckoutSession> {
+  create(
+    @Caller() caller: ProtocolKeyPrincipal,
+    @Body() body: CreateCheckoutSessionDto,
+  ): Promise<AcpCheckoutSession> {
     return this.checkout.createSession(caller, body);
   }
 
   @Post(':checkout_session_id')
   @HttpCode(200)
   @Idempotent()
-  @ApiOperation({ operationId: 'updateCheckoutSession', summary: 'Update items, buyer or fulfilment selection (re-prices)' })
+  @ApiOperation({
+    operationId: 'updateCheckoutSession',
+    summary: 'Update items, buyer or fulfilment selection (re-prices)',
+  })
   @ApiOkResponse({ type: AcpCheckoutSession })
   update(
     @Caller() caller: ProtocolKeyPrincipal,
@@ -44,7 +53,10 @@ export class CheckoutController {
   @Get(':checkout_session_id')
   @ApiOperation({ operationId: 'getCheckoutSession', summary: 'The full, current session' })
   @ApiOkResponse({ type: AcpCheckoutSession })
-  get(@Caller() caller: ProtocolKeyPrincipal, @Param('checkout_session_id') id: string): Promise<AcpCheckoutSession> {
+  get(
+    @Caller() caller: ProtocolKeyPrincipal,
+    @Param('checkout_session_id') id: string,
+  ): Promise<AcpCheckoutSession> {
     return this.checkout.getSession(caller, id);
   }
 
@@ -53,7 +65,8 @@ export class CheckoutController {
   @Idempotent()
   @ApiOperation({
     operationId: 'completeCheckoutSession',
-    summary: 'Pay with a delegated token: completed (≤ ₹2,000), pending_approval (above), or ready_for_payment + payment_declined',
+    summary:
+      'Pay with a delegated token: completed (≤ ₹2,000), pending_approval (above), or ready_for_payment + payment_declined',
   })
   @ApiOkResponse({ type: AcpCheckoutSession })
   complete(
@@ -67,7 +80,10 @@ export class CheckoutController {
   @Post(':checkout_session_id/cancel')
   @HttpCode(200)
   @Idempotent()
-  @ApiOperation({ operationId: 'cancelCheckoutSession', summary: 'Cancel (empty body or {intent_trace}); 405 once completed or canceled' })
+  @ApiOperation({
+    operationId: 'cancelCheckoutSession',
+    summary: 'Cancel (empty body or {intent_trace}); 405 once completed or canceled',
+  })
   @ApiBody({
     required: false,
     schema: {
@@ -78,7 +94,12 @@ export class CheckoutController {
           properties: {
             reason_code: { type: 'string', description: 'Unknown values are stored as other' },
             trace_summary: { type: 'string', maxLength: 500 },
-            metadata: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] } },
+            metadata: {
+              type: 'object',
+              additionalProperties: {
+                oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+              },
+            },
           },
           required: ['reason_code'],
         },

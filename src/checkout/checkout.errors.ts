@@ -4,7 +4,8 @@ import type { CheckoutStatus } from './checkout-session.entity';
 
 /** Checkout codes (BRIEF §3.2, §11). Body-shape failures are RequestValidationErrors, like the pipe's. */
 export const checkoutErrors = {
-  notFound: (id: string) => new AppError(404, 'invalid_request', 'not_found', `No checkout session ${id}`),
+  notFound: (id: string) =>
+    new AppError(404, 'invalid_request', 'not_found', `No checkout session ${id}`),
   unknownItem: (index: number, id: string) =>
     new AppError(
       400,
@@ -15,10 +16,20 @@ export const checkoutErrors = {
     ),
   /** Update or complete in a state that does not allow it (400, BRIEF §11). */
   invalidState: (id: string, status: CheckoutStatus, action: string) =>
-    new AppError(400, 'invalid_request', 'invalid_state', `Checkout session ${id} is ${status} and cannot be ${action}`),
+    new AppError(
+      400,
+      'invalid_request',
+      'invalid_state',
+      `Checkout session ${id} is ${status} and cannot be ${action}`,
+    ),
   /** Cancel of a completed or canceled session (405, spec §7.3). */
   notCancelable: (id: string, status: CheckoutStatus) =>
-    new AppError(405, 'invalid_request', 'invalid_state', `Checkout session ${id} is ${status} and cannot be canceled`),
+    new AppError(
+      405,
+      'invalid_request',
+      'invalid_state',
+      `Checkout session ${id} is ${status} and cannot be canceled`,
+    ),
   invalid: (param: string, message: string) =>
     new RequestValidationError(400, 'invalid_request', 'invalid', `${param}: ${message}`, param),
   missing: (param: string, message: string) =>

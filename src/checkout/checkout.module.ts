@@ -16,7 +16,12 @@ import { OrderPageService } from './order-page.service';
 @Module({
   imports: [AccountsModule, ListingsModule, PaymentsModule, DelegatePaymentModule, ChainsModule],
   controllers: [CheckoutController, AcpDocumentsController, CheckoutPagesController],
-  providers: [CheckoutService, CheckoutCompletionService, CheckoutSessionRepository, OrderPageService],
+  providers: [
+    CheckoutService,
+    CheckoutCompletionService,
+    CheckoutSessionRepository,
+    OrderPageService,
+  ],
   exports: [CheckoutService, CheckoutCompletionService],
 })
 export class CheckoutModule {}

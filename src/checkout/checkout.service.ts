@@ -9,7 +9,13 @@ import { Tx } from '../database/tx';
 import { ListingsService } from '../listings/listings.service';
 import { PaymentsService } from '../payments/payments.service';
 import { parseCancelBody } from './checkout-input';
-import { mergeItems, OfferFacts, priceLines, RequestedItem, WantedLine, wantedFromStored } from './checkout-pricing';
+import {
+  mergeItems,
+  OfferFacts,
+  priceLines,
+  WantedLine,
+  wantedFromStored,
+} from './checkout-pricing';
 import { CheckoutSession, StoredMessage } from './checkout-session.entity';
 import { DIGITAL_OPTION_ID, toAcpSession } from './checkout-session.mapper';
 import { CheckoutSessionRepository } from './checkout-session.repository';
@@ -38,12 +44,20 @@ export class CheckoutService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async createSession(caller: ProtocolKeyPrincipal, body: CreateCheckoutSessionDto): Promise<AcpCheckoutSession> {
+  async createSession(
+    caller: ProtocolKeyPrincipal,
+    body: CreateCheckoutSessionDto,
+  ): Promise<AcpCheckoutSession> {
     return this.tx.run(async () => {
       const now = this.clock.now();
       const sellerName = await this.sellerName(caller.workspaceId, caller.agentId);
-      const wanted = mergeItems(body.line_items as RequestedItem[]);
-      const priced = priceLines(wanted, await this.offersFor(caller.agentId, wanted), [], sellerName);
+      const wanted = mergeItems(body.line_items);
+      const priced = priceLines(
+        wanted,
+        await this.offersFor(caller.agentId, wanted),
+        [],
+        sellerName,
+      );
       const session = Object.assign(new CheckoutSession(), {
         id: newId('cs'),
         workspaceId: caller.workspaceId,
@@ -64,14 +78,24 @@ export class CheckoutService {
         canceledAt: null,
       } satisfies CheckoutSession);
       await this.repo.insert(session);
-      await this.audit.record(caller.workspaceId, { type: 'protocol_key', id: caller.id }, 'checkout.created', session.id, {
-        status: session.status,
-      });
+      await this.audit.record(
+        caller.workspaceId,
+        { type: 'protocol_key', id: caller.id },
+        'checkout.created',
+        session.id,
+        {
+          status: session.status,
+        },
+      );
       return this.present(session, sellerName);
     });
   }
 
-  async updateSession(caller: ProtocolKeyPrincipal, id: string, body: UpdateCheckoutSessionDto): Promise<AcpCheckoutSession> {
+  async updateSession(
+    caller: ProtocolKeyPrincipal,
+    id: string,
+    body: UpdateCheckoutSessionDto,
+  ): Promise<AcpCheckoutSession> {
     return this.tx.run(async () => {
       const session = await this.lockVisible(caller, id);
       const now = this.clock.now();
@@ -80,8 +104,15 @@ export class CheckoutService {
         throw checkoutErrors.invalidState(id, status, 'updated');
       }
       const sellerName = await this.sellerName(session.workspaceId, session.sellerAgentId);
-      const wanted = body.line_items ? mergeItems(body.line_items as RequestedItem[]) : wantedFromStored(session.lineItems);
-      const priced = priceLines(wanted, await this.offersFor(session.sellerAgentId, wanted), session.lineItems, sellerName);
+      const wanted = body.line_items
+        ? mergeItems(body.line_items)
+        : wantedFromStored(session.lineItems);
+      const priced = priceLines(
+        wanted,
+        await this.offersFor(session.sellerAgentId, wanted),
+        session.lineItems,
+        sellerName,
+      );
       if (body.selected_fulfillment_options) {
         checkSelection(body.selected_fulfillment_options, priced.lines);
       }
@@ -112,7 +143,11 @@ export class CheckoutService {
   }
 
   /** Cancel (BRIEF §4.5): any state but completed/canceled; a payment awaiting approval is withdrawn. */
-  async cancelSession(caller: ProtocolKeyPrincipal, id: string, rawBody: unknown): Promise<AcpCheckoutSession> {
+  async cancelSession(
+    caller: ProtocolKeyPrincipal,
+    id: string,
+    rawBody: unknown,
+  ): Promise<AcpCheckoutSession> {
     const trace = parseCancelBody(rawBody);
     return this.tx.run(async () => {
       const session = await this.lockVisible(caller, id);
@@ -130,13 +165,26 @@ export class CheckoutService {
         updatedAt: now,
         // Write-only and stored once; never returned (BRIEF §4.5).
         intentTrace: session.intentTrace ?? (trace as Record<string, unknown> | null),
-        messages: [{ type: 'info', severity: 'info', content_type: 'plain', content: 'This checkout session was canceled.' }],
+        messages: [
+          {
+            type: 'info',
+            severity: 'info',
+            content_type: 'plain',
+            content: 'This checkout session was canceled.',
+          },
+        ],
       });
       await this.repo.save(session);
-      await this.audit.record(session.workspaceId, { type: 'protocol_key', id: caller.id }, 'checkout.canceled', id, {
-        from: status,
-        reason_code: trace?.reason_code ?? null,
-      });
+      await this.audit.record(
+        session.workspaceId,
+        { type: 'protocol_key', id: caller.id },
+        'checkout.canceled',
+        id,
+        {
+          from: status,
+          reason_code: trace?.reason_code ?? null,
+        },
+      );
       return this.present(session);
     });
   }
@@ -153,9 +201,12 @@ export class CheckoutService {
   /** The full ACP body of a session as it stands now. */
   async present(session: CheckoutSession, knownSellerName?: string): Promise<AcpCheckoutSession> {
     const status = effectiveStatus(session, this.clock.now());
-    const sellerName = knownSellerName ?? (await this.sellerName(session.workspaceId, session.sellerAgentId));
+    const sellerName =
+      knownSellerName ?? (await this.sellerName(session.workspaceId, session.sellerAgentId));
     const receiptId =
-      status === 'completed' && session.intentId ? (await this.payments.getIntent(session.intentId)).receiptId : null;
+      status === 'completed' && session.intentId
+        ? (await this.payments.getIntent(session.intentId)).receiptId
+        : null;
     return toAcpSession({ session, status, sellerName, receiptId }, this.config);
   }
 
@@ -168,7 +219,10 @@ export class CheckoutService {
   }
 
   /** Offers for the wanted SKUs; a SKU this seller never published is 400 invalid_item_id. */
-  private async offersFor(sellerAgentId: string, wanted: WantedLine[]): Promise<Map<string, OfferFacts>> {
+  private async offersFor(
+    sellerAgentId: string,
+    wanted: WantedLine[],
+  ): Promise<Map<string, OfferFacts>> {
     const offers = await this.listings.findOffers(
       sellerAgentId,
       wanted.map((w) => w.sku),
@@ -183,7 +237,10 @@ export class CheckoutService {
 }
 
 /** We publish no discount codes: every code the agent sends gets a warning, and nothing is applied. */
-function discountWarnings(body: { coupons?: string[]; discounts?: { codes?: string[] } }): StoredMessage[] {
+function discountWarnings(body: {
+  coupons?: string[];
+  discounts?: { codes?: string[] };
+}): StoredMessage[] {
   const sent = [
     ...(body.coupons ?? []).map((code, i) => ({ code, param: `$.coupons[${i}]` })),
     ...(body.discounts?.codes ?? []).map((code, i) => ({ code, param: `$.discounts.codes[${i}]` })),
@@ -199,7 +256,10 @@ function discountWarnings(body: { coupons?: string[]; discounts?: { codes?: stri
 }
 
 /** Only fo_digital exists and it always covers every line; accept line-item ids or item ids (BRIEF §5.9). */
-function checkSelection(options: SelectedFulfillmentOptionDto[], lines: { id: string; sku: string }[]): void {
+function checkSelection(
+  options: SelectedFulfillmentOptionDto[],
+  lines: { id: string; sku: string }[],
+): void {
   const known = new Set(lines.flatMap((l) => [l.id, l.sku]));
   options.forEach((o, i) => {
     if (o.option_id !== DIGITAL_OPTION_ID || o.type !== 'digital') {
@@ -210,7 +270,10 @@ function checkSelection(options: SelectedFulfillmentOptionDto[], lines: { id: st
     }
     o.item_ids.forEach((itemId, j) => {
       if (!known.has(itemId)) {
-        throw checkoutErrors.invalid(`$.selected_fulfillment_options[${i}].item_ids[${j}]`, `no line item ${itemId}`);
+        throw checkoutErrors.invalid(
+          `$.selected_fulfillment_options[${i}].item_ids[${j}]`,
+          `no line item ${itemId}`,
+        );
       }
     });
   });

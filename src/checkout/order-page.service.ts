@@ -17,11 +17,24 @@ export interface OrderPage {
     sellerName: string;
     completedAt: string;
     totalPaise: number;
-    lines: { name: string; sku: string; quantity: number; unitPaise: number; amountPaise: number }[];
+    lines: {
+      name: string;
+      sku: string;
+      quantity: number;
+      unitPaise: number;
+      amountPaise: number;
+    }[];
   };
   receipt: {
     id: string;
-    entries: { seq: number; hash: string; prevHash: string; createdAt: string; kid: string; type: string }[];
+    entries: {
+      seq: number;
+      hash: string;
+      prevHash: string;
+      createdAt: string;
+      kid: string;
+      type: string;
+    }[];
   } | null;
   jwksUrl: string;
 }
@@ -42,7 +55,9 @@ export class OrderPageService {
   ) {}
 
   async orderPage(orderId: string): Promise<OrderPage> {
-    const session = /^ord_[A-Za-z0-9]{1,64}$/.test(orderId) ? await this.repo.findByOrderId(orderId) : null;
+    const session = /^ord_[A-Za-z0-9]{1,64}$/.test(orderId)
+      ? await this.repo.findByOrderId(orderId)
+      : null;
     if (!session || session.status !== 'completed' || !session.intentId) {
       throw commonErrors.notFound('order', orderId);
     }
@@ -51,7 +66,12 @@ export class OrderPageService {
     const entries = intent.receiptId ? await this.chains.entries(intent.receiptId) : [];
     return {
       title: `Order ${orderId}`,
-      modeBanner: this.config.mode === 'live' ? null : this.config.mode === 'test' ? 'TEST MODE' : 'SANDBOX: no money moves',
+      modeBanner:
+        this.config.mode === 'live'
+          ? null
+          : this.config.mode === 'test'
+            ? 'TEST MODE'
+            : 'SANDBOX: no money moves',
       order: {
         id: orderId,
         status: 'confirmed',

@@ -58,7 +58,15 @@ export function configSchema(config: AppConfig): Record<string, unknown> {
       'Configuration of the com.svc.upi_mandate payment handler, as found in CheckoutSession.capabilities.payment.handlers[].config.',
     type: 'object',
     additionalProperties: false,
-    required: ['merchant_id', 'psp', 'environment', 'delegate_payment_url', 'instrument_type', 'credential_type', 'rails'],
+    required: [
+      'merchant_id',
+      'psp',
+      'environment',
+      'delegate_payment_url',
+      'instrument_type',
+      'credential_type',
+      'rails',
+    ],
     properties: {
       merchant_id: {
         type: 'string',
@@ -68,9 +76,16 @@ export function configSchema(config: AppConfig): Record<string, unknown> {
       },
       psp: { const: 'svc', description: 'The PSP that mints and redeems the delegated token' },
       environment: { enum: ['sandbox', 'production'], description: 'sandbox: no money moves' },
-      delegate_payment_url: { type: 'string', format: 'uri', description: 'Where a buyer agent mints a vt_ token' },
+      delegate_payment_url: {
+        type: 'string',
+        format: 'uri',
+        description: 'Where a buyer agent mints a vt_ token',
+      },
       instrument_type: { const: INSTRUMENT_TYPE },
-      credential_type: { const: 'svc_delegated_token', description: 'The preferred credential type; spt is accepted too' },
+      credential_type: {
+        const: 'svc_delegated_token',
+        description: 'The preferred credential type; spt is accepted too',
+      },
       rails: {
         type: 'array',
         minItems: 1,
@@ -88,7 +103,8 @@ export function instrumentSchema(config: AppConfig): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${config.baseUrl}${HANDLER_PATHS.instrumentSchema}`,
     title: 'svc_upi_mandate payment instrument',
-    description: 'payment_data.instrument in CheckoutSessionCompleteRequest when payment_data.handler_id is svc_upi_mandate.',
+    description:
+      'payment_data.instrument in CheckoutSessionCompleteRequest when payment_data.handler_id is svc_upi_mandate.',
     type: 'object',
     required: ['type', 'credential'],
     properties: {
@@ -106,6 +122,8 @@ export function instrumentSchema(config: AppConfig): Record<string, unknown> {
         },
       },
     },
-    examples: [{ type: INSTRUMENT_TYPE, credential: { type: 'svc_delegated_token', token: 'vt_01HXYZabc' } }],
+    examples: [
+      { type: INSTRUMENT_TYPE, credential: { type: 'svc_delegated_token', token: 'vt_01HXYZabc' } },
+    ],
   };
 }

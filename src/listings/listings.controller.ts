@@ -17,7 +17,8 @@ export class ListingsController {
   @Idempotent()
   @ApiOperation({
     operationId: 'putListing',
-    summary: "Publish the seller agent's listing (replaces the offer list; omitted offers are withdrawn)",
+    summary:
+      "Publish the seller agent's listing (replaces the offer list; omitted offers are withdrawn)",
   })
   @ApiOkResponse({ type: ListingResponse })
   putListing(

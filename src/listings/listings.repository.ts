@@ -77,7 +77,10 @@ export class ListingsRepository {
   }
 
   activeOffers(sellerAgentId: string): Promise<Offer[]> {
-    return this.tx.manager.find(Offer, { where: { sellerAgentId, active: true }, order: { sku: 'ASC' } });
+    return this.tx.manager.find(Offer, {
+      where: { sellerAgentId, active: true },
+      order: { sku: 'ASC' },
+    });
   }
 
   findActiveOffer(sellerAgentId: string, sku: string): Promise<Offer | null> {
@@ -97,7 +100,11 @@ export class ListingsRepository {
    * offers); with filters a seller appears when one of its active offers matches, or (q without a
    * category) when its name matches.
    */
-  async searchSellers(filter: SellerFilter, cursor: Cursor | null, limit: number): Promise<SellerRow[]> {
+  async searchSellers(
+    filter: SellerFilter,
+    cursor: Cursor | null,
+    limit: number,
+  ): Promise<SellerRow[]> {
     const params: unknown[] = [];
     const p = (v: unknown) => {
       params.push(v);
@@ -135,7 +142,14 @@ export class ListingsRepository {
       return `$${params.length}`;
     };
     const rows = await this.tx.manager.query<
-      { id: string; seller_agent_id: string; sku: string; name: string; unit_paise: string; category: string }[]
+      {
+        id: string;
+        seller_agent_id: string;
+        sku: string;
+        name: string;
+        unit_paise: string;
+        category: string;
+      }[]
     >(
       `SELECT o.id, o.seller_agent_id, o.sku, o.name, o.unit_paise::text, o.category
          FROM offers o JOIN agents a ON a.id = o.seller_agent_id
@@ -160,7 +174,12 @@ export class ListingsRepository {
    * Offer-level filter. Category prefix matching compares whole path segments without LIKE, since
    * `_` is legal in categories and a LIKE wildcard; q uses strpos for the same reason.
    */
-  private offerConditions(o: string, a: string, filter: SellerFilter, p: (v: unknown) => string): string {
+  private offerConditions(
+    o: string,
+    a: string,
+    filter: SellerFilter,
+    p: (v: unknown) => string,
+  ): string {
     const conds = [`${o}.seller_agent_id = ${a}.id`, `${o}.active`];
     if (filter.category !== undefined) {
       const c = p(filter.category);

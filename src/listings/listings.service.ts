@@ -33,7 +33,11 @@ export class ListingsService {
   ) {}
 
   /** PUT semantics: the body is the whole listing; offers left out are withdrawn, not deleted. */
-  async putListing(caller: AgentPrincipal, agentId: string, body: PutListingDto): Promise<ListingResponse> {
+  async putListing(
+    caller: AgentPrincipal,
+    agentId: string,
+    body: PutListingDto,
+  ): Promise<ListingResponse> {
     if (agentId !== caller.id) {
       // Another agent of the caller's workspace exists (403); anything else is not ours to reveal (404).
       await this.accounts.getAgent(caller.workspaceId, agentId);
@@ -54,13 +58,24 @@ export class ListingsService {
       await this.repo.upsertListing(agentId, body.listed, now);
       await this.repo.replaceOffers(
         agentId,
-        body.offers.map((o) => ({ sku: o.sku, name: o.name, unitPaise: o.unit_paise, category: o.category })),
+        body.offers.map((o) => ({
+          sku: o.sku,
+          name: o.name,
+          unitPaise: o.unit_paise,
+          category: o.category,
+        })),
         now,
       );
-      await this.audit.record(caller.workspaceId, { type: 'agent', id: caller.id }, 'listing.updated', agentId, {
-        listed: body.listed,
-        offers: body.offers.length,
-      });
+      await this.audit.record(
+        caller.workspaceId,
+        { type: 'agent', id: caller.id },
+        'listing.updated',
+        agentId,
+        {
+          listed: body.listed,
+          offers: body.offers.length,
+        },
+      );
       return this.listingView(caller.workspaceId, agentId);
     });
   }
@@ -86,7 +101,11 @@ export class ListingsService {
       category: search.category,
       q: search.q !== undefined && search.q.trim() !== '' ? search.q.trim() : undefined,
     };
-    const rows = await this.repo.searchSellers(filter, decodeCursor(search.startingAfter), limit + 1);
+    const rows = await this.repo.searchSellers(
+      filter,
+      decodeCursor(search.startingAfter),
+      limit + 1,
+    );
     const hasMore = rows.length > limit;
     const page = rows.slice(0, limit);
     const offers = await this.repo.matchingOffers(

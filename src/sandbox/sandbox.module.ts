@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
+import { ListingsModule } from '../listings/listings.module';
+import { MandatesModule } from '../mandates/mandates.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
 import { SandboxService } from './sandbox.service';
 
 /** Demo workspace bootstrap for `npm run sandbox` (src/cli/sandbox.ts) and tests. */
 @Module({
-  imports: [AccountsModule, ProtocolKeysModule],
+  imports: [AccountsModule, ProtocolKeysModule, ListingsModule, MandatesModule],
   providers: [SandboxService],
   exports: [SandboxService],
 })

@@ -7,6 +7,11 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import type { ProtocolKeyRole } from '../protocol-keys/protocol-key.entity';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
+import type { AgentPrincipal } from '../common/auth/principal';
+import { Clock } from '../common/clock';
+import { PutListingDto } from '../listings/dto/put-listing.dto';
+import { ListingsService } from '../listings/listings.service';
+import { MandatesService } from '../mandates/mandates.service';
 
 /** What `npm run sandbox -- --json` prints. Every secret in it is fresh on each run. */
 export interface SandboxResult {
@@ -19,6 +24,10 @@ export interface SandboxResult {
   base_url: string;
   app_url: string;
   workspace_id: string;
+  /** Published offers of the seller: one at or below ₹2,000 (settles at once), one above (asks a person). */
+  offers: { sku: string; name: string; unit_paise: number; category: string }[];
+  /** An active standing mandate of the buyer, authorised by the demo person. */
+  mandate_id: string;
 }
 
 export const SANDBOX = {
@@ -28,6 +37,14 @@ export const SANDBOX = {
   apiKeyName: 'sandbox',
   seller: { name: 'Sandbox seller', role: 'seller' as AgentRole },
   buyer: { name: 'Sandbox buyer', role: 'buyer' as AgentRole },
+  offers: [
+    { sku: 'sku_tea_1kg', name: 'Assam tea 1 kg', unit_paise: 45_000, category: 'food.tea' },
+    { sku: 'sku_tea_hamper', name: 'Darjeeling tea hamper', unit_paise: 350_000, category: 'food.tea' },
+  ],
+  mandateDescription: 'Sandbox mandate',
+  /** ₹10,000 per payment, any seller, 90 days. */
+  mandateCapPaise: 1_000_000,
+  mandateDays: 90,
 } as const;
 
 const ACTOR: AuditActor = { type: 'system', id: 'sandbox' };
@@ -52,6 +69,9 @@ export class SandboxService {
     private readonly tx: Tx,
     private readonly accounts: AccountsService,
     private readonly protocolKeys: ProtocolKeysService,
+    private readonly listings: ListingsService,
+    private readonly mandates: MandatesService,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -66,6 +86,8 @@ export class SandboxService {
       await this.revokeProtocolKeys(ctx, [seller.agent_id, buyer.agent_id]);
       const merchantKey = await this.issueProtocolKey(ctx, seller.agent_id, 'merchant');
       const buyerKey = await this.issueProtocolKey(ctx, buyer.agent_id, 'buyer');
+      const offers = await this.publishOffers(ctx, seller.agent_id);
+      const mandateId = await this.ensureMandate(ctx, buyer.agent_id);
       return {
         api_key: apiKey,
         person: { email: SANDBOX.email, password },
@@ -76,8 +98,40 @@ export class SandboxService {
         base_url: this.config.baseUrl,
         app_url: this.config.appUrl,
         workspace_id: ctx.workspaceId,
+        offers,
+        mandate_id: mandateId,
       };
     });
+  }
+
+  private async publishOffers(ctx: SandboxContext, sellerId: string): Promise<SandboxResult['offers']> {
+    const seller: AgentPrincipal = { kind: 'agent', id: sellerId, workspaceId: ctx.workspaceId, role: 'seller', publicKey: null };
+    const offers = SANDBOX.offers.map((o) => ({ ...o }));
+    await this.listings.putListing(seller, sellerId, Object.assign(new PutListingDto(), { listed: true, offers }));
+    return offers;
+  }
+
+  /** Reuses the buyer's sandbox mandate while it is active; otherwise creates one and authorises it as the demo person. */
+  private async ensureMandate(ctx: SandboxContext, buyerId: string): Promise<string> {
+    const now = this.clock.now();
+    const existing = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT id FROM mandates WHERE buyer_agent_id = $1 AND description = $2 AND status = 'active'
+          AND valid_until > $3::timestamptz + interval '7 days' ORDER BY created_at DESC LIMIT 1`,
+      [buyerId, SANDBOX.mandateDescription, now],
+    );
+    if (existing.length > 0) {
+      return existing[0].id;
+    }
+    const buyer: AgentPrincipal = { kind: 'agent', id: buyerId, workspaceId: ctx.workspaceId, role: 'buyer', publicKey: null };
+    const created = await this.mandates.create(buyer, {
+      perPaymentCapPaise: SANDBOX.mandateCapPaise,
+      payeeAgentIds: null,
+      validUntil: new Date(now.getTime() + SANDBOX.mandateDays * 86_400_000).toISOString(),
+      rail: 'upi_reserve_pay',
+      description: SANDBOX.mandateDescription,
+    });
+    await this.mandates.authorise(ctx.workspaceId, created.id, ctx.personId);
+    return created.id;
   }
 
   /**

@@ -7,7 +7,12 @@ import { ChainService } from '../../src/chains/chain.service';
 import { isValid, expectValid } from '../support/acp-schema';
 import { startApp, TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
-import { insertMandate, insertToken, MandateFixture, TokenFixture } from '../factories/payment-fixtures';
+import {
+  insertMandate,
+  insertToken,
+  MandateFixture,
+  TokenFixture,
+} from '../factories/payment-fixtures';
 
 /**
  * ACP 2026-04-17 merchant checkout (BRIEF §1, §4, §5, §11; spec §3, §7–8). Every session body the
@@ -50,22 +55,39 @@ describe('ACP checkout', () => {
 
   const idem = () => `idem-${randomUUID()}`;
   const base = '/acp/checkout_sessions';
-  const createBody = (items: unknown[] = [{ id: 'tea', quantity: 1 }], extra: Record<string, unknown> = {}) => ({
+  const createBody = (
+    items: unknown[] = [{ id: 'tea', quantity: 1 }],
+    extra: Record<string, unknown> = {},
+  ) => ({
     line_items: items,
     currency: 'inr',
     capabilities: {},
     ...extra,
   });
   const payment = (token: string, credentialType = 'svc_delegated_token') => ({
-    payment_data: { handler_id: 'svc_upi_mandate', instrument: { type: 'svc_mandate', credential: { type: credentialType, token } } },
+    payment_data: {
+      handler_id: 'svc_upi_mandate',
+      instrument: { type: 'svc_mandate', credential: { type: credentialType, token } },
+    },
   });
 
   const api = (key: string) => ({
-    create: (body: unknown, k = idem()) => request(t.url).post(base).set(acpHeaders(key, k)).send(body as object),
-    update: (id: string, body: unknown, k = idem()) => request(t.url).post(`${base}/${id}`).set(acpHeaders(key, k)).send(body as object),
+    create: (body: unknown, k = idem()) =>
+      request(t.url)
+        .post(base)
+        .set(acpHeaders(key, k))
+        .send(body as object),
+    update: (id: string, body: unknown, k = idem()) =>
+      request(t.url)
+        .post(`${base}/${id}`)
+        .set(acpHeaders(key, k))
+        .send(body as object),
     get: (id: string) => request(t.url).get(`${base}/${id}`).set(acpHeaders(key)),
     complete: (id: string, body: unknown, k = idem()) =>
-      request(t.url).post(`${base}/${id}/complete`).set(acpHeaders(key, k)).send(body as object),
+      request(t.url)
+        .post(`${base}/${id}/complete`)
+        .set(acpHeaders(key, k))
+        .send(body as object),
     cancel: (id: string, body?: unknown, k = idem()) => {
       const req = request(t.url).post(`${base}/${id}/cancel`).set(acpHeaders(key, k));
       return body === undefined ? req : req.send(body as object);
@@ -86,18 +108,35 @@ describe('ACP checkout', () => {
   interface AcpSession {
     id: string;
     status: string;
-    line_items: { id: string; item: { id: string }; quantity: number; unit_amount: number; totals: { type: string; amount: number }[] }[];
+    line_items: {
+      id: string;
+      item: { id: string };
+      quantity: number;
+      unit_amount: number;
+      totals: { type: string; amount: number }[];
+    }[];
     totals: { type: string; amount: number }[];
     messages: Record<string, unknown>[];
     metadata: Record<string, unknown>;
     order?: { id: string; permalink_url: string; checkout_session_id: string };
-    capabilities: { payment: { handlers: Record<string, unknown>[] }; interventions: Record<string, unknown> };
+    capabilities: {
+      payment: { handlers: Record<string, unknown>[] };
+      interventions: Record<string, unknown>;
+    };
     links: { type: string; url: string }[];
     [k: string]: unknown;
   }
 
   async function sessionRow(id: string) {
-    const [row] = await t.db.query<{ status: string; intent_id: string | null; order_id: string | null; intent_trace: unknown; messages: unknown[] }[]>(
+    const [row] = await t.db.query<
+      {
+        status: string;
+        intent_id: string | null;
+        order_id: string | null;
+        intent_trace: unknown;
+        messages: unknown[];
+      }[]
+    >(
       'SELECT status, intent_id, order_id, intent_trace, messages FROM checkout_sessions WHERE id = $1',
       [id],
     );
@@ -105,19 +144,33 @@ describe('ACP checkout', () => {
   }
 
   async function tokenStatus(id: string): Promise<string> {
-    const [row] = await t.db.query<{ status: string }[]>('SELECT status FROM delegated_tokens WHERE id = $1', [id]);
+    const [row] = await t.db.query<{ status: string }[]>(
+      'SELECT status FROM delegated_tokens WHERE id = $1',
+      [id],
+    );
     return row.status;
   }
 
   /** Everything the payment pipeline wrote for one session. */
   async function paymentTrail(sessionId: string) {
-    const intents = await t.db.query<{ id: string; status: string; receipt_id: string | null; token_id: string; amount_paise: string; decline_code: string | null }[]>(
+    const intents = await t.db.query<
+      {
+        id: string;
+        status: string;
+        receipt_id: string | null;
+        token_id: string;
+        amount_paise: string;
+        decline_code: string | null;
+      }[]
+    >(
       `SELECT id, status, receipt_id, token_id, amount_paise::text, decline_code FROM payment_intents
         WHERE source_kind = 'checkout' AND source_id = $1 ORDER BY created_at`,
       [sessionId],
     );
     const ids = intents.map((i) => i.id);
-    const transfers = await t.db.query<{ direction: string; status: string; amount_paise: string }[]>(
+    const transfers = await t.db.query<
+      { direction: string; status: string; amount_paise: string }[]
+    >(
       'SELECT direction, status, amount_paise::text FROM rail_transfers WHERE intent_id = ANY($1::text[])',
       [ids],
     );
@@ -177,7 +230,12 @@ describe('ACP checkout', () => {
             { type: 'total', display_text: 'Total', amount: 135_000 },
           ],
         },
-        expect.objectContaining({ id: 'li_2', item: { id: 'biscuits' }, quantity: 1, unit_amount: 2_500 }),
+        expect.objectContaining({
+          id: 'li_2',
+          item: { id: 'biscuits' },
+          quantity: 1,
+          unit_amount: 2_500,
+        }),
       ]);
       expect(s.totals).toEqual([
         { type: 'items_base_amount', display_text: 'Items', amount: 137_500 },
@@ -185,9 +243,16 @@ describe('ACP checkout', () => {
         { type: 'total', display_text: 'Total', amount: 137_500 },
       ]);
       expect(s.fulfillment_options).toEqual([
-        { type: 'digital', id: 'fo_digital', title: 'Digital delivery', totals: [{ type: 'total', display_text: 'Digital delivery', amount: 0 }] },
+        {
+          type: 'digital',
+          id: 'fo_digital',
+          title: 'Digital delivery',
+          totals: [{ type: 'total', display_text: 'Digital delivery', amount: 0 }],
+        },
       ]);
-      expect(s.selected_fulfillment_options).toEqual([{ type: 'digital', option_id: 'fo_digital', item_ids: ['li_1', 'li_2'] }]);
+      expect(s.selected_fulfillment_options).toEqual([
+        { type: 'digital', option_id: 'fo_digital', item_ids: ['li_1', 'li_2'] },
+      ]);
       expect(s.capabilities).toEqual({
         payment: {
           handlers: [
@@ -201,7 +266,9 @@ describe('ACP checkout', () => {
               requires_pci_compliance: false,
               psp: 'svc',
               config_schema: `${t.config.baseUrl}/acp/handlers/upi_mandate/config.schema.json`,
-              instrument_schemas: [`${t.config.baseUrl}/acp/handlers/upi_mandate/instrument.schema.json`],
+              instrument_schemas: [
+                `${t.config.baseUrl}/acp/handlers/upi_mandate/instrument.schema.json`,
+              ],
               config: {
                 merchant_id: w.ws.seller.id,
                 psp: 'svc',
@@ -219,7 +286,11 @@ describe('ACP checkout', () => {
       });
       expect(s.links).toEqual([
         { type: 'terms_of_use', title: 'Terms of use', url: `${t.config.appUrl}/legal/terms` },
-        { type: 'privacy_policy', title: 'Privacy policy', url: `${t.config.appUrl}/legal/privacy` },
+        {
+          type: 'privacy_policy',
+          title: 'Privacy policy',
+          url: `${t.config.appUrl}/legal/privacy`,
+        },
       ]);
       const ttl = Date.parse(s.expires_at as string) - Date.parse(s.created_at as string);
       expect(ttl).toBe(t.config.checkoutSessionTtlSeconds * 1000);
@@ -229,7 +300,10 @@ describe('ACP checkout', () => {
         'SELECT seller_agent_id, protocol_key_id FROM checkout_sessions WHERE id = $1',
         [s.id],
       );
-      expect(owner).toEqual({ seller_agent_id: w.ws.seller.id, protocol_key_id: w.ws.merchantKeyId });
+      expect(owner).toEqual({
+        seller_agent_id: w.ws.seller.id,
+        protocol_key_id: w.ws.merchantKeyId,
+      });
     });
 
     it('replays a create with the same Idempotency-Key: same session, created once', async () => {
@@ -240,7 +314,10 @@ describe('ACP checkout', () => {
       expect(again.status).toBe(201);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body).toEqual(first.body);
-      const [{ n }] = await t.db.query<{ n: number }[]>('SELECT count(*)::int AS n FROM checkout_sessions WHERE seller_agent_id = $1', [w.ws.seller.id]);
+      const [{ n }] = await t.db.query<{ n: number }[]>(
+        'SELECT count(*)::int AS n FROM checkout_sessions WHERE seller_agent_id = $1',
+        [w.ws.seller.id],
+      );
       expect(n).toBe(1);
     });
 
@@ -249,7 +326,11 @@ describe('ACP checkout', () => {
       const res = await api(w.ws.merchantKey).create(
         createBody(undefined, {
           capabilities: {
-            interventions: { supported: ['3ds', 'telepathy'], display_context: 'hologram', max_redirects: 2 },
+            interventions: {
+              supported: ['3ds', 'telepathy'],
+              display_context: 'hologram',
+              max_redirects: 2,
+            },
             payment_methods: ['card'],
             extensions: ['discount'],
           },
@@ -257,27 +338,42 @@ describe('ACP checkout', () => {
       );
       expect(res.status).toBe(201);
       expectValid('CheckoutSession', res.body);
-      expect(res.body.capabilities.interventions).toEqual({ supported: [], required: [], enforcement: 'conditional' });
+      expect(res.body.capabilities.interventions).toEqual({
+        supported: [],
+        required: [],
+        enforcement: 'conditional',
+      });
     });
 
     it('takes the published price over a hinted unit_amount, with a price_change warning', async () => {
       const w = await world();
-      const res = await api(w.ws.merchantKey).create(createBody([{ id: 'tea', unit_amount: 40_000, name: 'Cheap tea' }]));
+      const res = await api(w.ws.merchantKey).create(
+        createBody([{ id: 'tea', unit_amount: 40_000, name: 'Cheap tea' }]),
+      );
       expect(res.status).toBe(201);
       expectValid('CheckoutSession', res.body);
       expect(res.body.status).toBe('ready_for_payment');
       expect(res.body.line_items[0]).toMatchObject({ unit_amount: 45_000, name: 'Assam tea 1 kg' });
       expect(res.body.messages).toEqual([
-        expect.objectContaining({ type: 'warning', code: 'price_change', param: '$.line_items[0].unit_amount', content_type: 'plain' }),
+        expect.objectContaining({
+          type: 'warning',
+          code: 'price_change',
+          param: '$.line_items[0].unit_amount',
+          content_type: 'plain',
+        }),
       ]);
     });
 
     it('answers discount codes with a warning each (we have none) and stays payable', async () => {
       const w = await world();
-      const res = await api(w.ws.merchantKey).create(createBody(undefined, { discounts: { codes: ['SAVE10'] }, coupons: ['OLD'] }));
+      const res = await api(w.ws.merchantKey).create(
+        createBody(undefined, { discounts: { codes: ['SAVE10'] }, coupons: ['OLD'] }),
+      );
       expect(res.status).toBe(201);
       expectValid('CheckoutSession', res.body);
-      expect(res.body.messages.map((m: { code: string; param: string }) => [m.code, m.param])).toEqual([
+      expect(
+        res.body.messages.map((m: { code: string; param: string }) => [m.code, m.param]),
+      ).toEqual([
         ['discount_code_invalid', '$.coupons[0]'],
         ['discount_code_invalid', '$.discounts.codes[0]'],
       ]);
@@ -286,9 +382,16 @@ describe('ACP checkout', () => {
 
     it('400 invalid_item_id for a SKU the seller never published, naming the line', async () => {
       const w = await world();
-      const res = await api(w.ws.merchantKey).create(createBody([{ id: 'tea' }, { id: 'unicorn' }]));
+      const res = await api(w.ws.merchantKey).create(
+        createBody([{ id: 'tea' }, { id: 'unicorn' }]),
+      );
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ type: 'invalid_request', code: 'invalid_item_id', message: expect.any(String), param: '$.line_items[1].id' });
+      expect(res.body).toEqual({
+        type: 'invalid_request',
+        code: 'invalid_item_id',
+        message: expect.any(String),
+        param: '$.line_items[1].id',
+      });
       expectValid('Error', res.body);
     });
 
@@ -298,7 +401,10 @@ describe('ACP checkout', () => {
       await request(t.url)
         .put(`/v1/pay/agents/${other.ws.seller.id}/listing`)
         .set('Authorization', `Bearer ${other.ws.seller.credential}`)
-        .send({ listed: true, offers: [{ sku: 'only-theirs', name: 'Theirs', unit_paise: 100, category: 'x' }] })
+        .send({
+          listed: true,
+          offers: [{ sku: 'only-theirs', name: 'Theirs', unit_paise: 100, category: 'x' }],
+        })
         .expect(200);
       const res = await api(w.ws.merchantKey).create(createBody([{ id: 'only-theirs' }]));
       expect(res.status).toBe(400);
@@ -306,30 +412,85 @@ describe('ACP checkout', () => {
     });
 
     const invalid: [string, Record<string, unknown>, string, string][] = [
-      ['currency INR (uppercase)', createBody(undefined, { currency: 'INR' }), 'invalid', '$.currency'],
+      [
+        'currency INR (uppercase)',
+        createBody(undefined, { currency: 'INR' }),
+        'invalid',
+        '$.currency',
+      ],
       ['currency usd', createBody(undefined, { currency: 'usd' }), 'invalid', '$.currency'],
-      ['capabilities missing', { line_items: [{ id: 'tea' }], currency: 'inr' }, 'missing', '$.capabilities'],
-      ['capabilities not an object', createBody(undefined, { capabilities: [] }), 'invalid', '$.capabilities'],
+      [
+        'capabilities missing',
+        { line_items: [{ id: 'tea' }], currency: 'inr' },
+        'missing',
+        '$.capabilities',
+      ],
+      [
+        'capabilities not an object',
+        createBody(undefined, { capabilities: [] }),
+        'invalid',
+        '$.capabilities',
+      ],
       ['line_items missing', { currency: 'inr', capabilities: {} }, 'missing', '$.line_items'],
       ['line_items empty', createBody([]), 'invalid', '$.line_items'],
       ['unknown top-level field', createBody(undefined, { gift: true }), 'invalid', '$.gift'],
-      ['unknown item field', createBody([{ id: 'tea', colour: 'red' }]), 'invalid', '$.line_items[0].colour'],
-      ['quantity 0', createBody([{ id: 'tea', quantity: 0 }]), 'invalid', '$.line_items[0].quantity'],
-      ['quantity 1.5', createBody([{ id: 'tea', quantity: 1.5 }]), 'invalid', '$.line_items[0].quantity'],
+      [
+        'unknown item field',
+        createBody([{ id: 'tea', colour: 'red' }]),
+        'invalid',
+        '$.line_items[0].colour',
+      ],
+      [
+        'quantity 0',
+        createBody([{ id: 'tea', quantity: 0 }]),
+        'invalid',
+        '$.line_items[0].quantity',
+      ],
+      [
+        'quantity 1.5',
+        createBody([{ id: 'tea', quantity: 1.5 }]),
+        'invalid',
+        '$.line_items[0].quantity',
+      ],
       ['item id missing', createBody([{ quantity: 1 }]), 'missing', '$.line_items[0].id'],
-      ['buyer without email', createBody(undefined, { buyer: { first_name: 'A' } }), 'missing', '$.buyer.email'],
-      ['buyer with a bad email', createBody(undefined, { buyer: { email: 'not-an-email' } }), 'invalid', '$.buyer.email'],
+      [
+        'buyer without email',
+        createBody(undefined, { buyer: { first_name: 'A' } }),
+        'missing',
+        '$.buyer.email',
+      ],
+      [
+        'buyer with a bad email',
+        createBody(undefined, { buyer: { email: 'not-an-email' } }),
+        'invalid',
+        '$.buyer.email',
+      ],
       ['buyer null', createBody(undefined, { buyer: null }), 'invalid', '$.buyer'],
-      ['unknown buyer field', createBody(undefined, { buyer: { email: 'a@b.in', shoe_size: 9 } }), 'invalid', '$.buyer.shoe_size'],
+      [
+        'unknown buyer field',
+        createBody(undefined, { buyer: { email: 'a@b.in', shoe_size: 9 } }),
+        'invalid',
+        '$.buyer.shoe_size',
+      ],
       ['quote_id', createBody(undefined, { quote_id: 'qt_1' }), 'invalid', '$.quote_id'],
-      ['order_notes too long', createBody(undefined, { order_notes: 'x'.repeat(5001) }), 'invalid', '$.order_notes'],
+      [
+        'order_notes too long',
+        createBody(undefined, { order_notes: 'x'.repeat(5001) }),
+        'invalid',
+        '$.order_notes',
+      ],
     ];
 
     it.each(invalid)('400 for %s', async (_name, body, code, param) => {
       const w = await world();
       const res = await api(w.ws.merchantKey).create(body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ type: 'invalid_request', code, message: expect.any(String), param });
+      expect(res.body).toEqual({
+        type: 'invalid_request',
+        code,
+        message: expect.any(String),
+        param,
+      });
       expectValid('Error', res.body);
     });
 
@@ -355,12 +516,19 @@ describe('ACP checkout', () => {
         .set('Authorization', `Bearer ${w.ws.seller.credential}`)
         .send({ listed: true, offers: OFFERS.filter((o) => o.sku !== 'biscuits') })
         .expect(200);
-      const res = await api(w.ws.merchantKey).create(createBody([{ id: 'tea' }, { id: 'biscuits' }]));
+      const res = await api(w.ws.merchantKey).create(
+        createBody([{ id: 'tea' }, { id: 'biscuits' }]),
+      );
       expect(res.status).toBe(201);
       expectValid('CheckoutSession', res.body);
       expect(res.body.status).toBe('not_ready_for_payment');
       expect(res.body.messages).toEqual([
-        expect.objectContaining({ type: 'error', code: 'out_of_stock', param: '$.line_items[1]', content: expect.stringContaining('Biscuits') }),
+        expect.objectContaining({
+          type: 'error',
+          code: 'out_of_stock',
+          param: '$.line_items[1]',
+          content: expect.stringContaining('Biscuits'),
+        }),
       ]);
     });
   });
@@ -370,17 +538,32 @@ describe('ACP checkout', () => {
       const w = await world();
       const s = await openSession(w, [{ id: 'tea' }]);
       const res = await api(w.ws.merchantKey).update(s.id, {
-        line_items: [{ id: 'biscuits', quantity: 4 }, { id: 'tea', quantity: 2 }],
+        line_items: [
+          { id: 'biscuits', quantity: 4 },
+          { id: 'tea', quantity: 2 },
+        ],
         buyer: { email: 'ravi@example.in', phone_number: '+919800000000' },
-        selected_fulfillment_options: [{ type: 'digital', option_id: 'fo_digital', item_ids: ['li_1', 'biscuits'] }],
+        selected_fulfillment_options: [
+          { type: 'digital', option_id: 'fo_digital', item_ids: ['li_1', 'biscuits'] },
+        ],
       });
       expect(res.status).toBe(200);
       expectValid('CheckoutSession', res.body);
-      expect(res.body.line_items.map((l: { id: string; item: { id: string }; quantity: number }) => [l.id, l.item.id, l.quantity])).toEqual([
+      expect(
+        res.body.line_items.map((l: { id: string; item: { id: string }; quantity: number }) => [
+          l.id,
+          l.item.id,
+          l.quantity,
+        ]),
+      ).toEqual([
         ['li_2', 'biscuits', 4],
         ['li_1', 'tea', 2],
       ]);
-      expect(res.body.totals.at(-1)).toEqual({ type: 'total', display_text: 'Total', amount: 100_000 });
+      expect(res.body.totals.at(-1)).toEqual({
+        type: 'total',
+        display_text: 'Total',
+        amount: 100_000,
+      });
       expect(res.body.buyer).toEqual({ email: 'ravi@example.in', phone_number: '+919800000000' });
       const got = await api(w.ws.merchantKey).get(s.id);
       expect(got.status).toBe(200);
@@ -392,7 +575,9 @@ describe('ACP checkout', () => {
       const w = await world();
       const s = await openSession(w);
       const option = await api(w.ws.merchantKey).update(s.id, {
-        selected_fulfillment_options: [{ type: 'shipping', option_id: 'fo_ship', item_ids: ['li_1'] }],
+        selected_fulfillment_options: [
+          { type: 'shipping', option_id: 'fo_ship', item_ids: ['li_1'] },
+        ],
       });
       expect(option.status).toBe(400);
       expect(option.body.param).toBe('$.selected_fulfillment_options[0].option_id');
@@ -420,7 +605,11 @@ describe('ACP checkout', () => {
       expect(completed.status).toBe(200);
       expectValid('CheckoutSession', completed.body);
       expect(completed.body.status).toBe('not_ready_for_payment');
-      expect(completed.body.messages[0]).toMatchObject({ type: 'error', code: 'out_of_stock', param: '$.line_items[0]' });
+      expect(completed.body.messages[0]).toMatchObject({
+        type: 'error',
+        code: 'out_of_stock',
+        param: '$.line_items[0]',
+      });
       expect(await tokenStatus(tok)).toBe('usable');
       expect((await paymentTrail(s.id)).intents).toEqual([]);
 
@@ -448,7 +637,11 @@ describe('ACP checkout', () => {
         await api(w.ws.merchantKey).get('cs_doesnotexist'),
       ]) {
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ type: 'invalid_request', code: 'not_found', message: expect.any(String) });
+        expect(res.body).toEqual({
+          type: 'invalid_request',
+          code: 'not_found',
+          message: expect.any(String),
+        });
       }
       expect((await sessionRow(s.id)).status).toBe('ready_for_payment');
       expect(await tokenStatus(tok)).toBe('usable');
@@ -483,9 +676,18 @@ describe('ACP checkout', () => {
 
       const trail = await paymentTrail(s.id);
       expect(trail.intents).toEqual([
-        { id: expect.any(String), status: 'settled', receipt_id: res.body.metadata.svc_receipt_id, token_id: tok, amount_paise: '92500', decline_code: null },
+        {
+          id: expect.any(String),
+          status: 'settled',
+          receipt_id: res.body.metadata.svc_receipt_id,
+          token_id: tok,
+          amount_paise: '92500',
+          decline_code: null,
+        },
       ]);
-      expect(trail.transfers).toEqual([{ direction: 'debit', status: 'succeeded', amount_paise: '92500' }]);
+      expect(trail.transfers).toEqual([
+        { direction: 'debit', status: 'succeeded', amount_paise: '92500' },
+      ]);
       expect(trail.events).toEqual([{ type: 'intent.settled', subject_id: trail.intents[0].id }]);
       expect(trail.chains).toEqual([{ chain_id: res.body.metadata.svc_receipt_id, n: 1 }]);
       expect((await t.get(ChainService).verify(res.body.metadata.svc_receipt_id)).valid).toBe(true);
@@ -499,7 +701,11 @@ describe('ACP checkout', () => {
       });
       expect(await tokenStatus(tok)).toBe('used');
       const row = await sessionRow(s.id);
-      expect(row).toMatchObject({ status: 'completed', intent_id: trail.intents[0].id, order_id: res.body.order.id });
+      expect(row).toMatchObject({
+        status: 'completed',
+        intent_id: trail.intents[0].id,
+        order_id: res.body.order.id,
+      });
 
       const got = await api(w.ws.merchantKey).get(s.id);
       expectValid('CheckoutSessionWithOrder', got.body);
@@ -551,8 +757,13 @@ describe('ACP checkout', () => {
       // Update and a second complete are refused while the payment waits.
       expect((await api(w.ws.merchantKey).update(s.id, {})).body.code).toBe('invalid_state');
 
-      const [approval] = await t.db.query<{ id: string }[]>(`SELECT id FROM approvals WHERE subject_id = $1`, [trail.intents[0].id]);
-      await t.get(ApprovalsService).decide(w.ws.workspaceId, approval.id, w.ws.personId, 'approved');
+      const [approval] = await t.db.query<{ id: string }[]>(
+        `SELECT id FROM approvals WHERE subject_id = $1`,
+        [trail.intents[0].id],
+      );
+      await t
+        .get(ApprovalsService)
+        .decide(w.ws.workspaceId, approval.id, w.ws.personId, 'approved');
       const got = await api(w.ws.merchantKey).get(s.id);
       expect(got.status).toBe(200);
       expectValid('CheckoutSessionWithOrder', got.body);
@@ -578,7 +789,11 @@ describe('ACP checkout', () => {
       const got = await api(w.ws.merchantKey).get(s.id);
       expectValid('CheckoutSession', got.body);
       expect(got.body.status).toBe('ready_for_payment');
-      expect(got.body.messages[0]).toMatchObject({ type: 'error', code: 'payment_declined', content: expect.stringContaining('declined') });
+      expect(got.body.messages[0]).toMatchObject({
+        type: 'error',
+        code: 'payment_declined',
+        content: expect.stringContaining('declined'),
+      });
     });
 
     describe('token errors leave the session ready_for_payment', () => {
@@ -603,7 +818,12 @@ describe('ACP checkout', () => {
         expect(declined.body.status).toBe('ready_for_payment');
         const again = await api(w.ws.merchantKey).complete(s.id, payment(tok));
         expect(again.status).toBe(400);
-        expect(again.body).toEqual({ type: 'invalid_request', code: 'token_used', message: expect.any(String), param: TOKEN_PARAM });
+        expect(again.body).toEqual({
+          type: 'invalid_request',
+          code: 'token_used',
+          message: expect.any(String),
+          param: TOKEN_PARAM,
+        });
         expectValid('Error', again.body);
         await expectUntouched(w, s.id);
         expect((await paymentTrail(s.id)).intents).toHaveLength(1);
@@ -635,7 +855,10 @@ describe('ACP checkout', () => {
       it('token_expired: at or after expires_at (clock advanced)', async () => {
         const w = await world();
         const s = await openSession(w);
-        const tok = await token(w, { sessionId: s.id, expiresAt: new Date(t.clock.now().getTime() + 60_000) });
+        const tok = await token(w, {
+          sessionId: s.id,
+          expiresAt: new Date(t.clock.now().getTime() + 60_000),
+        });
         t.clock.advance(60_000);
         const res = await api(w.ws.merchantKey).complete(s.id, payment(tok));
         expect(res.status).toBe(400);
@@ -659,7 +882,12 @@ describe('ACP checkout', () => {
         const tok = await token(w, { sessionId: s.id });
         const res = await api(w.ws.merchantKey).complete(s.id, payment(tok));
         expect(res.status).toBe(402);
-        expect(res.body).toEqual({ type: 'invalid_request', code: 'requires_buyer_review', message: expect.stringContaining('/authorize'), param: TOKEN_PARAM });
+        expect(res.body).toEqual({
+          type: 'invalid_request',
+          code: 'requires_buyer_review',
+          message: expect.stringContaining('/authorize'),
+          param: TOKEN_PARAM,
+        });
         expectValid('Error', res.body);
         expect(await tokenStatus(tok)).toBe('usable');
         await expectUntouched(w, s.id);
@@ -676,7 +904,13 @@ describe('ACP checkout', () => {
     });
 
     describe('refused payments: 200, ready_for_payment, payment_declined, token spent', () => {
-      async function expectDeclined(w: World, sessionId: string, tok: string, res: request.Response, reason: RegExp) {
+      async function expectDeclined(
+        w: World,
+        sessionId: string,
+        tok: string,
+        res: request.Response,
+        reason: RegExp,
+      ) {
         expect(res.status).toBe(200);
         expectValid('CheckoutSession', res.body);
         expect(res.body.status).toBe('ready_for_payment');
@@ -704,7 +938,9 @@ describe('ACP checkout', () => {
         const res = await api(w.ws.merchantKey).complete(s.id, payment(tok));
         await expectDeclined(w, s.id, tok, res, /spending rules: .*per-payment cap/);
         const trail = await paymentTrail(s.id);
-        expect(trail.intents.map((i) => [i.status, i.decline_code])).toEqual([['declined', 'mandate_cap_exceeded']]);
+        expect(trail.intents.map((i) => [i.status, i.decline_code])).toEqual([
+          ['declined', 'mandate_cap_exceeded'],
+        ]);
         expect(trail.transfers).toEqual([]);
         expect(trail.events).toEqual([]);
       });
@@ -725,28 +961,99 @@ describe('ACP checkout', () => {
         const res = await api(w.ws.merchantKey).complete(s.id, payment(tok));
         await expectDeclined(w, s.id, tok, res, /UPI payment failed: .*insufficient funds/);
         const trail = await paymentTrail(s.id);
-        expect(trail.intents.map((i) => [i.status, i.decline_code])).toEqual([['failed', 'insufficient_funds']]);
-        expect(trail.transfers).toEqual([{ direction: 'debit', status: 'failed', amount_paise: '1051' }]);
+        expect(trail.intents.map((i) => [i.status, i.decline_code])).toEqual([
+          ['failed', 'insufficient_funds'],
+        ]);
+        expect(trail.transfers).toEqual([
+          { direction: 'debit', status: 'failed', amount_paise: '1051' },
+        ]);
 
         // The agent fixes the cart and pays with a fresh token.
-        await api(w.ws.merchantKey).update(s.id, { line_items: [{ id: 'biscuits' }] }).expect(200);
+        await api(w.ws.merchantKey)
+          .update(s.id, { line_items: [{ id: 'biscuits' }] })
+          .expect(200);
         const fresh = await token(w, { sessionId: s.id });
         const paid = await api(w.ws.merchantKey).complete(s.id, payment(fresh));
         expect(paid.status).toBe(200);
         expectValid('CheckoutSessionWithOrder', paid.body);
-        expect((await paymentTrail(s.id)).intents.map((i) => i.status)).toEqual(['failed', 'settled']);
+        expect((await paymentTrail(s.id)).intents.map((i) => i.status)).toEqual([
+          'failed',
+          'settled',
+        ]);
       });
     });
 
     const badPayments: [string, unknown, number, string, string][] = [
-      ['another handler', { payment_data: { handler_id: 'card_handler', instrument: { type: 'card', credential: { type: 'spt', token: 'vt_x' } } } }, 400, 'invalid', '$.payment_data.handler_id'],
-      ['purchase order only', { payment_data: { purchase_order_number: 'PO-1' } }, 400, 'unsupported', '$.payment_data.purchase_order_number'],
-      ['a card instrument', { payment_data: { handler_id: 'svc_upi_mandate', instrument: { type: 'card', credential: { type: 'spt', token: 'vt_x' } } } }, 400, 'invalid', '$.payment_data.instrument.type'],
-      ['another credential type', { payment_data: { handler_id: 'svc_upi_mandate', instrument: { type: 'svc_mandate', credential: { type: 'wallet', token: 'vt_x' } } } }, 400, 'invalid', '$.payment_data.instrument.credential.type'],
-      ['no token', { payment_data: { handler_id: 'svc_upi_mandate', instrument: { type: 'svc_mandate', credential: { type: 'spt' } } } }, 400, 'missing', '$.payment_data.instrument.credential.token'],
-      ['no instrument', { payment_data: { handler_id: 'svc_upi_mandate' } }, 400, 'missing', '$.payment_data.instrument'],
+      [
+        'another handler',
+        {
+          payment_data: {
+            handler_id: 'card_handler',
+            instrument: { type: 'card', credential: { type: 'spt', token: 'vt_x' } },
+          },
+        },
+        400,
+        'invalid',
+        '$.payment_data.handler_id',
+      ],
+      [
+        'purchase order only',
+        { payment_data: { purchase_order_number: 'PO-1' } },
+        400,
+        'unsupported',
+        '$.payment_data.purchase_order_number',
+      ],
+      [
+        'a card instrument',
+        {
+          payment_data: {
+            handler_id: 'svc_upi_mandate',
+            instrument: { type: 'card', credential: { type: 'spt', token: 'vt_x' } },
+          },
+        },
+        400,
+        'invalid',
+        '$.payment_data.instrument.type',
+      ],
+      [
+        'another credential type',
+        {
+          payment_data: {
+            handler_id: 'svc_upi_mandate',
+            instrument: { type: 'svc_mandate', credential: { type: 'wallet', token: 'vt_x' } },
+          },
+        },
+        400,
+        'invalid',
+        '$.payment_data.instrument.credential.type',
+      ],
+      [
+        'no token',
+        {
+          payment_data: {
+            handler_id: 'svc_upi_mandate',
+            instrument: { type: 'svc_mandate', credential: { type: 'spt' } },
+          },
+        },
+        400,
+        'missing',
+        '$.payment_data.instrument.credential.token',
+      ],
+      [
+        'no instrument',
+        { payment_data: { handler_id: 'svc_upi_mandate' } },
+        400,
+        'missing',
+        '$.payment_data.instrument',
+      ],
       ['no payment_data', {}, 400, 'missing', '$.payment_data'],
-      ['an unknown payment_data field', { payment_data: { handler_id: 'svc_upi_mandate', token: 'vt_x' } }, 400, 'invalid', '$.payment_data.token'],
+      [
+        'an unknown payment_data field',
+        { payment_data: { handler_id: 'svc_upi_mandate', token: 'vt_x' } },
+        400,
+        'invalid',
+        '$.payment_data.token',
+      ],
     ];
 
     it.each(badPayments)('400 for %s', async (_name, body, status, code, param) => {
@@ -754,7 +1061,12 @@ describe('ACP checkout', () => {
       const s = await openSession(w);
       const res = await api(w.ws.merchantKey).complete(s.id, body);
       expect(res.status).toBe(status);
-      expect(res.body).toEqual({ type: 'invalid_request', code, message: expect.any(String), param });
+      expect(res.body).toEqual({
+        type: 'invalid_request',
+        code,
+        message: expect.any(String),
+        param,
+      });
       expect((await sessionRow(s.id)).status).toBe('ready_for_payment');
     });
 
@@ -762,7 +1074,9 @@ describe('ACP checkout', () => {
       const w = await world();
       const s = await openSession(w);
       const tok = await token(w, { sessionId: s.id });
-      const results = await Promise.all(Array.from({ length: 50 }, () => api(w.ws.merchantKey).complete(s.id, payment(tok))));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => api(w.ws.merchantKey).complete(s.id, payment(tok))),
+      );
       const statuses = results.map((r) => r.status);
       expect(statuses.filter((x) => x >= 500)).toEqual([]);
       const ok = results.filter((r) => r.status === 200);
@@ -788,7 +1102,10 @@ describe('ACP checkout', () => {
       for (let round = 0; round < 3; round++) {
         const s = await openSession(w, [{ id: 'biscuits' }]);
         const tok = await token(w, { sessionId: s.id });
-        const [done, canceled] = await Promise.all([api(w.ws.merchantKey).complete(s.id, payment(tok)), api(w.ws.merchantKey).cancel(s.id)]);
+        const [done, canceled] = await Promise.all([
+          api(w.ws.merchantKey).complete(s.id, payment(tok)),
+          api(w.ws.merchantKey).cancel(s.id),
+        ]);
         const row = await sessionRow(s.id);
         const trail = await paymentTrail(s.id);
         if (done.status === 200) {
@@ -824,7 +1141,11 @@ describe('ACP checkout', () => {
       expect(update.body.code).toBe('invalid_state');
       const cancel = await api(w.ws.merchantKey).cancel(s.id);
       expect(cancel.status).toBe(405);
-      expect(cancel.body).toEqual({ type: 'invalid_request', code: 'invalid_state', message: expect.any(String) });
+      expect(cancel.body).toEqual({
+        type: 'invalid_request',
+        code: 'invalid_state',
+        message: expect.any(String),
+      });
       expect((await paymentTrail(s.id)).transfers).toHaveLength(1);
     });
   });
@@ -833,11 +1154,15 @@ describe('ACP checkout', () => {
     it('cancels with an empty body and no Content-Type', async () => {
       const w = await world();
       const s = await openSession(w);
-      const res = await request(t.url).post(`${base}/${s.id}/cancel`).set(acpHeaders(w.ws.merchantKey, idem()));
+      const res = await request(t.url)
+        .post(`${base}/${s.id}/cancel`)
+        .set(acpHeaders(w.ws.merchantKey, idem()));
       expect(res.status).toBe(200);
       expectValid('CheckoutSession', res.body);
       expect(res.body.status).toBe('canceled');
-      expect(res.body.messages).toEqual([expect.objectContaining({ type: 'info', content: expect.stringContaining('canceled') })]);
+      expect(res.body.messages).toEqual([
+        expect.objectContaining({ type: 'info', content: expect.stringContaining('canceled') }),
+      ]);
       const row = await sessionRow(s.id);
       expect(row).toMatchObject({ status: 'canceled', intent_trace: null });
     });
@@ -847,7 +1172,11 @@ describe('ACP checkout', () => {
       const s = await openSession(w);
       const key = idem();
       const body = {
-        intent_trace: { reason_code: 'buyer_cancelled', trace_summary: 'Found it cheaper', metadata: { competitor_price: 39_900, brand: 'x', urgent: false } },
+        intent_trace: {
+          reason_code: 'buyer_cancelled',
+          trace_summary: 'Found it cheaper',
+          metadata: { competitor_price: 39_900, brand: 'x', urgent: false },
+        },
         note: 'open body',
       };
       const res = await api(w.ws.merchantKey).cancel(s.id, body, key);
@@ -871,14 +1200,28 @@ describe('ACP checkout', () => {
     it('keeps a known reason_code as sent', async () => {
       const w = await world();
       const s = await openSession(w);
-      await api(w.ws.merchantKey).cancel(s.id, { intent_trace: { reason_code: 'price_sensitivity' } }).expect(200);
+      await api(w.ws.merchantKey)
+        .cancel(s.id, { intent_trace: { reason_code: 'price_sensitivity' } })
+        .expect(200);
       expect((await sessionRow(s.id)).intent_trace).toEqual({ reason_code: 'price_sensitivity' });
     });
 
     it.each([
-      ['nested metadata', { intent_trace: { reason_code: 'other', metadata: { a: { b: 1 } } } }, '$.intent_trace.metadata.a'],
-      ['array metadata value', { intent_trace: { reason_code: 'other', metadata: { list: [1] } } }, '$.intent_trace.metadata.list'],
-      ['summary over 500', { intent_trace: { reason_code: 'other', trace_summary: 's'.repeat(501) } }, '$.intent_trace.trace_summary'],
+      [
+        'nested metadata',
+        { intent_trace: { reason_code: 'other', metadata: { a: { b: 1 } } } },
+        '$.intent_trace.metadata.a',
+      ],
+      [
+        'array metadata value',
+        { intent_trace: { reason_code: 'other', metadata: { list: [1] } } },
+        '$.intent_trace.metadata.list',
+      ],
+      [
+        'summary over 500',
+        { intent_trace: { reason_code: 'other', trace_summary: 's'.repeat(501) } },
+        '$.intent_trace.trace_summary',
+      ],
       ['no reason_code', { intent_trace: { trace_summary: 'x' } }, '$.intent_trace.reason_code'],
     ])('400 for %s, and the session stays open', async (_name, body, param) => {
       const w = await world();
@@ -895,7 +1238,11 @@ describe('ACP checkout', () => {
       await api(w.ws.merchantKey).cancel(s.id).expect(200);
       const again = await api(w.ws.merchantKey).cancel(s.id);
       expect(again.status).toBe(405);
-      expect(again.body).toEqual({ type: 'invalid_request', code: 'invalid_state', message: expect.any(String) });
+      expect(again.body).toEqual({
+        type: 'invalid_request',
+        code: 'invalid_state',
+        message: expect.any(String),
+      });
       const update = await api(w.ws.merchantKey).update(s.id, {});
       expect(update.status).toBe(400);
       expect(update.body.code).toBe('invalid_state');
@@ -906,12 +1253,16 @@ describe('ACP checkout', () => {
       const s = await openSession(w, [{ id: 'kettle' }]);
       const tok = await token(w, { sessionId: s.id });
       await api(w.ws.merchantKey).complete(s.id, payment(tok)).expect(200);
-      const res = await api(w.ws.merchantKey).cancel(s.id, { intent_trace: { reason_code: 'timing_deferred' } });
+      const res = await api(w.ws.merchantKey).cancel(s.id, {
+        intent_trace: { reason_code: 'timing_deferred' },
+      });
       expect(res.status).toBe(200);
       expectValid('CheckoutSession', res.body);
       expect(res.body.status).toBe('canceled');
       const trail = await paymentTrail(s.id);
-      expect(trail.intents.map((i) => [i.status, i.decline_code])).toEqual([['declined', 'canceled']]);
+      expect(trail.intents.map((i) => [i.status, i.decline_code])).toEqual([
+        ['declined', 'canceled'],
+      ]);
       expect(trail.approvals).toEqual([{ status: 'withdrawn', amount_paise: '250000' }]);
       expect(trail.transfers).toEqual([]);
     });
@@ -921,13 +1272,18 @@ describe('ACP checkout', () => {
     it('an open session past expires_at reads expired, refuses complete and update, and can still be canceled', async () => {
       const w = await world();
       const s = await openSession(w);
-      const tok = await token(w, { sessionId: s.id, expiresAt: new Date(t.clock.now().getTime() + 86400_000) });
+      const tok = await token(w, {
+        sessionId: s.id,
+        expiresAt: new Date(t.clock.now().getTime() + 86400_000),
+      });
       t.clock.advance(t.config.checkoutSessionTtlSeconds * 1000);
       const got = await api(w.ws.merchantKey).get(s.id);
       expect(got.status).toBe(200);
       expectValid('CheckoutSession', got.body);
       expect(got.body.status).toBe('expired');
-      expect(got.body.messages).toEqual([expect.objectContaining({ type: 'error', code: 'expired' })]);
+      expect(got.body.messages).toEqual([
+        expect.objectContaining({ type: 'error', code: 'expired' }),
+      ]);
       expect((await sessionRow(s.id)).status).toBe('expired');
 
       const complete = await api(w.ws.merchantKey).complete(s.id, payment(tok));
@@ -961,10 +1317,19 @@ describe('ACP checkout', () => {
       expect(res.headers['cache-control']).toBe('public, max-age=3600');
       expectValid('DiscoveryResponse', res.body);
       expect(res.body).toEqual({
-        protocol: { name: 'acp', version: '2026-04-17', supported_versions: ['2026-04-17'], documentation_url: `${t.config.baseUrl}/docs` },
+        protocol: {
+          name: 'acp',
+          version: '2026-04-17',
+          supported_versions: ['2026-04-17'],
+          documentation_url: `${t.config.baseUrl}/docs`,
+        },
         api_base_url: `${t.config.baseUrl}/acp`,
         transports: ['rest'],
-        capabilities: { services: ['checkout', 'delegate_payment'], supported_currencies: ['inr'], supported_locales: ['en-IN'] },
+        capabilities: {
+          services: ['checkout', 'delegate_payment'],
+          supported_currencies: ['inr'],
+          supported_locales: ['en-IN'],
+        },
       });
       expect(JSON.stringify(res.body)).not.toMatch(/agt_|svc_upi_mandate/);
     });
@@ -972,7 +1337,12 @@ describe('ACP checkout', () => {
     it('every handler URL in a session resolves; the schemas are JSON Schemas our own objects satisfy', async () => {
       const w = await world();
       const s = await openSession(w);
-      const handler = s.capabilities.payment.handlers[0] as { spec: string; config_schema: string; instrument_schemas: string[]; config: unknown };
+      const handler = s.capabilities.payment.handlers[0] as {
+        spec: string;
+        config_schema: string;
+        instrument_schemas: string[];
+        config: unknown;
+      };
       const spec = await request(handler.spec).get('');
       expect(spec.status).toBe(200);
       expect(spec.headers['content-type']).toMatch(/^text\/html/);
@@ -995,9 +1365,15 @@ describe('ACP checkout', () => {
       const validateInstrument = ajv.compile(JSON.parse(instrumentRes.text) as object);
       const instrument = payment('vt_abc123').payment_data.instrument;
       expect(validateInstrument(instrument)).toBe(true);
-      expect(validateInstrument({ ...instrument, credential: { type: 'spt', token: 'vt_abc' } })).toBe(true);
-      expect(validateInstrument({ type: 'card', credential: { type: 'spt', token: 'vt_abc' } })).toBe(false);
-      expect(validateInstrument({ type: 'svc_mandate', credential: { type: 'spt', token: 'tok-1' } })).toBe(false);
+      expect(
+        validateInstrument({ ...instrument, credential: { type: 'spt', token: 'vt_abc' } }),
+      ).toBe(true);
+      expect(
+        validateInstrument({ type: 'card', credential: { type: 'spt', token: 'vt_abc' } }),
+      ).toBe(false);
+      expect(
+        validateInstrument({ type: 'svc_mandate', credential: { type: 'spt', token: 'tok-1' } }),
+      ).toBe(false);
     });
 
     it('the terms and privacy links resolve to pages', async () => {
@@ -1007,7 +1383,9 @@ describe('ACP checkout', () => {
         const res = await request(link.url).get('');
         expect(res.status).toBe(200);
         expect(res.headers['content-type']).toMatch(/^text\/html/);
-        expect(res.text).toContain(link.type === 'terms_of_use' ? 'Terms of use' : 'Privacy policy');
+        expect(res.text).toContain(
+          link.type === 'terms_of_use' ? 'Terms of use' : 'Privacy policy',
+        );
       }
     });
 

@@ -18,7 +18,10 @@ describe('Listings', () => {
   afterAll(() => t.close());
 
   /** A category no other test (or test file) uses, so directory queries see only this test's sellers. */
-  const uniqueCategory = () => `t${randomToken(10).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`;
+  const uniqueCategory = () =>
+    `t${randomToken(10)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, 'x')}`;
 
   const offer = (sku: string, over: Record<string, unknown> = {}) => ({
     sku,
@@ -29,7 +32,9 @@ describe('Listings', () => {
   });
 
   const put = (credential: string, agentId: string, body: unknown, idempotencyKey?: string) => {
-    const req = request(t.url).put(`/v1/pay/agents/${agentId}/listing`).set('Authorization', `Bearer ${credential}`);
+    const req = request(t.url)
+      .put(`/v1/pay/agents/${agentId}/listing`)
+      .set('Authorization', `Bearer ${credential}`);
     if (idempotencyKey) {
       req.set('Idempotency-Key', idempotencyKey);
     }
@@ -37,15 +42,29 @@ describe('Listings', () => {
   };
 
   async function offerRows(agentId: string) {
-    return t.db.query<{ id: string; sku: string; name: string; unit_paise: string; category: string; active: boolean }[]>(
+    return t.db.query<
+      {
+        id: string;
+        sku: string;
+        name: string;
+        unit_paise: string;
+        category: string;
+        active: boolean;
+      }[]
+    >(
       'SELECT id, sku, name, unit_paise::text, category, active FROM offers WHERE seller_agent_id = $1 ORDER BY sku',
       [agentId],
     );
   }
 
   /** A new seller agent in the seed workspace, with its credential. */
-  async function newSeller(name = `Seller ${randomToken(6)}`, role: 'seller' | 'buyer' | 'both' = 'seller') {
-    const agent = await t.get(AccountsService).createAgent(ws.workspaceId, { name, role }, { type: 'person', id: ws.personId });
+  async function newSeller(
+    name = `Seller ${randomToken(6)}`,
+    role: 'seller' | 'buyer' | 'both' = 'seller',
+  ) {
+    const agent = await t
+      .get(AccountsService)
+      .createAgent(ws.workspaceId, { name, role }, { type: 'person', id: ws.personId });
     return { id: agent.id, credential: agent.credential!, name };
   }
 
@@ -54,7 +73,10 @@ describe('Listings', () => {
       const seller = await newSeller('Chai Co');
       const res = await put(seller.credential, seller.id, {
         listed: true,
-        offers: [offer('tea-assam-1kg', { name: 'Assam tea 1 kg' }), offer('biscuits', { unit_paise: 2_500, category: 'food.snacks' })],
+        offers: [
+          offer('tea-assam-1kg', { name: 'Assam tea 1 kg' }),
+          offer('biscuits', { unit_paise: 2_500, category: 'food.snacks' }),
+        ],
       });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
@@ -64,11 +86,19 @@ describe('Listings', () => {
         listed: true,
         offers: [
           { sku: 'biscuits', name: 'Offer biscuits', unit_paise: 2_500, category: 'food.snacks' },
-          { sku: 'tea-assam-1kg', name: 'Assam tea 1 kg', unit_paise: 45_000, category: 'food.tea' },
+          {
+            sku: 'tea-assam-1kg',
+            name: 'Assam tea 1 kg',
+            unit_paise: 45_000,
+            category: 'food.tea',
+          },
         ],
         updated_at: expect.any(String),
       });
-      const [listing] = await t.db.query<{ listed: boolean }[]>('SELECT listed FROM seller_listings WHERE agent_id = $1', [seller.id]);
+      const [listing] = await t.db.query<{ listed: boolean }[]>(
+        'SELECT listed FROM seller_listings WHERE agent_id = $1',
+        [seller.id],
+      );
       expect(listing.listed).toBe(true);
       const rows = await offerRows(seller.id);
       expect(rows.map((r) => [r.sku, r.unit_paise, r.active])).toEqual([
@@ -79,7 +109,10 @@ describe('Listings', () => {
 
     it('replaces the offer list: omitted offers go inactive (rows kept), present ones are updated or reactivated', async () => {
       const seller = await newSeller();
-      await put(seller.credential, seller.id, { listed: true, offers: [offer('a'), offer('b')] }).expect(200);
+      await put(seller.credential, seller.id, {
+        listed: true,
+        offers: [offer('a'), offer('b')],
+      }).expect(200);
       const [a] = await offerRows(seller.id);
 
       const second = await put(seller.credential, seller.id, {
@@ -95,9 +128,14 @@ describe('Listings', () => {
         ['c', true, '45000', 'Offer c'],
       ]);
       expect(await t.get(ListingsService).findActiveOffer(seller.id, 'a')).toBeNull();
-      expect((await t.get(ListingsService).findActiveOffer(seller.id, 'b'))?.unitPaise).toBe(50_000);
+      expect((await t.get(ListingsService).findActiveOffer(seller.id, 'b'))?.unitPaise).toBe(
+        50_000,
+      );
 
-      await put(seller.credential, seller.id, { listed: true, offers: [offer('a', { unit_paise: 100 })] }).expect(200);
+      await put(seller.credential, seller.id, {
+        listed: true,
+        offers: [offer('a', { unit_paise: 100 })],
+      }).expect(200);
       rows = await offerRows(seller.id);
       expect(rows.map((r) => [r.sku, r.active])).toEqual([
         ['a', true],
@@ -117,9 +155,19 @@ describe('Listings', () => {
     it('replays an idempotent PUT and refuses the same key with another body', async () => {
       const seller = await newSeller();
       const key = randomUUID();
-      const first = await put(seller.credential, seller.id, { listed: true, offers: [offer('x')] }, key);
+      const first = await put(
+        seller.credential,
+        seller.id,
+        { listed: true, offers: [offer('x')] },
+        key,
+      );
       expect(first.status).toBe(200);
-      const replay = await put(seller.credential, seller.id, { listed: true, offers: [offer('x')] }, key);
+      const replay = await put(
+        seller.credential,
+        seller.id,
+        { listed: true, offers: [offer('x')] },
+        key,
+      );
       expect(replay.status).toBe(200);
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect(replay.body).toEqual(first.body);
@@ -134,36 +182,104 @@ describe('Listings', () => {
       ['offers missing', '$.offers', { listed: true }],
       ['offers not an array', '$.offers', { listed: true, offers: {} }],
       ['sku with a space', '$.offers[0].sku', { listed: true, offers: [offer('bad sku')] }],
-      ['sku with a slash', '$.offers[1].sku', { listed: true, offers: [offer('ok'), offer('a/b')] }],
-      ['sku of 65 characters', '$.offers[0].sku', { listed: true, offers: [offer('a'.repeat(65))] }],
+      [
+        'sku with a slash',
+        '$.offers[1].sku',
+        { listed: true, offers: [offer('ok'), offer('a/b')] },
+      ],
+      [
+        'sku of 65 characters',
+        '$.offers[0].sku',
+        { listed: true, offers: [offer('a'.repeat(65))] },
+      ],
       ['sku empty', '$.offers[0].sku', { listed: true, offers: [offer('')] }],
-      ['duplicate sku', '$.offers[2].sku', { listed: true, offers: [offer('dup'), offer('other'), offer('dup')] }],
+      [
+        'duplicate sku',
+        '$.offers[2].sku',
+        { listed: true, offers: [offer('dup'), offer('other'), offer('dup')] },
+      ],
       ['name empty', '$.offers[0].name', { listed: true, offers: [offer('a', { name: '' })] }],
-      ['name of 201 characters', '$.offers[0].name', { listed: true, offers: [offer('a', { name: 'n'.repeat(201) })] }],
-      ['unit_paise zero', '$.offers[0].unit_paise', { listed: true, offers: [offer('a', { unit_paise: 0 })] }],
-      ['unit_paise negative', '$.offers[0].unit_paise', { listed: true, offers: [offer('a', { unit_paise: -5 })] }],
-      ['unit_paise fractional', '$.offers[0].unit_paise', { listed: true, offers: [offer('a', { unit_paise: 10.5 })] }],
-      ['unit_paise as a string', '$.offers[0].unit_paise', { listed: true, offers: [offer('a', { unit_paise: '100' })] }],
-      ['unit_paise above 10^12', '$.offers[0].unit_paise', { listed: true, offers: [offer('a', { unit_paise: 1_000_000_000_001 })] }],
-      ['category uppercase', '$.offers[0].category', { listed: true, offers: [offer('a', { category: 'Food.Tea' })] }],
-      ['category with an empty segment', '$.offers[0].category', { listed: true, offers: [offer('a', { category: 'food..tea' })] }],
-      ['category ending in a dot', '$.offers[0].category', { listed: true, offers: [offer('a', { category: 'food.' })] }],
-      ['category missing', '$.offers[0].category', { listed: true, offers: [{ sku: 'a', name: 'A', unit_paise: 1 }] }],
-      ['unknown offer field', '$.offers[0].colour', { listed: true, offers: [offer('a', { colour: 'red' })] }],
+      [
+        'name of 201 characters',
+        '$.offers[0].name',
+        { listed: true, offers: [offer('a', { name: 'n'.repeat(201) })] },
+      ],
+      [
+        'unit_paise zero',
+        '$.offers[0].unit_paise',
+        { listed: true, offers: [offer('a', { unit_paise: 0 })] },
+      ],
+      [
+        'unit_paise negative',
+        '$.offers[0].unit_paise',
+        { listed: true, offers: [offer('a', { unit_paise: -5 })] },
+      ],
+      [
+        'unit_paise fractional',
+        '$.offers[0].unit_paise',
+        { listed: true, offers: [offer('a', { unit_paise: 10.5 })] },
+      ],
+      [
+        'unit_paise as a string',
+        '$.offers[0].unit_paise',
+        { listed: true, offers: [offer('a', { unit_paise: '100' })] },
+      ],
+      [
+        'unit_paise above 10^12',
+        '$.offers[0].unit_paise',
+        { listed: true, offers: [offer('a', { unit_paise: 1_000_000_000_001 })] },
+      ],
+      [
+        'category uppercase',
+        '$.offers[0].category',
+        { listed: true, offers: [offer('a', { category: 'Food.Tea' })] },
+      ],
+      [
+        'category with an empty segment',
+        '$.offers[0].category',
+        { listed: true, offers: [offer('a', { category: 'food..tea' })] },
+      ],
+      [
+        'category ending in a dot',
+        '$.offers[0].category',
+        { listed: true, offers: [offer('a', { category: 'food.' })] },
+      ],
+      [
+        'category missing',
+        '$.offers[0].category',
+        { listed: true, offers: [{ sku: 'a', name: 'A', unit_paise: 1 }] },
+      ],
+      [
+        'unknown offer field',
+        '$.offers[0].colour',
+        { listed: true, offers: [offer('a', { colour: 'red' })] },
+      ],
       ['unknown top-level field', '$.featured', { listed: true, offers: [], featured: true }],
-      ['more than 500 offers', '$.offers', { listed: true, offers: Array.from({ length: 501 }, (_, i) => offer(`s${i}`)) }],
+      [
+        'more than 500 offers',
+        '$.offers',
+        { listed: true, offers: Array.from({ length: 501 }, (_, i) => offer(`s${i}`)) },
+      ],
     ];
 
     it.each(table)('400 for %s, naming %s', async (_name, param, body) => {
       const res = await put(ws.seller.credential, ws.seller.id, body);
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ type: 'invalid_request', code: expect.stringMatching(/^(invalid|missing)$/), param });
+      expect(res.body.error).toMatchObject({
+        type: 'invalid_request',
+        code: expect.stringMatching(/^(invalid|missing)$/),
+        param,
+      });
     });
 
     it('accepts the limits: 500 offers, a 64-character SKU, a 200-character name, 10^12 paise', async () => {
       const seller = await newSeller();
       const offers = Array.from({ length: 500 }, (_, i) => offer(`sku.${i}_x-${i}`));
-      offers[0] = offer('s'.repeat(64), { name: 'n'.repeat(200), unit_paise: 1_000_000_000_000, category: 'a_1.b_2.c' });
+      offers[0] = offer('s'.repeat(64), {
+        name: 'n'.repeat(200),
+        unit_paise: 1_000_000_000_000,
+        category: 'a_1.b_2.c',
+      });
       const res = await put(seller.credential, seller.id, { listed: true, offers });
       expect(res.status).toBe(200);
       expect(res.body.offers).toHaveLength(500);
@@ -171,34 +287,53 @@ describe('Listings', () => {
 
     it("refuses another agent's listing: 403 within the workspace, 404 outside it", async () => {
       const seller = await newSeller();
-      const sameWorkspace = await put(ws.seller.credential, seller.id, { listed: true, offers: [] });
+      const sameWorkspace = await put(ws.seller.credential, seller.id, {
+        listed: true,
+        offers: [],
+      });
       expect(sameWorkspace.status).toBe(403);
       expect(sameWorkspace.body.error.code).toBe('forbidden');
       const other = await seedWorkspace(t);
-      const otherWorkspace = await put(ws.seller.credential, other.seller.id, { listed: true, offers: [] });
+      const otherWorkspace = await put(ws.seller.credential, other.seller.id, {
+        listed: true,
+        offers: [],
+      });
       expect(otherWorkspace.status).toBe(404);
-      const unknown = await put(ws.seller.credential, 'agt_doesnotexist', { listed: true, offers: [] });
+      const unknown = await put(ws.seller.credential, 'agt_doesnotexist', {
+        listed: true,
+        offers: [],
+      });
       expect(unknown.status).toBe(404);
       expect(await offerRows(seller.id)).toEqual([]);
     });
 
     it('refuses a buyer agent (403 not_a_seller) and takes only agent credentials', async () => {
-      const buyer = await put(ws.buyer.credential, ws.buyer.id, { listed: true, offers: [offer('a')] });
+      const buyer = await put(ws.buyer.credential, ws.buyer.id, {
+        listed: true,
+        offers: [offer('a')],
+      });
       expect(buyer.status).toBe(403);
       expect(buyer.body.error.code).toBe('not_a_seller');
       const both = await newSeller('Both ways', 'both');
-      expect((await put(both.credential, both.id, { listed: true, offers: [offer('a')] })).status).toBe(200);
+      expect(
+        (await put(both.credential, both.id, { listed: true, offers: [offer('a')] })).status,
+      ).toBe(200);
       const apiKey = await put(ws.apiKey, ws.seller.id, { listed: true, offers: [] });
       expect(apiKey.status).toBe(403);
       expect(apiKey.body.error.code).toBe('wrong_credential');
-      const none = await request(t.url).put(`/v1/pay/agents/${ws.seller.id}/listing`).send({ listed: true, offers: [] });
+      const none = await request(t.url)
+        .put(`/v1/pay/agents/${ws.seller.id}/listing`)
+        .send({ listed: true, offers: [] });
       expect(none.status).toBe(401);
     });
   });
 
   describe('GET /v1/pay/sellers', () => {
     const sellers = (credential: string, query: Record<string, string | number> = {}) =>
-      request(t.url).get('/v1/pay/sellers').query(query).set('Authorization', `Bearer ${credential}`);
+      request(t.url)
+        .get('/v1/pay/sellers')
+        .query(query)
+        .set('Authorization', `Bearer ${credential}`);
 
     it('lists listed sellers with their active offers; a category matches its sub-categories only', async () => {
       const cat = uniqueCategory();
@@ -207,23 +342,44 @@ describe('Listings', () => {
       const hidden = await newSeller(`Hidden ${cat}`);
       await put(teaShop.credential, teaShop.id, {
         listed: true,
-        offers: [offer('green', { category: `${cat}.tea.green` }), offer('black', { category: `${cat}.tea` }), offer('mug', { category: `${cat}x.mug` })],
+        offers: [
+          offer('green', { category: `${cat}.tea.green` }),
+          offer('black', { category: `${cat}.tea` }),
+          offer('mug', { category: `${cat}x.mug` }),
+        ],
       }).expect(200);
-      await put(snackShop.credential, snackShop.id, { listed: true, offers: [offer('chips', { category: `${cat}.snacks` })] }).expect(200);
-      await put(hidden.credential, hidden.id, { listed: false, offers: [offer('secret', { category: `${cat}.tea` })] }).expect(200);
+      await put(snackShop.credential, snackShop.id, {
+        listed: true,
+        offers: [offer('chips', { category: `${cat}.snacks` })],
+      }).expect(200);
+      await put(hidden.credential, hidden.id, {
+        listed: false,
+        offers: [offer('secret', { category: `${cat}.tea` })],
+      }).expect(200);
 
       const all = await sellers(ws.buyer.credential, { category: cat });
       expect(all.status).toBe(200);
       expect(all.body).toEqual({
         object: 'list',
         data: [
-          { agent_id: snackShop.id, name: snackShop.name, offers: [{ sku: 'chips', name: 'Offer chips', unit_paise: 45_000, category: `${cat}.snacks` }] },
+          {
+            agent_id: snackShop.id,
+            name: snackShop.name,
+            offers: [
+              { sku: 'chips', name: 'Offer chips', unit_paise: 45_000, category: `${cat}.snacks` },
+            ],
+          },
           {
             agent_id: teaShop.id,
             name: teaShop.name,
             offers: [
               { sku: 'black', name: 'Offer black', unit_paise: 45_000, category: `${cat}.tea` },
-              { sku: 'green', name: 'Offer green', unit_paise: 45_000, category: `${cat}.tea.green` },
+              {
+                sku: 'green',
+                name: 'Offer green',
+                unit_paise: 45_000,
+                category: `${cat}.tea.green`,
+              },
             ],
           },
         ],
@@ -251,8 +407,17 @@ describe('Listings', () => {
       const tag = randomToken(8).toLowerCase();
       const shop = await newSeller(`Darjeeling House ${tag}`);
       const other = await newSeller(`Other ${tag}`);
-      await put(shop.credential, shop.id, { listed: true, offers: [offer('first-flush', { name: 'First Flush Darjeeling' }), offer('masala', { name: 'Masala chai' })] }).expect(200);
-      await put(other.credential, other.id, { listed: true, offers: [offer(`kettle-${tag}`, { name: 'Kettle', category: 'home.kitchen' })] }).expect(200);
+      await put(shop.credential, shop.id, {
+        listed: true,
+        offers: [
+          offer('first-flush', { name: 'First Flush Darjeeling' }),
+          offer('masala', { name: 'Masala chai' }),
+        ],
+      }).expect(200);
+      await put(other.credential, other.id, {
+        listed: true,
+        offers: [offer(`kettle-${tag}`, { name: 'Kettle', category: 'home.kitchen' })],
+      }).expect(200);
 
       const byOffer = await sellers(ws.apiKey, { q: `MASALA` });
       const shopHit = byOffer.body.data.find((s: { agent_id: string }) => s.agent_id === shop.id);
@@ -274,15 +439,25 @@ describe('Listings', () => {
       const made: string[] = [];
       for (let i = 0; i < 3; i++) {
         const s = await newSeller(`Pager ${i} ${cat}`);
-        await put(s.credential, s.id, { listed: true, offers: [offer('item', { category: cat })] }).expect(200);
+        await put(s.credential, s.id, {
+          listed: true,
+          offers: [offer('item', { category: cat })],
+        }).expect(200);
         made.push(s.id);
       }
       const first = await sellers(ws.apiKey, { category: cat, limit: 2 });
       expect(first.status).toBe(200);
-      expect(first.body.data.map((s: { agent_id: string }) => s.agent_id)).toEqual([made[2], made[1]]);
+      expect(first.body.data.map((s: { agent_id: string }) => s.agent_id)).toEqual([
+        made[2],
+        made[1],
+      ]);
       expect(first.body.has_more).toBe(true);
       expect(first.body.next_cursor).toEqual(expect.any(String));
-      const second = await sellers(ws.apiKey, { category: cat, limit: 2, starting_after: first.body.next_cursor });
+      const second = await sellers(ws.apiKey, {
+        category: cat,
+        limit: 2,
+        starting_after: first.body.next_cursor,
+      });
       expect(second.body.data.map((s: { agent_id: string }) => s.agent_id)).toEqual([made[0]]);
       expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
     });
@@ -303,11 +478,20 @@ describe('Listings', () => {
     it('searchSellers is usable without HTTP (MCP find_seller)', async () => {
       const cat = uniqueCategory();
       const s = await newSeller(`Direct ${cat}`);
-      await put(s.credential, s.id, { listed: true, offers: [offer('d', { category: cat })] }).expect(200);
+      await put(s.credential, s.id, {
+        listed: true,
+        offers: [offer('d', { category: cat })],
+      }).expect(200);
       const page = await t.get(ListingsService).searchSellers({ category: cat });
       expect(page).toEqual({
         object: 'list',
-        data: [{ agent_id: s.id, name: s.name, offers: [{ sku: 'd', name: 'Offer d', unit_paise: 45_000, category: cat }] }],
+        data: [
+          {
+            agent_id: s.id,
+            name: s.name,
+            offers: [{ sku: 'd', name: 'Offer d', unit_paise: 45_000, category: cat }],
+          },
+        ],
         has_more: false,
         next_cursor: null,
       });

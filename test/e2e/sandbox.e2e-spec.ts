@@ -35,6 +35,21 @@ describe(SandboxService.name, () => {
     expect(second.app_url).toBe(`${t.url}/app`);
   });
 
+  it('publishes one offer at or below ₹2,000 and one above, and reuses one active mandate', async () => {
+    expect(second.offers.map((o) => o.unit_paise).sort((a, b) => a - b)).toEqual([45_000, 350_000]);
+    const sellers = await request(t.url)
+      .get('/v1/pay/sellers?category=food.tea')
+      .set('Authorization', `Bearer ${second.buyer.credential}`)
+      .expect(200);
+    const mine = sellers.body.data.find((s: { agent_id: string }) => s.agent_id === second.seller.agent_id);
+    expect(mine.offers.map((o: { sku: string }) => o.sku).sort()).toEqual(['sku_tea_1kg', 'sku_tea_hamper']);
+    expect(second.mandate_id).toBe(first.mandate_id);
+    const [mandate] = await t.db.query(`SELECT status, buyer_agent_id, authorised_by FROM mandates WHERE id = $1`, [second.mandate_id]);
+    expect(mandate.status).toBe('active');
+    expect(mandate.buyer_agent_id).toBe(second.buyer.agent_id);
+    expect(mandate.authorised_by).not.toBeNull();
+  });
+
   it('issues fresh secrets on every run', () => {
     expect(second.api_key).toMatch(/^sk_test_/);
     expect(second.seller.credential).toMatch(/^agc_/);
@@ -137,7 +152,9 @@ describe(SandboxService.name, () => {
         'base_url',
         'buyer',
         'buyer_protocol_key',
+        'mandate_id',
         'merchant_protocol_key',
+        'offers',
         'person',
         'seller',
         'workspace_id',
@@ -146,6 +163,8 @@ describe(SandboxService.name, () => {
     expect(out.workspace_id).toBe(second.workspace_id);
     expect(out.seller.agent_id).toBe(second.seller.agent_id);
     expect(out.buyer.agent_id).toBe(second.buyer.agent_id);
+    expect(out.mandate_id).toBe(second.mandate_id);
+    expect(out.offers).toHaveLength(2);
     expect(out.person.email).toBe('demo@sandbox.local');
     expect(out.person.password.length).toBeGreaterThanOrEqual(10);
     expect(out.api_key).toMatch(/^sk_/);

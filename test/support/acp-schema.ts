@@ -9,7 +9,10 @@ import { resolve } from 'node:path';
  * `schema.agentic_checkout.json#/$defs/<Def>`; strict is off because the bundle carries
  * non-standard keywords (examples inside properties).
  */
-export const ACP_SCHEMA_DIR = resolve(process.cwd(), process.env.ACP_SCHEMA_DIR ?? '../shared/acp/2026-04-17');
+export const ACP_SCHEMA_DIR = resolve(
+  process.cwd(),
+  process.env.ACP_SCHEMA_DIR ?? '../shared/acp/2026-04-17',
+);
 
 const CHECKOUT = 'schema.agentic_checkout.json';
 const DELEGATE = 'schema.delegate_payment.json';
@@ -22,7 +25,10 @@ export function acpAjv(): Ajv2020 {
     ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
     for (const file of [CHECKOUT, DELEGATE]) {
-      ajv.addSchema(JSON.parse(readFileSync(resolve(ACP_SCHEMA_DIR, file), 'utf8')) as object, file);
+      ajv.addSchema(
+        JSON.parse(readFileSync(resolve(ACP_SCHEMA_DIR, file), 'utf8')) as object,
+        file,
+      );
     }
   }
   return ajv;
@@ -40,13 +46,15 @@ export function acpValidator(defName: string, file = CHECKOUT): ValidateFunction
 }
 
 export function isValid(defName: string, body: unknown): boolean {
-  return acpValidator(defName)(body) as boolean;
+  return acpValidator(defName)(body);
 }
 
 /** Fails the test with Ajv's errors when `body` does not validate as `defName`. */
 export function expectValid(defName: string, body: unknown): void {
   const v = acpValidator(defName);
   if (!v(body)) {
-    throw new Error(`Body is not a valid ACP ${defName}:\n${JSON.stringify(v.errors, null, 2)}\n${JSON.stringify(body, null, 2)}`);
+    throw new Error(
+      `Body is not a valid ACP ${defName}:\n${JSON.stringify(v.errors, null, 2)}\n${JSON.stringify(body, null, 2)}`,
+    );
   }
 }

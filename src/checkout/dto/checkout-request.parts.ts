@@ -35,12 +35,19 @@ export class ItemDto {
   @MaxLength(500)
   name?: string;
 
-  @ApiPropertyOptional({ description: 'Hint only (paise); the published price decides and a difference adds a price_change warning' })
+  @ApiPropertyOptional({
+    description:
+      'Hint only (paise); the published price decides and a difference adds a price_change warning',
+  })
   @Optional()
   @IsInt()
   unit_amount?: number;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1, description: 'Deviation: not in the 2026-04-17 Item schema' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    default: 1,
+    description: 'Deviation: not in the 2026-04-17 Item schema',
+  })
   @Optional()
   @IsInt()
   @Min(1)

@@ -1,7 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsDefined, IsIn, IsISO8601, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { AddressDto, BuyerDto, MarketingConsentDto, Optional, RiskSignalsDto } from './checkout-request.parts';
+import {
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsISO8601,
+  IsObject,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import {
+  AddressDto,
+  BuyerDto,
+  MarketingConsentDto,
+  Optional,
+  RiskSignalsDto,
+} from './checkout-request.parts';
 
 /**
  * ACP `PaymentData` (closed). `instrument` is an open object in the schema, so it is checked by
@@ -16,7 +32,10 @@ export class PaymentDataDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    example: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token: 'vt_01HXYZ' } },
+    example: {
+      type: 'svc_mandate',
+      credential: { type: 'svc_delegated_token', token: 'vt_01HXYZ' },
+    },
   })
   @Optional()
   @IsObject()
@@ -66,12 +85,20 @@ export class CompleteCheckoutSessionDto {
   @Type(() => BuyerDto)
   buyer?: BuyerDto;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, ignored (we never ask for 3DS)' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Accepted, ignored (we never ask for 3DS)',
+  })
   @Optional()
   @IsObject()
   authentication_result?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, ignored' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Accepted, ignored',
+  })
   @Optional()
   @IsObject()
   affiliate_attribution?: Record<string, unknown>;
@@ -83,7 +110,10 @@ export class CompleteCheckoutSessionDto {
   @Type(() => RiskSignalsDto)
   risk_signals?: RiskSignalsDto;
 
-  @ApiPropertyOptional({ type: [MarketingConsentDto], description: 'Accepted, ignored (we offer no marketing)' })
+  @ApiPropertyOptional({
+    type: [MarketingConsentDto],
+    description: 'Accepted, ignored (we offer no marketing)',
+  })
   @Optional()
   @IsArray()
   @ValidateNested({ each: true })

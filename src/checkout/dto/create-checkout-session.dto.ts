@@ -38,7 +38,11 @@ export class CreateCheckoutSessionDto {
   @IsIn(['inr'], { message: 'must be inr (lowercase); we settle only Indian rupees' })
   currency: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'ACP Capabilities; {} is valid' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'ACP Capabilities; {} is valid',
+  })
   @IsDefined()
   @IsObject()
   capabilities: Record<string, unknown>;
@@ -50,28 +54,47 @@ export class CreateCheckoutSessionDto {
   @Type(() => BuyerDto)
   buyer?: BuyerDto;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, ignored (digital delivery)' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Accepted, ignored (digital delivery)',
+  })
   @Optional()
   @IsObject()
   fulfillment_details?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description: 'Accepted, ignored (one digital option)' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object' },
+    description: 'Accepted, ignored (one digital option)',
+  })
   @Optional()
   @IsArray()
   fulfillment_groups?: unknown[];
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, ignored' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Accepted, ignored',
+  })
   @Optional()
   @IsObject()
   affiliate_attribution?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: [String], deprecated: true, description: 'We have no discount codes: each gets a warning' })
+  @ApiPropertyOptional({
+    type: [String],
+    deprecated: true,
+    description: 'We have no discount codes: each gets a warning',
+  })
   @Optional()
   @IsArray()
   @IsString({ each: true })
   coupons?: string[];
 
-  @ApiPropertyOptional({ type: DiscountsDto, description: 'We have no discount codes: each gets a warning' })
+  @ApiPropertyOptional({
+    type: DiscountsDto,
+    description: 'We have no discount codes: each gets a warning',
+  })
   @Optional()
   @IsObject()
   @ValidateNested()
@@ -94,7 +117,11 @@ export class CreateCheckoutSessionDto {
   @Equals(undefined, { message: 'quote_id is not supported on checkout sessions yet' })
   quote_id?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, not stored' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Accepted, not stored',
+  })
   @Optional()
   @IsObject()
   metadata?: Record<string, unknown>;

@@ -1,7 +1,21 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { BuyerDto, DiscountsDto, ItemDto, Optional, SelectedFulfillmentOptionDto } from './checkout-request.parts';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsObject,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import {
+  BuyerDto,
+  DiscountsDto,
+  ItemDto,
+  Optional,
+  SelectedFulfillmentOptionDto,
+} from './checkout-request.parts';
 import { MAX_LINE_ITEMS } from './create-checkout-session.dto';
 
 /** ACP `CheckoutSessionUpdateRequest` (closed, BRIEF §4.2): absent keys leave fields unchanged; null is refused. */
@@ -13,7 +27,12 @@ export class UpdateCheckoutSessionDto {
   @Type(() => BuyerDto)
   buyer?: BuyerDto;
 
-  @ApiPropertyOptional({ type: [ItemDto], minItems: 1, maxItems: MAX_LINE_ITEMS, description: 'Replaces the line items' })
+  @ApiPropertyOptional({
+    type: [ItemDto],
+    minItems: 1,
+    maxItems: MAX_LINE_ITEMS,
+    description: 'Replaces the line items',
+  })
   @Optional()
   @IsArray()
   @ArrayMinSize(1)
@@ -22,17 +41,28 @@ export class UpdateCheckoutSessionDto {
   @Type(() => ItemDto)
   line_items?: ItemDto[];
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted, ignored (digital delivery)' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Accepted, ignored (digital delivery)',
+  })
   @Optional()
   @IsObject()
   fulfillment_details?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description: 'Accepted, ignored' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object' },
+    description: 'Accepted, ignored',
+  })
   @Optional()
   @IsArray()
   fulfillment_groups?: unknown[];
 
-  @ApiPropertyOptional({ type: [SelectedFulfillmentOptionDto], description: 'Only fo_digital exists; it is always selected' })
+  @ApiPropertyOptional({
+    type: [SelectedFulfillmentOptionDto],
+    description: 'Only fo_digital exists; it is always selected',
+  })
   @Optional()
   @IsArray()
   @ValidateNested({ each: true })

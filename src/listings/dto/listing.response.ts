@@ -22,7 +22,8 @@ export class ListingResponse {
 export class SellerView {
   @ApiProperty({ example: 'agt_…' }) agent_id: string;
   @ApiProperty({ example: 'Chai Co' }) name: string;
-  @ApiProperty({ type: [OfferView], description: 'Active offers matching the filters, by SKU' }) offers: OfferView[];
+  @ApiProperty({ type: [OfferView], description: 'Active offers matching the filters, by SKU' })
+  offers: OfferView[];
 }
 
 export class SellerPage {
@@ -33,14 +34,20 @@ export class SellerPage {
 }
 
 export class SellersQuery extends PageQuery {
-  @ApiPropertyOptional({ example: 'food', description: 'Category or any sub-category (food matches food.tea)' })
+  @ApiPropertyOptional({
+    example: 'food',
+    description: 'Category or any sub-category (food matches food.tea)',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   @Matches(CATEGORY_PATTERN, { message: 'must be a dotted lowercase category such as food.tea' })
   category?: string;
 
-  @ApiPropertyOptional({ maxLength: 100, description: 'Case-insensitive search in seller names, offer names and SKUs' })
+  @ApiPropertyOptional({
+    maxLength: 100,
+    description: 'Case-insensitive search in seller names, offer names and SKUs',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)

@@ -22,7 +22,11 @@ export const MAX_UNIT_PAISE = 1_000_000_000_000;
 export const MAX_OFFERS = 500;
 
 export class OfferDto {
-  @ApiProperty({ pattern: SKU_PATTERN.source, example: 'sku_tea_1kg', description: 'Unique within the seller; the ACP line item id' })
+  @ApiProperty({
+    pattern: SKU_PATTERN.source,
+    example: 'sku_tea_1kg',
+    description: 'Unique within the seller; the ACP line item id',
+  })
   @IsDefined()
   @IsString()
   @Matches(SKU_PATTERN, { message: `must match ${SKU_PATTERN.source}` })
@@ -35,7 +39,12 @@ export class OfferDto {
   @MaxLength(200)
   name: string;
 
-  @ApiProperty({ minimum: 1, maximum: MAX_UNIT_PAISE, example: 45000, description: 'Price per unit in paise' })
+  @ApiProperty({
+    minimum: 1,
+    maximum: MAX_UNIT_PAISE,
+    example: 45000,
+    description: 'Price per unit in paise',
+  })
   @IsDefined()
   @IsInt()
   @Min(1)
@@ -59,7 +68,8 @@ export class PutListingDto {
   @ApiProperty({
     type: [OfferDto],
     maxItems: MAX_OFFERS,
-    description: 'The complete offer list: offers not in it are withdrawn (kept, inactive, for history)',
+    description:
+      'The complete offer list: offers not in it are withdrawn (kept, inactive, for history)',
   })
   @IsDefined()
   @IsArray()
