@@ -31,7 +31,12 @@ for (const [i, e] of entries.entries()) {
   if (e.chain_id !== entries[0].chain_id) fail(seq, 'chain_id differs from seq 1');
   if (e.prev_hash !== prev) fail(seq, 'prev_hash does not link to the previous hash');
   // hash = hex(SHA-256(prev_hash + "\n" + JCS({chain_id, seq, created_at, payload})))
-  const body = canonicalize({ chain_id: e.chain_id, seq: e.seq, created_at: e.created_at, payload: e.payload });
+  const body = canonicalize({
+    chain_id: e.chain_id,
+    seq: e.seq,
+    created_at: e.created_at,
+    payload: e.payload,
+  });
   const hash = createHash('sha256').update(`${prev}\n${body}`, 'utf8').digest('hex');
   if (hash !== e.hash) fail(seq, 'recomputed hash differs');
   // base64url leaves spare bits in the last character; insist on the canonical signature encoding.

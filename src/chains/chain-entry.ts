@@ -41,7 +41,10 @@ export function entryHash(prevHash: string, fields: HashedFields): string {
 }
 
 /** Compact JWS over the hash hex string (UTF-8 bytes), protected header {alg: 'EdDSA', kid}. */
-export function signHash(hash: string, key: { kid: string; privateKey: KeyObject }): Promise<string> {
+export function signHash(
+  hash: string,
+  key: { kid: string; privateKey: KeyObject },
+): Promise<string> {
   return new CompactSign(new TextEncoder().encode(hash))
     .setProtectedHeader({ alg: 'EdDSA', kid: key.kid })
     .sign(key.privateKey);

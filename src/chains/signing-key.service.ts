@@ -36,7 +36,9 @@ export class SigningKeyService implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const pem = this.config.signingPrivateKeyPem;
     this.active = pem ? await this.useConfiguredKey(pem) : await this.useStoredKey();
-    this.logger.log(`signing with kid ${this.active.kid} (${pem ? 'SIGNING_PRIVATE_KEY' : 'stored key'})`);
+    this.logger.log(
+      `signing with kid ${this.active.kid} (${pem ? 'SIGNING_PRIVATE_KEY' : 'stored key'})`,
+    );
   }
 
   get kid(): string {
@@ -53,9 +55,12 @@ export class SigningKeyService implements OnModuleInit {
   async jwks(): Promise<JwksResponse> {
     const rows = await this.keys.listAll();
     return {
-      keys: rows.map(
-        (k): JwkResponse => ({ ...k.publicJwk, kid: k.kid, alg: 'EdDSA', use: 'sig' }),
-      ),
+      keys: rows.map((k): JwkResponse => ({
+        ...k.publicJwk,
+        kid: k.kid,
+        alg: 'EdDSA',
+        use: 'sig',
+      })),
     };
   }
 

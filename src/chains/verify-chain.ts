@@ -60,7 +60,11 @@ export async function verifyChain(
       );
     }
     if (expectedHead.head_hash !== prev) {
-      return bad(entries.length, Math.max(entries.length, 1), 'head: chain head hash differs from the last entry hash');
+      return bad(
+        entries.length,
+        Math.max(entries.length, 1),
+        'head: chain head hash differs from the last entry hash',
+      );
     }
   }
   return { valid: true, length: entries.length, first_bad_seq: null, reason: null };

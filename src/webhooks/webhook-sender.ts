@@ -94,6 +94,7 @@ export class WebhookSender {
     return new Promise<SendResult>((resolve) => {
       let settled = false;
       let timedOut = false;
+      let timer: NodeJS.Timeout | undefined;
       const finish = (r: Omit<SendResult, 'durationMs'>) => {
         if (!settled) {
           settled = true;
@@ -127,7 +128,7 @@ export class WebhookSender {
         lookup: guardedLookup(this.config.mode),
         agent: false,
       });
-      const timer = setTimeout(() => {
+      timer = setTimeout(() => {
         timedOut = true;
         req.destroy(new Error('timeout'));
       }, timeoutMs);

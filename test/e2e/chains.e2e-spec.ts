@@ -8,6 +8,7 @@ import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, exportJWK } f
 import request from 'supertest';
 import { GENESIS_HASH } from '../../src/chains/chain-entry';
 import { ChainService } from '../../src/chains/chain.service';
+import { SigningKeyRepository } from '../../src/chains/signing-key.repository';
 import { SigningKeyService } from '../../src/chains/signing-key.service';
 import { verifyChain } from '../../src/chains/verify-chain';
 import { randomToken } from '../../src/common/ids';
@@ -48,7 +49,12 @@ describe(ChainService.name, () => {
     expect(await chains.entries(id)).toEqual([a, b, c]);
     expect(await chains.entry(id, 2)).toEqual(b);
     expect(await chains.entry(id, 4)).toBeNull();
-    expect(await chains.verify(id)).toEqual({ valid: true, length: 3, first_bad_seq: null, reason: null });
+    expect(await chains.verify(id)).toEqual({
+      valid: true,
+      length: 3,
+      first_bad_seq: null,
+      reason: null,
+    });
 
     const [head] = await t.db.query('SELECT head_hash, length FROM chains WHERE id = $1', [id]);
     expect(head).toEqual({ head_hash: c.hash, length: 3 });
@@ -64,7 +70,9 @@ describe(ChainService.name, () => {
     );
     const entries = await chains.entries(id);
     expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    entries.forEach((e, i) => expect(e.prev_hash).toBe(i === 0 ? GENESIS_HASH : entries[i - 1].hash));
+    entries.forEach((e, i) =>
+      expect(e.prev_hash).toBe(i === 0 ? GENESIS_HASH : entries[i - 1].hash),
+    );
     // Each payload landed exactly once.
     expect(new Set(entries.map((e) => e.payload.n)).size).toBe(50);
     expect(await chains.verify(id)).toMatchObject({ valid: true, length: 50 });
@@ -114,7 +122,11 @@ describe(ChainService.name, () => {
         `UPDATE chain_entries SET hash = repeat('a', 64) WHERE chain_id = $1 AND seq = 3`,
         [id],
       );
-      expect(await chains.verify(id)).toMatchObject({ valid: false, first_bad_seq: 3, reason: expect.stringMatching(/^hash:/) });
+      expect(await chains.verify(id)).toMatchObject({
+        valid: false,
+        first_bad_seq: 3,
+        reason: expect.stringMatching(/^hash:/),
+      });
     });
 
     it('reports a replaced jws', async () => {
@@ -135,7 +147,11 @@ describe(ChainService.name, () => {
         `UPDATE chain_entries SET jws = regexp_replace(jws, '\\.[^.]{8}', '.AAAAAAAA') WHERE chain_id = $1 AND seq = 4`,
         [id],
       );
-      expect(await chains.verify(id)).toMatchObject({ valid: false, first_bad_seq: 4, reason: expect.stringMatching(/^signature:/) });
+      expect(await chains.verify(id)).toMatchObject({
+        valid: false,
+        first_bad_seq: 4,
+        reason: expect.stringMatching(/^signature:/),
+      });
     });
 
     it('reports a deleted entry in the middle', async () => {
@@ -177,7 +193,10 @@ describe(ChainService.name, () => {
 
     // What a buyer or seller holds: the entries as JSON and the published JWKS.
     const entries = JSON.parse(JSON.stringify(await chains.entries(id)));
-    const { payload, protectedHeader } = await compactVerify(entries[0].jws, createLocalJWKSet(res.body));
+    const { payload, protectedHeader } = await compactVerify(
+      entries[0].jws,
+      createLocalJWKSet(res.body),
+    );
     expect(protectedHeader).toEqual({ alg: 'EdDSA', kid });
     expect(new TextDecoder().decode(payload)).toBe(entries[0].hash);
     expect(await verifyChain(entries, res.body)).toMatchObject({ valid: true, length: 3 });
@@ -186,7 +205,11 @@ describe(ChainService.name, () => {
     const file = join(tmpdir(), `${id}.json`);
     await writeFile(file, JSON.stringify(entries));
     const run = promisify(execFile);
-    const ok = await run(process.execPath, ['docs/verify-receipt.mjs', file, `${t.url}/.well-known/jwks.json`]);
+    const ok = await run(process.execPath, [
+      'docs/verify-receipt.mjs',
+      file,
+      `${t.url}/.well-known/jwks.json`,
+    ]);
     expect(ok.stdout).toContain('valid: 3 entries');
     entries[1].payload.amount_paise = 1;
     await writeFile(file, JSON.stringify(entries));
@@ -247,8 +270,12 @@ describe(ChainService.name, () => {
         );
         // A chain signed by both keys verifies, here and offline.
         expect(await chains.verify(id)).toMatchObject({ valid: true, length: 2 });
-        expect(await verifyChain(await chains.entries(id), jwks.body)).toMatchObject({ valid: true });
-        const [row] = await t.db.query('SELECT private_key_pem FROM signing_keys WHERE kid = $1', [envKid]);
+        expect(await verifyChain(await chains.entries(id), jwks.body)).toMatchObject({
+          valid: true,
+        });
+        const [row] = await t.db.query('SELECT private_key_pem FROM signing_keys WHERE kid = $1', [
+          envKid,
+        ]);
         expect(row).toEqual({ private_key_pem: null });
       } finally {
         await withEnv.close();
@@ -266,7 +293,14 @@ describe(ChainService.name, () => {
     it('refuses a SIGNING_PRIVATE_KEY that is not Ed25519', async () => {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
       const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-      await expect(startApp({ signingPrivateKeyPem: pem })).rejects.toThrow(/must be an Ed25519 key/);
+      // Constructed by hand: a failed boot through startApp would leave its connections open.
+      const service = new SigningKeyService(
+        { ...t.config, signingPrivateKeyPem: pem },
+        t.get(SigningKeyRepository),
+        t.get(Tx),
+        t.clock,
+      );
+      await expect(service.onModuleInit()).rejects.toThrow(/must be an Ed25519 key/);
     });
   });
 });

@@ -4,7 +4,10 @@ import { ApiProperty } from '@nestjs/swagger';
 export class JwkResponse {
   @ApiProperty({ enum: ['OKP'] }) kty: 'OKP';
   @ApiProperty({ enum: ['Ed25519'] }) crv: 'Ed25519';
-  @ApiProperty({ description: 'Public key, base64url', example: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' })
+  @ApiProperty({
+    description: 'Public key, base64url',
+    example: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+  })
   x: string;
   @ApiProperty({ description: 'RFC 7638 JWK thumbprint (SHA-256, base64url)' }) kid: string;
   @ApiProperty({ enum: ['EdDSA'] }) alg: 'EdDSA';
@@ -12,6 +15,9 @@ export class JwkResponse {
 }
 
 export class JwksResponse {
-  @ApiProperty({ type: [JwkResponse], description: 'Every key the service has signed with, oldest first' })
+  @ApiProperty({
+    type: [JwkResponse],
+    description: 'Every key the service has signed with, oldest first',
+  })
   keys: JwkResponse[];
 }

@@ -2,12 +2,7 @@ import fc from 'fast-check';
 import { calculateJwkThumbprint, exportJWK, JSONWebKeySet } from 'jose';
 import { createHash, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { canonicalJson } from '../../../src/common/canonical-json';
-import {
-  ChainEntryJson,
-  entryHash,
-  GENESIS_HASH,
-  signHash,
-} from '../../../src/chains/chain-entry';
+import { ChainEntryJson, entryHash, GENESIS_HASH, signHash } from '../../../src/chains/chain-entry';
 import { verifyChain } from '../../../src/chains/verify-chain';
 
 interface TestKey {
@@ -58,7 +53,12 @@ describe('verifyChain', () => {
     [k1, k2] = await Promise.all([newKey(), newKey()]);
     jwks = { keys: [k1.jwk, k2.jwk] };
     chain = await buildChain(
-      [{ amount: 1000, note: 'first' }, { nested: { a: [1, 'x', null], b: true } }, { amount: 0.5 }, {}],
+      [
+        { amount: 1000, note: 'first' },
+        { nested: { a: [1, 'x', null], b: true } },
+        { amount: 0.5 },
+        {},
+      ],
       [k1, k2],
     );
   });
@@ -77,9 +77,16 @@ describe('verifyChain', () => {
   });
 
   it('pins the hash rule to SHA-256(prev_hash + "\\n" + JCS(fields))', () => {
-    const fields = { chain_id: 'c', seq: 1, created_at: '2026-01-01T00:00:00.000Z', payload: { b: 1, a: 2 } };
+    const fields = {
+      chain_id: 'c',
+      seq: 1,
+      created_at: '2026-01-01T00:00:00.000Z',
+      payload: { b: 1, a: 2 },
+    };
     const expected = createHash('sha256')
-      .update(`${GENESIS_HASH}\n{"chain_id":"c","created_at":"2026-01-01T00:00:00.000Z","payload":{"a":2,"b":1},"seq":1}`)
+      .update(
+        `${GENESIS_HASH}\n{"chain_id":"c","created_at":"2026-01-01T00:00:00.000Z","payload":{"a":2,"b":1},"seq":1}`,
+      )
       .digest('hex');
     expect(entryHash(GENESIS_HASH, fields)).toBe(expected);
   });
@@ -92,7 +99,10 @@ describe('verifyChain', () => {
 
   it('rejects a signature by another key that claims the right kid', async () => {
     const forged = clone(chain);
-    forged[2].jws = await signHash(forged[2].hash, { kid: forged[2].kid, privateKey: k2.privateKey });
+    forged[2].jws = await signHash(forged[2].hash, {
+      kid: forged[2].kid,
+      privateKey: k2.privateKey,
+    });
     const res = await verifyChain(forged, jwks);
     expect(res).toMatchObject({ valid: false, first_bad_seq: 3 });
     expect(res.reason).toMatch(/^signature:/);
@@ -103,7 +113,11 @@ describe('verifyChain', () => {
     swapped[1].jws = chain[3].jws;
     swapped[1].kid = chain[3].kid;
     const res = await verifyChain(swapped, jwks);
-    expect(res).toMatchObject({ valid: false, first_bad_seq: 2, reason: 'jws: signed payload does not equal the hash' });
+    expect(res).toMatchObject({
+      valid: false,
+      first_bad_seq: 2,
+      reason: 'jws: signed payload does not equal the hash',
+    });
   });
 
   it('rejects a signature re-encoded in the spare base64url bits', async () => {
@@ -132,12 +146,24 @@ describe('verifyChain', () => {
   });
 
   it('never throws on garbage', async () => {
-    expect(await verifyChain([null as never], jwks)).toMatchObject({ valid: false, first_bad_seq: 1 });
+    expect(await verifyChain([null as never], jwks)).toMatchObject({
+      valid: false,
+      first_bad_seq: 1,
+    });
     expect(await verifyChain(chain, { keys: 'nope' } as never)).toMatchObject({ valid: false });
   });
 
   it('detects any single-field mutation of any entry, at that entry', async () => {
-    const fields = ['chain_id', 'seq', 'prev_hash', 'hash', 'created_at', 'payload', 'kid', 'jws'] as const;
+    const fields = [
+      'chain_id',
+      'seq',
+      'prev_hash',
+      'hash',
+      'created_at',
+      'payload',
+      'kid',
+      'jws',
+    ] as const;
     const tweakString = (s: string, at: number, c: string) => {
       const i = at % (s.length + 1);
       return s.slice(0, i) + c + s.slice(i + 1);
@@ -147,7 +173,9 @@ describe('verifyChain', () => {
       field: fc.constantFrom(...fields),
       value: fc.oneof(
         fc.jsonValue(),
-        fc.record({ at: fc.nat(), c: fc.string({ minLength: 1, maxLength: 1 }) }).map((m) => ({ tweak: m })),
+        fc
+          .record({ at: fc.nat(), c: fc.string({ minLength: 1, maxLength: 1 }) })
+          .map((m) => ({ tweak: m })),
         fc.integer({ min: -3, max: 3 }).map((d) => ({ delta: d })),
       ),
     });
@@ -160,7 +188,12 @@ describe('verifyChain', () => {
         if (value && typeof value === 'object' && 'tweak' in value && typeof old === 'string') {
           const t = (value as { tweak: { at: number; c: string } }).tweak;
           next = tweakString(old, t.at, t.c);
-        } else if (value && typeof value === 'object' && 'delta' in value && typeof old === 'number') {
+        } else if (
+          value &&
+          typeof value === 'object' &&
+          'delta' in value &&
+          typeof old === 'number'
+        ) {
           next = old + (value as { delta: number }).delta;
         } else if (value && typeof value === 'object' && 'delta' in value) {
           next = { ...(old as object), extra: (value as { delta: number }).delta };
