@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'openapi/**', 'eslint.config.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'openapi/**', 'docs/**', '.tmp/**', 'eslint.config.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -5,6 +5,5 @@ export function canonicalJson(value: unknown): string {
   if (value === undefined) {
     return '';
   }
-  const out = (canonicalizeLib as unknown as (v: unknown) => string | undefined)(value);
-  return out ?? '';
+  return canonicalizeLib(value) ?? '';
 }

@@ -71,7 +71,7 @@ export class PaymentsService implements OnModuleInit {
       if (!buyer || !seller || !mandate) {
         throw new Error('pay() called with unknown buyer, seller or mandate');
       }
-      const intent = Object.assign(new PaymentIntent(), {
+      const intent: PaymentIntent = Object.assign(new PaymentIntent(), {
         id: newId('pi'),
         buyerWorkspaceId: buyer.workspaceId,
         buyerAgentId: buyer.id,
@@ -84,7 +84,7 @@ export class PaymentsService implements OnModuleInit {
         sourceId: req.source.id,
         tokenId: req.tokenId,
         mandateId: mandate.id,
-        status: 'processing' as PaymentIntent['status'],
+        status: 'processing',
         declineCode: null,
         declineReason: null,
         description: req.description,

@@ -12,8 +12,16 @@ export class EventsController {
   constructor(private readonly events: EventsService) {}
 
   @Get()
-  @ApiOperation({ operationId: 'listEvents', summary: "The workspace's events as webhooks carry them (newest first), for reconciliation" })
+  @ApiOperation({
+    operationId: 'listEvents',
+    summary: "The workspace's events as webhooks carry them (newest first), for reconciliation",
+  })
   list(@Caller() caller: ApiKeyPrincipal, @Query() q: ListEventsQuery) {
-    return this.events.listEvents(caller.workspaceId, { type: q.type, agentId: q.agent_id }, q.limit, q.starting_after);
+    return this.events.listEvents(
+      caller.workspaceId,
+      { type: q.type, agentId: q.agent_id },
+      q.limit,
+      q.starting_after,
+    );
   }
 }

@@ -17,7 +17,9 @@ export class EventsService {
     startingAfter?: string,
   ): Promise<Page<EventResponse>> {
     const cursor = decodeCursor(startingAfter);
-    const qb = this.tx.manager.createQueryBuilder(OutboxEvent, 'e').where('e.workspace_id = :workspaceId', { workspaceId });
+    const qb = this.tx.manager
+      .createQueryBuilder(OutboxEvent, 'e')
+      .where('e.workspace_id = :workspaceId', { workspaceId });
     if (filter.type) {
       qb.andWhere('e.type = :type', { type: filter.type });
     }
@@ -27,7 +29,11 @@ export class EventsService {
     if (cursor) {
       qb.andWhere('(e.created_at, e.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
     }
-    const rows = await qb.orderBy('e.created_at', 'DESC').addOrderBy('e.id', 'DESC').limit(limit + 1).getMany();
+    const rows = await qb
+      .orderBy('e.created_at', 'DESC')
+      .addOrderBy('e.id', 'DESC')
+      .limit(limit + 1)
+      .getMany();
     return toPage(rows, limit, toEventResponse);
   }
 }

@@ -6,7 +6,11 @@ export const RETRY_JITTER = 0.2;
  * null when the schedule is exhausted. schedule[i] is the delay before attempt i + 2, so a
  * schedule of n delays allows n + 1 attempts.
  */
-export function nextRetryDelayMs(schedule: readonly number[], made: number, random: () => number = Math.random): number | null {
+export function nextRetryDelayMs(
+  schedule: readonly number[],
+  made: number,
+  random: () => number = Math.random,
+): number | null {
   const base = schedule[made - 1];
   if (base === undefined) {
     return null;

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 
 export type SweepFn = () => Promise<unknown>;
@@ -71,7 +77,10 @@ export class Sweeper implements OnApplicationBootstrap, OnModuleDestroy {
       try {
         await task.fn();
       } catch (err) {
-        this.logger.warn({ sweep: name, err: (err as Error).message }, 'sweep failed; retried next tick');
+        this.logger.warn(
+          { sweep: name, err: (err as Error).message },
+          'sweep failed; retried next tick',
+        );
       }
     }
   }

@@ -98,7 +98,11 @@ export const systemResolver: Resolver = async (host) =>
  * Checks a URL against the mode's policy, resolving the host (all addresses). Returns the parsed
  * URL or the reason it is refused.
  */
-export async function checkWebhookUrl(raw: string, mode: Mode, resolve: Resolver = systemResolver): Promise<URL | UrlRefusal> {
+export async function checkWebhookUrl(
+  raw: string,
+  mode: Mode,
+  resolve: Resolver = systemResolver,
+): Promise<URL | UrlRefusal> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -106,13 +110,17 @@ export async function checkWebhookUrl(raw: string, mode: Mode, resolve: Resolver
     return { reason: 'url must be an absolute http(s) URL' };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return { reason: `url must use https${mode === 'live' ? '' : ' or http'} (got ${url.protocol.replace(/:$/, '')})` };
+    return {
+      reason: `url must use https${mode === 'live' ? '' : ' or http'} (got ${url.protocol.replace(/:$/, '')})`,
+    };
   }
   if (mode === 'live' && url.protocol !== 'https:') {
     return { reason: 'url must use https in live mode' };
   }
   if (url.username || url.password) {
-    return { reason: 'url must not contain credentials; authenticate deliveries with the signing secret' };
+    return {
+      reason: 'url must not contain credentials; authenticate deliveries with the signing secret',
+    };
   }
   const host = hostOf(url);
   let addresses: string[];

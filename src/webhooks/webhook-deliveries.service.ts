@@ -19,7 +19,8 @@ import { toAttemptResponse, toDeliveryResponse } from './webhooks.mapper';
 import { webhookErrors } from './webhooks.errors';
 
 /** What one job did (the processor logs it). */
-export type AttemptOutcome = 'gone' | 'skipped' | 'paused' | 'delivered' | 'retry_scheduled' | 'failed' | 'attempt_failed';
+export type AttemptOutcome =
+  'gone' | 'skipped' | 'paused' | 'delivered' | 'retry_scheduled' | 'failed' | 'attempt_failed';
 
 const SYSTEM: AuditActor = { type: 'system', id: 'webhooks' };
 
@@ -41,28 +42,56 @@ export class WebhookDeliveriesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async listDeliveries(workspaceId: string, endpointId: string, limit = 20, startingAfter?: string): Promise<Page<WebhookDeliveryResponse>> {
+  async listDeliveries(
+    workspaceId: string,
+    endpointId: string,
+    limit = 20,
+    startingAfter?: string,
+  ): Promise<Page<WebhookDeliveryResponse>> {
     const cursor = decodeCursor(startingAfter);
-    const endpoint = await this.tx.manager.findOneBy(WebhookEndpoint, { id: endpointId, workspaceId });
+    const endpoint = await this.tx.manager.findOneBy(WebhookEndpoint, {
+      id: endpointId,
+      workspaceId,
+    });
     if (!endpoint) {
       throw webhookErrors.endpointNotFound(endpointId);
     }
-    const qb = this.tx.manager.createQueryBuilder(WebhookDelivery, 'd').where('d.endpoint_id = :endpointId', { endpointId });
+    const qb = this.tx.manager
+      .createQueryBuilder(WebhookDelivery, 'd')
+      .where('d.endpoint_id = :endpointId', { endpointId });
     if (cursor) {
       qb.andWhere('(d.created_at, d.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
     }
-    const rows = await qb.orderBy('d.created_at', 'DESC').addOrderBy('d.id', 'DESC').limit(limit + 1).getMany();
+    const rows = await qb
+      .orderBy('d.created_at', 'DESC')
+      .addOrderBy('d.id', 'DESC')
+      .limit(limit + 1)
+      .getMany();
     return toPage(rows, limit, toDeliveryResponse);
   }
 
   /** Every attempt, oldest first (a delivery has at most schedule + 1 scheduled attempts plus redeliveries). */
-  async listAttempts(workspaceId: string, deliveryId: string): Promise<Page<WebhookAttemptResponse>> {
-    const delivery = await this.tx.manager.findOneBy(WebhookDelivery, { id: deliveryId, workspaceId });
+  async listAttempts(
+    workspaceId: string,
+    deliveryId: string,
+  ): Promise<Page<WebhookAttemptResponse>> {
+    const delivery = await this.tx.manager.findOneBy(WebhookDelivery, {
+      id: deliveryId,
+      workspaceId,
+    });
     if (!delivery) {
       throw webhookErrors.deliveryNotFound(deliveryId);
     }
-    const rows = await this.tx.manager.find(WebhookAttempt, { where: { deliveryId }, order: { attempt: 'ASC' } });
-    return { object: 'list', data: rows.map(toAttemptResponse), has_more: false, next_cursor: null };
+    const rows = await this.tx.manager.find(WebhookAttempt, {
+      where: { deliveryId },
+      order: { attempt: 'ASC' },
+    });
+    return {
+      object: 'list',
+      data: rows.map(toAttemptResponse),
+      has_more: false,
+      next_cursor: null,
+    };
   }
 
   /**
@@ -71,17 +100,39 @@ export class WebhookDeliveriesService {
    * is recorded in Postgres; the job is only a wake-up (after commit), and the stalled-delivery
    * sweep re-enqueues it if Redis drops it.
    */
-  async redeliver(workspaceId: string, deliveryId: string, actor: AuditActor): Promise<WebhookDeliveryResponse> {
+  async redeliver(
+    workspaceId: string,
+    deliveryId: string,
+    actor: AuditActor,
+  ): Promise<WebhookDeliveryResponse> {
     return this.tx.run(async (m) => {
-      const delivery = await m.findOne(WebhookDelivery, { where: { id: deliveryId, workspaceId }, lock: { mode: 'pessimistic_write' } });
+      const delivery = await m.findOne(WebhookDelivery, {
+        where: { id: deliveryId, workspaceId },
+        lock: { mode: 'pessimistic_write' },
+      });
       if (!delivery) {
         throw webhookErrors.deliveryNotFound(deliveryId);
       }
       delivery.manualRequests += 1;
       delivery.updatedAt = this.clock.now();
-      await m.update(WebhookDelivery, { id: deliveryId }, { manualRequests: delivery.manualRequests, updatedAt: delivery.updatedAt });
-      await this.audit.record(workspaceId, actor, 'webhook_delivery.redelivery_requested', deliveryId, { event_id: delivery.eventId });
-      const job: DeliverWebhookJob = { deliveryId, trigger: 'manual', seq: delivery.manualRequests };
+      await m.update(
+        WebhookDelivery,
+        { id: deliveryId },
+        { manualRequests: delivery.manualRequests, updatedAt: delivery.updatedAt },
+      );
+      await this.audit.record(
+        workspaceId,
+        actor,
+        'webhook_delivery.redelivery_requested',
+        deliveryId,
+        { event_id: delivery.eventId },
+      );
+      const job: DeliverWebhookJob = {
+        deliveryId,
+        eventId: delivery.eventId,
+        trigger: 'manual',
+        seq: delivery.manualRequests,
+      };
       this.tx.afterCommit(() => this.producer.enqueue(job));
       return toDeliveryResponse(delivery);
     });
@@ -97,7 +148,9 @@ export class WebhookDeliveriesService {
    */
   async attempt(job: DeliverWebhookJob): Promise<AttemptOutcome> {
     const m = this.tx.manager;
-    const delivery = await m.findOneBy(WebhookDelivery, { id: job.deliveryId });
+    const delivery =
+      (await m.findOneBy(WebhookDelivery, { id: job.deliveryId })) ??
+      (await this.afterDispatchSettles(job));
     if (!delivery) {
       return 'gone';
     }
@@ -123,23 +176,52 @@ export class WebhookDeliveriesService {
     if (retryInMs !== null) {
       // A lost wake-up is picked up by the stalled-delivery sweep; the schedule lives in Postgres.
       await this.producer
-        .enqueue({ deliveryId: job.deliveryId, trigger: 'scheduled', seq: job.seq + 1 }, retryInMs)
-        .catch((err: Error) => this.logger.warn({ delivery_id: job.deliveryId, err: err.message }, 'retry not enqueued; the sweep will resume it'));
+        .enqueue({ ...job, seq: job.seq + 1 }, retryInMs)
+        .catch((err: Error) =>
+          this.logger.warn(
+            { delivery_id: job.deliveryId, err: err.message },
+            'retry not enqueued; the sweep will resume it',
+          ),
+        );
     }
     return outcome;
   }
 
+  /**
+   * The dispatcher enqueues a delivery's first job before its transaction commits (so a failed
+   * enqueue can roll the dispatch back), and a fast worker can get here first. That transaction
+   * holds the outbox row FOR UPDATE: waiting for a share lock on it waits for its commit or
+   * rollback, after which the delivery either exists or never will.
+   */
+  private async afterDispatchSettles(job: DeliverWebhookJob): Promise<WebhookDelivery | null> {
+    await this.tx.run(async (m) => {
+      await m.query(`SET LOCAL lock_timeout = '30s'`);
+      await m.query('SELECT 1 FROM outbox_events WHERE id = $1 FOR KEY SHARE', [job.eventId]);
+    });
+    return this.tx.manager.findOneBy(WebhookDelivery, { id: job.deliveryId });
+  }
+
   private signingSecrets(endpoint: WebhookEndpoint): string[] {
     const secrets = [this.secrets.open(endpoint.secretCiphertext, endpoint.id)];
-    if (endpoint.previousSecretCiphertext && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > this.clock.now()) {
+    if (
+      endpoint.previousSecretCiphertext &&
+      endpoint.previousSecretExpiresAt &&
+      endpoint.previousSecretExpiresAt > this.clock.now()
+    ) {
       secrets.push(this.secrets.open(endpoint.previousSecretCiphertext, endpoint.id));
     }
     return secrets;
   }
 
-  private async record(job: DeliverWebhookJob, result: SendResult): Promise<{ outcome: AttemptOutcome; retryInMs: number | null }> {
+  private async record(
+    job: DeliverWebhookJob,
+    result: SendResult,
+  ): Promise<{ outcome: AttemptOutcome; retryInMs: number | null }> {
     return this.tx.run(async (m) => {
-      const d = await m.findOneOrFail(WebhookDelivery, { where: { id: job.deliveryId }, lock: { mode: 'pessimistic_write' } });
+      const d = await m.findOneOrFail(WebhookDelivery, {
+        where: { id: job.deliveryId },
+        lock: { mode: 'pessimistic_write' },
+      });
       const now = this.clock.now();
       const attempt = d.attemptCount + 1;
       await m.insert(WebhookAttempt, {
@@ -178,7 +260,11 @@ export class WebhookDeliveriesService {
         }
       }
       if (result.ok) {
-        Object.assign(patch, { status: 'delivered', deliveredAt: d.deliveredAt ?? now, nextAttemptAt: null });
+        Object.assign(patch, {
+          status: 'delivered',
+          deliveredAt: d.deliveredAt ?? now,
+          nextAttemptAt: null,
+        });
       }
       await m.update(WebhookDelivery, { id: d.id }, patch);
       return { outcome, retryInMs };
@@ -198,7 +284,10 @@ export class WebhookDeliveriesService {
         delivery_id: d.id,
         event_id: d.eventId,
       });
-      this.logger.warn({ endpoint_id: d.endpointId, delivery_id: d.id }, 'webhook endpoint disabled: retries exhausted');
+      this.logger.warn(
+        { endpoint_id: d.endpointId, delivery_id: d.id },
+        'webhook endpoint disabled: retries exhausted',
+      );
     }
   }
 }

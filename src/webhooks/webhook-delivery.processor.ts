@@ -1,7 +1,12 @@
 import { Process, Processor } from '@nestjs/bull';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bull';
-import { DeliverWebhookJob, JOBS, QUEUES, WEBHOOK_DELIVERY_CONCURRENCY } from '../common/queues/queues';
+import {
+  DeliverWebhookJob,
+  JOBS,
+  QUEUES,
+  WEBHOOK_DELIVERY_CONCURRENCY,
+} from '../common/queues/queues';
 import { AttemptOutcome, WebhookDeliveriesService } from './webhook-deliveries.service';
 
 /** One signed POST per job; stale jobs (delivered, superseded, rolled back) return quietly. */
@@ -14,7 +19,10 @@ export class WebhookDeliveryProcessor {
   @Process({ name: JOBS.deliverWebhook, concurrency: WEBHOOK_DELIVERY_CONCURRENCY })
   async deliver(job: Job<DeliverWebhookJob>): Promise<AttemptOutcome> {
     const outcome = await this.deliveries.attempt(job.data);
-    this.logger.log({ delivery_id: job.data.deliveryId, trigger: job.data.trigger, seq: job.data.seq, outcome }, 'webhook attempt');
+    this.logger.log(
+      { delivery_id: job.data.deliveryId, trigger: job.data.trigger, seq: job.data.seq, outcome },
+      'webhook attempt',
+    );
     return outcome;
   }
 }

@@ -1,7 +1,13 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { DeliverWebhookJob, JOB_PRESETS, JOBS, QUEUES, webhookJobId } from '../common/queues/queues';
+import {
+  DeliverWebhookJob,
+  JOB_PRESETS,
+  JOBS,
+  QUEUES,
+  webhookJobId,
+} from '../common/queues/queues';
 
 /** How long an enqueue may take before we treat Redis as down. */
 export const ENQUEUE_TIMEOUT_MS = 2000;
@@ -27,7 +33,10 @@ export class WebhookDeliveryProducer {
     }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new QueueUnavailableError(`enqueue took over ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new QueueUnavailableError(`enqueue took over ${ENQUEUE_TIMEOUT_MS} ms`)),
+        ENQUEUE_TIMEOUT_MS,
+      );
     });
     try {
       await Promise.race([

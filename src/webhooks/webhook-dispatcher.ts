@@ -46,7 +46,9 @@ export class WebhookDispatcher implements OnModuleInit {
 
   onModuleInit(): void {
     this.sweeper.register('webhooks.dispatch-outbox', () => this.dispatchPending());
-    this.sweeper.register('webhooks.resume-stalled', () => this.resumeStalled(), { everyMs: STALL_SWEEP_EVERY_MS });
+    this.sweeper.register('webhooks.resume-stalled', () => this.resumeStalled(), {
+      everyMs: STALL_SWEEP_EVERY_MS,
+    });
   }
 
   async dispatchPending(): Promise<number> {
@@ -89,24 +91,54 @@ export class WebhookDispatcher implements OnModuleInit {
       );
       const rows = events.flatMap((ev) =>
         endpoints
-          .filter((ep) => ep.workspace_id === ev.workspace_id && (ep.agent_id === null || ep.agent_id === ev.agent_id) && endpointWants(ep.event_types, ev.type))
-          .map((ep) => ({ id: newId('whd'), workspaceId: ev.workspace_id, endpointId: ep.id, eventId: ev.id, type: ev.type })),
+          .filter(
+            (ep) =>
+              ep.workspace_id === ev.workspace_id &&
+              (ep.agent_id === null || ep.agent_id === ev.agent_id) &&
+              endpointWants(ep.event_types, ev.type),
+          )
+          .map((ep) => ({
+            id: newId('whd'),
+            workspaceId: ev.workspace_id,
+            endpointId: ep.id,
+            eventId: ev.id,
+            type: ev.type,
+          })),
       );
       const now = this.clock.now();
       if (rows.length > 0) {
-        const created: { id: string }[] = await m.query(
+        const created: { id: string; event_id: string }[] = await m.query(
           `INSERT INTO webhook_deliveries
              (id, workspace_id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
            SELECT u.id, u.workspace_id, u.endpoint_id, u.event_id, u.event_type, 'pending', $6, $6, $6
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
                AS u(id, workspace_id, endpoint_id, event_id, event_type)
            ON CONFLICT (event_id, endpoint_id) DO NOTHING
-           RETURNING id`,
-          [rows.map((r) => r.id), rows.map((r) => r.workspaceId), rows.map((r) => r.endpointId), rows.map((r) => r.eventId), rows.map((r) => r.type), now],
+           RETURNING id, event_id`,
+          [
+            rows.map((r) => r.id),
+            rows.map((r) => r.workspaceId),
+            rows.map((r) => r.endpointId),
+            rows.map((r) => r.eventId),
+            rows.map((r) => r.type),
+            now,
+          ],
         );
-        await Promise.all(created.map((d) => this.producer.enqueue({ deliveryId: d.id, trigger: 'scheduled', seq: 1 })));
+        await Promise.all(
+          created.map((d) =>
+            this.producer.enqueue({
+              deliveryId: d.id,
+              eventId: d.event_id,
+              trigger: 'scheduled',
+              seq: 1,
+            }),
+          ),
+        );
       }
-      await m.query('UPDATE outbox_events SET dispatched_at = $2 WHERE id = ANY($1)', [events.map((e) => e.id), now]);
+      await m.query('UPDATE outbox_events SET dispatched_at = $2 WHERE id = ANY($1)', [
+        events.map((e) => e.id),
+        now,
+      ]);
       this.logger.debug({ events: events.length, deliveries: rows.length }, 'outbox dispatched');
       return events.length;
     });
@@ -122,22 +154,38 @@ export class WebhookDispatcher implements OnModuleInit {
       return 0;
     }
     const cutoff = new Date(this.clock.now().getTime() - STALL_GRACE_MS);
-    const stalled: { id: string; scheduled_attempts: number; manual_attempts: number; manual_requests: number; scheduled_due: boolean }[] =
-      await this.tx.manager.query(
-        `SELECT d.id, d.scheduled_attempts, d.manual_attempts, d.manual_requests,
+    const stalled: {
+      id: string;
+      event_id: string;
+      scheduled_attempts: number;
+      manual_attempts: number;
+      manual_requests: number;
+      scheduled_due: boolean;
+    }[] = await this.tx.manager.query(
+      `SELECT d.id, d.event_id, d.scheduled_attempts, d.manual_attempts, d.manual_requests,
                 (d.status = 'pending' AND e.status = 'enabled' AND d.next_attempt_at <= $1) AS scheduled_due
            FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
           WHERE (d.status = 'pending' AND e.status = 'enabled' AND d.next_attempt_at <= $1)
              OR (d.manual_attempts < d.manual_requests AND d.updated_at <= $1)
           LIMIT 100`,
-        [cutoff],
-      );
+      [cutoff],
+    );
     for (const d of stalled) {
       if (d.scheduled_due) {
-        await this.producer.enqueue({ deliveryId: d.id, trigger: 'scheduled', seq: d.scheduled_attempts + 1 });
+        await this.producer.enqueue({
+          deliveryId: d.id,
+          eventId: d.event_id,
+          trigger: 'scheduled',
+          seq: d.scheduled_attempts + 1,
+        });
       }
       if (d.manual_attempts < d.manual_requests) {
-        await this.producer.enqueue({ deliveryId: d.id, trigger: 'manual', seq: d.manual_attempts + 1 });
+        await this.producer.enqueue({
+          deliveryId: d.id,
+          eventId: d.event_id,
+          trigger: 'manual',
+          seq: d.manual_attempts + 1,
+        });
       }
     }
     if (stalled.length > 0) {

@@ -35,7 +35,11 @@ export class WebhookEndpointsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async createEndpoint(workspaceId: string, input: CreateEndpointInput, actor: AuditActor): Promise<WebhookEndpointResponse> {
+  async createEndpoint(
+    workspaceId: string,
+    input: CreateEndpointInput,
+    actor: AuditActor,
+  ): Promise<WebhookEndpointResponse> {
     if (input.eventTypes.includes(ALL_EVENTS) && input.eventTypes.length > 1) {
       throw webhookErrors.wildcardNotAlone();
     }
@@ -79,13 +83,23 @@ export class WebhookEndpointsService {
     });
   }
 
-  async listEndpoints(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<WebhookEndpointResponse>> {
+  async listEndpoints(
+    workspaceId: string,
+    limit = 20,
+    startingAfter?: string,
+  ): Promise<Page<WebhookEndpointResponse>> {
     const cursor = decodeCursor(startingAfter);
-    const qb = this.tx.manager.createQueryBuilder(WebhookEndpoint, 'e').where('e.workspace_id = :workspaceId', { workspaceId });
+    const qb = this.tx.manager
+      .createQueryBuilder(WebhookEndpoint, 'e')
+      .where('e.workspace_id = :workspaceId', { workspaceId });
     if (cursor) {
       qb.andWhere('(e.created_at, e.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
     }
-    const rows = await qb.orderBy('e.created_at', 'DESC').addOrderBy('e.id', 'DESC').limit(limit + 1).getMany();
+    const rows = await qb
+      .orderBy('e.created_at', 'DESC')
+      .addOrderBy('e.id', 'DESC')
+      .limit(limit + 1)
+      .getMany();
     const now = this.clock.now();
     return toPage(rows, limit, (e) => toEndpointResponse(e, undefined, now));
   }
@@ -99,13 +113,31 @@ export class WebhookEndpointsService {
   }
 
   /** Pauses the endpoint: no new deliveries, pending ones wait until it is enabled again. */
-  async disableEndpoint(workspaceId: string, id: string, actor: AuditActor): Promise<WebhookEndpointResponse> {
+  async disableEndpoint(
+    workspaceId: string,
+    id: string,
+    actor: AuditActor,
+  ): Promise<WebhookEndpointResponse> {
     return this.tx.run(async () => {
       const endpoint = await this.lock(workspaceId, id);
       if (endpoint.status === 'enabled') {
         const now = this.clock.now();
-        Object.assign(endpoint, { status: 'disabled', disabledReason: 'disabled_by_user', disabledAt: now, updatedAt: now });
-        await this.tx.manager.update(WebhookEndpoint, { id }, { status: 'disabled', disabledReason: 'disabled_by_user', disabledAt: now, updatedAt: now });
+        Object.assign(endpoint, {
+          status: 'disabled',
+          disabledReason: 'disabled_by_user',
+          disabledAt: now,
+          updatedAt: now,
+        });
+        await this.tx.manager.update(
+          WebhookEndpoint,
+          { id },
+          {
+            status: 'disabled',
+            disabledReason: 'disabled_by_user',
+            disabledAt: now,
+            updatedAt: now,
+          },
+        );
         await this.audit.record(workspaceId, actor, 'webhook_endpoint.disabled', id);
       }
       return toEndpointResponse(endpoint, undefined, this.clock.now());
@@ -116,13 +148,26 @@ export class WebhookEndpointsService {
    * Re-enables (also after retries_exhausted). Pending deliveries resume through the stalled-
    * delivery sweep; failed ones stay failed until redelivered.
    */
-  async enableEndpoint(workspaceId: string, id: string, actor: AuditActor): Promise<WebhookEndpointResponse> {
+  async enableEndpoint(
+    workspaceId: string,
+    id: string,
+    actor: AuditActor,
+  ): Promise<WebhookEndpointResponse> {
     return this.tx.run(async () => {
       const endpoint = await this.lock(workspaceId, id);
       if (endpoint.status === 'disabled') {
         const now = this.clock.now();
-        Object.assign(endpoint, { status: 'enabled', disabledReason: null, disabledAt: null, updatedAt: now });
-        await this.tx.manager.update(WebhookEndpoint, { id }, { status: 'enabled', disabledReason: null, disabledAt: null, updatedAt: now });
+        Object.assign(endpoint, {
+          status: 'enabled',
+          disabledReason: null,
+          disabledAt: null,
+          updatedAt: now,
+        });
+        await this.tx.manager.update(
+          WebhookEndpoint,
+          { id },
+          { status: 'enabled', disabledReason: null, disabledAt: null, updatedAt: now },
+        );
         await this.audit.record(workspaceId, actor, 'webhook_endpoint.enabled', id);
       }
       return toEndpointResponse(endpoint, undefined, this.clock.now());
@@ -133,7 +178,12 @@ export class WebhookEndpointsService {
    * New secret, shown once. The old one keeps signing (a second signature in webhook-signature)
    * for `previousTtlSeconds`, so receivers can switch without dropping deliveries.
    */
-  async rotateSecret(workspaceId: string, id: string, previousTtlSeconds: number, actor: AuditActor): Promise<WebhookEndpointResponse> {
+  async rotateSecret(
+    workspaceId: string,
+    id: string,
+    previousTtlSeconds: number,
+    actor: AuditActor,
+  ): Promise<WebhookEndpointResponse> {
     return this.tx.run(async () => {
       const endpoint = await this.lock(workspaceId, id);
       const now = this.clock.now();
@@ -141,7 +191,8 @@ export class WebhookEndpointsService {
       const patch = {
         secretCiphertext: this.secrets.seal(secret, id),
         previousSecretCiphertext: previousTtlSeconds > 0 ? endpoint.secretCiphertext : null,
-        previousSecretExpiresAt: previousTtlSeconds > 0 ? new Date(now.getTime() + previousTtlSeconds * 1000) : null,
+        previousSecretExpiresAt:
+          previousTtlSeconds > 0 ? new Date(now.getTime() + previousTtlSeconds * 1000) : null,
         updatedAt: now,
       };
       Object.assign(endpoint, patch);
@@ -154,7 +205,10 @@ export class WebhookEndpointsService {
   }
 
   private async lock(workspaceId: string, id: string): Promise<WebhookEndpoint> {
-    const endpoint = await this.tx.manager.findOne(WebhookEndpoint, { where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+    const endpoint = await this.tx.manager.findOne(WebhookEndpoint, {
+      where: { id, workspaceId },
+      lock: { mode: 'pessimistic_write' },
+    });
     if (!endpoint) {
       throw webhookErrors.endpointNotFound(id);
     }

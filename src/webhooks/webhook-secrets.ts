@@ -26,7 +26,9 @@ export class WebhookSecrets {
     const cipher = createCipheriv('aes-256-gcm', this.config.webhookSecretKey, iv);
     cipher.setAAD(Buffer.from(endpointId));
     const ct = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-    return [VERSION, iv, cipher.getAuthTag(), ct].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+    return [VERSION, iv, cipher.getAuthTag(), ct]
+      .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+      .join('.');
   }
 
   open(sealed: string, endpointId: string): string {
@@ -34,9 +36,16 @@ export class WebhookSecrets {
     if (version !== VERSION || !iv || !tag || ct === undefined) {
       throw new Error(`webhook secret of ${endpointId} is not in the ${VERSION} sealed format`);
     }
-    const decipher = createDecipheriv('aes-256-gcm', this.config.webhookSecretKey, Buffer.from(iv, 'base64url'));
+    const decipher = createDecipheriv(
+      'aes-256-gcm',
+      this.config.webhookSecretKey,
+      Buffer.from(iv, 'base64url'),
+    );
     decipher.setAAD(Buffer.from(endpointId));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
+    return Buffer.concat([
+      decipher.update(Buffer.from(ct, 'base64url')),
+      decipher.final(),
+    ]).toString('utf8');
   }
 }

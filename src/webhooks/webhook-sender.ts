@@ -36,7 +36,9 @@ export function signedHeaders(msg: OutgoingWebhook, at: Date): Record<string, st
     'user-agent': USER_AGENT,
     'webhook-id': msg.eventId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': msg.secrets.map((s) => new Webhook(s).sign(msg.eventId, at, msg.body)).join(' '),
+    'webhook-signature': msg.secrets
+      .map((s) => new Webhook(s).sign(msg.eventId, at, msg.body))
+      .join(' '),
   };
 }
 
@@ -68,14 +70,18 @@ function guardedLookup(mode: Mode): LookupFunction {
   };
 }
 
-function describeError(err: Error & { code?: string }, timeoutMs: number, timedOut: boolean): string {
+function describeError(
+  err: Error & { code?: string },
+  timeoutMs: number,
+  timedOut: boolean,
+): string {
   if (timedOut) {
     return `timeout after ${timeoutMs} ms`;
   }
   if (err instanceof RefusedAddress) {
     return `address refused: ${err.message}`;
   }
-  return err.code ? `${err.code}: ${err.message}` : err.message;
+  return err.code && !err.message.includes(err.code) ? `${err.code}: ${err.message}` : err.message;
 }
 
 /**
@@ -102,7 +108,13 @@ export class WebhookSender {
           resolve({ ...r, durationMs: elapsed() });
         }
       };
-      const fail = (err: Error) => finish({ ok: false, statusCode: null, error: describeError(err, timeoutMs, timedOut), responseBody: null });
+      const fail = (err: Error) =>
+        finish({
+          ok: false,
+          statusCode: null,
+          error: describeError(err, timeoutMs, timedOut),
+          responseBody: null,
+        });
 
       let url: URL;
       try {
@@ -139,7 +151,10 @@ export class WebhookSender {
         const done = () => {
           const status = res.statusCode ?? 0;
           // Postgres text cannot hold NUL; the rest is kept as the receiver sent it.
-          const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8').replace(/\0/g, '');
+          const text = Buffer.concat(chunks)
+            .subarray(0, RESPONSE_BODY_LIMIT)
+            .toString('utf8')
+            .replace(/\0/g, '');
           finish({
             ok: status >= 200 && status < 300,
             statusCode: status,

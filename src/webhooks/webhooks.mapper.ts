@@ -1,5 +1,10 @@
 import type { OutboxEvent } from '../payments/entities/outbox-event.entity';
-import { EventResponse, WebhookAttemptResponse, WebhookDeliveryResponse, WebhookEndpointResponse } from './dto/webhook.responses';
+import {
+  EventResponse,
+  WebhookAttemptResponse,
+  WebhookDeliveryResponse,
+  WebhookEndpointResponse,
+} from './dto/webhook.responses';
 import type { WebhookAttempt } from './entities/webhook-attempt.entity';
 import type { WebhookDelivery } from './entities/webhook-delivery.entity';
 import type { WebhookEndpoint } from './entities/webhook-endpoint.entity';
@@ -7,8 +12,13 @@ import type { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 /** `secret` only when it was just issued (create, rotate-secret). */
-export function toEndpointResponse(e: WebhookEndpoint, secret?: string, now = new Date()): WebhookEndpointResponse {
-  const previousLive = e.previousSecretExpiresAt && e.previousSecretExpiresAt > now ? e.previousSecretExpiresAt : null;
+export function toEndpointResponse(
+  e: WebhookEndpoint,
+  secret?: string,
+  now = new Date(),
+): WebhookEndpointResponse {
+  const previousLive =
+    e.previousSecretExpiresAt && e.previousSecretExpiresAt > now ? e.previousSecretExpiresAt : null;
   return {
     id: e.id,
     object: 'webhook_endpoint',
@@ -62,6 +72,18 @@ export function toAttemptResponse(a: WebhookAttempt): WebhookAttemptResponse {
 
 /** The event exactly as webhooks carry it ({id, type, created_at, data}) plus the seller agent. */
 export function toEventResponse(e: OutboxEvent): EventResponse {
-  const p = e.payload as { id: string; type: string; created_at: string; data: Record<string, unknown> };
-  return { id: p.id, object: 'event', type: p.type, created_at: p.created_at, agent_id: e.agentId, data: p.data };
+  const p = e.payload as {
+    id: string;
+    type: string;
+    created_at: string;
+    data: Record<string, unknown>;
+  };
+  return {
+    id: p.id,
+    object: 'event',
+    type: p.type,
+    created_at: p.created_at,
+    agent_id: e.agentId,
+    data: p.data,
+  };
 }

@@ -191,6 +191,9 @@ describe(ChainService.name, () => {
       use: 'sig',
     });
 
+    const doc = await request(t.url).get('/docs/openapi.json');
+    expect(doc.body.paths['/.well-known/jwks.json'].get.operationId).toBe('getJwks');
+
     // What a buyer or seller holds: the entries as JSON and the published JWKS.
     const entries = JSON.parse(JSON.stringify(await chains.entries(id)));
     const { payload, protectedHeader } = await compactVerify(

@@ -4,10 +4,12 @@ import http, { IncomingHttpHeaders } from 'node:http';
 import { AddressInfo, createServer } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
+import { AccountsService } from '../../src/accounts/accounts.service';
 import { SHOWN_ONCE } from '../../src/common/idempotency/redact-secrets';
 import { newId } from '../../src/common/ids';
 import { Tx } from '../../src/database/tx';
 import { OutboxService } from '../../src/payments/outbox.service';
+import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 import { WebhookSecrets } from '../../src/webhooks/webhook-secrets';
 import { WebhookSender } from '../../src/webhooks/webhook-sender';
 import { startApp, TestApp } from '../support/app';
@@ -28,20 +30,25 @@ interface Receiver {
   url: string;
   got: Received[];
   /** Status to answer the n-th request (0-based) with. */
-  answer: (n: number) => number;
+  answer: (n: number) => number | Promise<number>;
   close(): Promise<void>;
 }
 
-async function startReceiver(answer: (n: number) => number = () => 200, port = 0): Promise<Receiver> {
+async function startReceiver(
+  answer: (n: number) => number | Promise<number> = () => 200,
+  port = 0,
+): Promise<Receiver> {
   const receiver: Receiver = { url: '', got: [], answer, close: async () => undefined };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const n = receiver.got.length;
       receiver.got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const status = receiver.answer(n);
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status} to request ${n}`);
+      const status = await receiver.answer(n);
+      res
+        .writeHead(status, { 'content-type': 'text/plain' })
+        .end(`answer ${status} to request ${n}`);
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -50,7 +57,11 @@ async function startReceiver(answer: (n: number) => number = () => 200, port = 0
   return receiver;
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 8000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 8000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -69,7 +80,12 @@ const FAST = { webhookRetryScheduleMs: [50, 100, 150], webhookDispatchIntervalMs
 const auth = (ws: SeededWorkspace) => ({ Authorization: `Bearer ${ws.apiKey}` });
 
 /** What the pipeline does on settlement: an outbox row in the state change's transaction. */
-async function emit(t: TestApp, ws: SeededWorkspace, type = 'intent.settled', agentId = ws.seller.id) {
+async function emit(
+  t: TestApp,
+  ws: SeededWorkspace,
+  type = 'intent.settled',
+  agentId = ws.seller.id,
+) {
   const subjectId = newId('pi');
   return t.get(Tx).run(() =>
     t.get(OutboxService).add({
@@ -77,17 +93,35 @@ async function emit(t: TestApp, ws: SeededWorkspace, type = 'intent.settled', ag
       agentId,
       type,
       subjectId,
-      data: { intent_id: subjectId, amount_paise: 12_300, currency: 'INR', seller_agent_id: agentId },
+      data: {
+        intent_id: subjectId,
+        amount_paise: 12_300,
+        currency: 'INR',
+        seller_agent_id: agentId,
+      },
     }),
   );
 }
 
-async function register(t: TestApp, ws: SeededWorkspace, body: Record<string, unknown>, idem?: string) {
+async function register(
+  t: TestApp,
+  ws: SeededWorkspace,
+  body: Record<string, unknown>,
+  idem?: string,
+) {
   const res = await request(t.url)
     .post('/v1/webhooks/endpoints')
     .set({ ...auth(ws), ...(idem ? { 'Idempotency-Key': idem } : {}) })
     .send(body);
   return res;
+}
+
+async function dispatchedAt(t: TestApp, eventId: string): Promise<Date | null> {
+  const [row] = await t.db.query<{ dispatched_at: Date | null }[]>(
+    'SELECT dispatched_at FROM outbox_events WHERE id = $1',
+    [eventId],
+  );
+  return row.dispatched_at;
 }
 
 async function deliveriesOf(t: TestApp, eventId: string) {
@@ -124,7 +158,9 @@ describe('webhooks', () => {
       });
       const secret: string = res.body.secret;
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
-      expect(Buffer.from(secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
+      expect(Buffer.from(secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(
+        24,
+      );
 
       // Never again: GET, list, and a replay of the same create.
       const one = await request(t.url).get(`/v1/webhooks/endpoints/${res.body.id}`).set(auth(ws));
@@ -160,20 +196,52 @@ describe('webhooks', () => {
     it('validates url, event types and agent', async () => {
       const ws = await seedWorkspace(t);
       const cases: [Record<string, unknown>, string, string][] = [
-        [{ url: 'ftp://example.com/x', event_types: ['intent.settled'] }, 'webhook_url_refused', '$.url'],
+        [
+          { url: 'ftp://example.com/x', event_types: ['intent.settled'] },
+          'webhook_url_refused',
+          '$.url',
+        ],
         [{ url: 'not a url', event_types: ['intent.settled'] }, 'webhook_url_refused', '$.url'],
-        [{ url: 'http://user:pw@127.0.0.1:9/x', event_types: ['*'] }, 'webhook_url_refused', '$.url'],
-        [{ url: 'http://169.254.169.254/latest/meta-data', event_types: ['*'] }, 'webhook_url_refused', '$.url'],
-        [{ url: 'http://127.0.0.1:9/x', event_types: [] }, 'invalid', '$.event_types'],
-        [{ url: 'http://127.0.0.1:9/x', event_types: ['intent.created'] }, 'invalid', '$.event_types'],
-        [{ url: 'http://127.0.0.1:9/x', event_types: ['*', 'intent.settled'] }, 'invalid', '$.event_types'],
-        [{ url: 'http://127.0.0.1:9/x', event_types: ['*'], agent_id: ws.buyer.id }, 'invalid', '$.agent_id'],
+        [
+          { url: 'http://user:pw@127.0.0.1:9/x', event_types: ['*'] },
+          'webhook_url_refused',
+          '$.url',
+        ],
+        [
+          { url: 'http://169.254.169.254/latest/meta-data', event_types: ['*'] },
+          'webhook_url_refused',
+          '$.url',
+        ],
+        [{ url: 'http://127.0.0.1:9/x', event_types: [] }, 'missing', '$.event_types'],
+        [
+          { url: 'http://127.0.0.1:9/x', event_types: ['intent.created'] },
+          'invalid',
+          '$.event_types',
+        ],
+        [
+          { url: 'http://127.0.0.1:9/x', event_types: ['*', 'intent.settled'] },
+          'invalid',
+          '$.event_types',
+        ],
+        [
+          { url: 'http://127.0.0.1:9/x', event_types: ['*'], agent_id: ws.buyer.id },
+          'invalid',
+          '$.agent_id',
+        ],
       ];
       for (const [body, code, param] of cases) {
         const res = await register(t, ws, body);
-        expect({ body, status: res.status, code: res.body.error?.code, param: res.body.error?.param }).toEqual({ body, status: 400, code, param });
+        expect({
+          body,
+          status: res.status,
+          code: res.body.error?.code,
+          param: res.body.error?.param,
+        }).toEqual({ body, status: 400, code, param });
       }
-      const [{ n }] = await t.db.query<{ n: number }[]>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [ws.workspaceId]);
+      const [{ n }] = await t.db.query<{ n: number }[]>(
+        'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1',
+        [ws.workspaceId],
+      );
       expect(n).toBe(0);
     });
   });
@@ -183,9 +251,16 @@ describe('webhooks', () => {
       const ws = await seedWorkspace(t);
       const receiver = await startReceiver();
       const other = await startReceiver();
-      const res = await register(t, ws, { url: receiver.url, event_types: ['*'], agent_id: ws.seller.id });
+      const res = await register(t, ws, {
+        url: receiver.url,
+        event_types: ['*'],
+        agent_id: ws.seller.id,
+      });
       // Subscribed to another type: gets nothing for intent.settled.
-      const refundsOnly = await register(t, ws, { url: other.url, event_types: ['refund.succeeded'] });
+      const refundsOnly = await register(t, ws, {
+        url: other.url,
+        event_types: ['refund.succeeded'],
+      });
       expect(refundsOnly.status).toBe(201);
 
       const started = Date.now();
@@ -194,16 +269,31 @@ describe('webhooks', () => {
       expect(Date.now() - started).toBeLessThan(3000);
 
       const got = receiver.got[0];
-      const verified = new Webhook(res.body.secret).verify(got.body, got.headers as Record<string, string>);
+      const verified = new Webhook(res.body.secret).verify(
+        got.body,
+        got.headers as Record<string, string>,
+      );
       expect(verified).toEqual(event.payload);
-      expect(JSON.parse(got.body)).toEqual({ id: event.id, type: 'intent.settled', created_at: event.createdAt.toISOString(), data: event.payload.data });
+      expect(JSON.parse(got.body)).toEqual({
+        id: event.id,
+        type: 'intent.settled',
+        created_at: event.createdAt.toISOString(),
+        data: event.payload.data,
+      });
       expect(got.headers['webhook-id']).toBe(event.id);
       expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
-      expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
+      expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(
+        10,
+      );
       expect(got.headers['content-type']).toBe('application/json');
       expect(got.headers['user-agent']).toMatch(/webhooks/);
       // A tampered body does not verify.
-      expect(() => new Webhook(res.body.secret).verify(got.body.replace('12300', '99999'), got.headers as Record<string, string>)).toThrow();
+      expect(() =>
+        new Webhook(res.body.secret).verify(
+          got.body.replace('12300', '99999'),
+          got.headers as Record<string, string>,
+        ),
+      ).toThrow();
 
       const delivery = await waitFor('delivered status', async () => {
         const [d] = await deliveriesOf(t, event.id);
@@ -212,17 +302,53 @@ describe('webhooks', () => {
       expect(delivery.endpoint_id).toBe(res.body.id);
       expect(await deliveriesOf(t, event.id)).toHaveLength(1);
       expect(other.got).toHaveLength(0);
-      const [outbox] = await t.db.query<{ dispatched_at: Date | null }[]>('SELECT dispatched_at FROM outbox_events WHERE id = $1', [event.id]);
-      expect(outbox.dispatched_at).not.toBeNull();
+      expect(await dispatchedAt(t, event.id)).not.toBeNull();
 
-      const list = await request(t.url).get(`/v1/webhooks/endpoints/${res.body.id}/deliveries`).set(auth(ws));
+      // The endpoint is scoped to ws.seller: another seller agent's events do not reach it.
+      const seller2 = await t
+        .get(AccountsService)
+        .createAgent(
+          ws.workspaceId,
+          { name: 'Other shop', role: 'seller' },
+          { type: 'person', id: ws.personId },
+        );
+      const foreign = await emit(t, ws, 'intent.settled', seller2.id);
+      await waitFor(
+        'dispatch of the other seller event',
+        async () => (await dispatchedAt(t, foreign.id)) !== null,
+      );
+      expect(await deliveriesOf(t, foreign.id)).toHaveLength(0);
+
+      const list = await request(t.url)
+        .get(`/v1/webhooks/endpoints/${res.body.id}/deliveries`)
+        .set(auth(ws));
       expect(list.status).toBe(200);
       expect(list.body.data).toEqual([
-        expect.objectContaining({ id: delivery.id, event_id: event.id, event_type: 'intent.settled', status: 'delivered', attempts: 1, last_status_code: 200, next_attempt_at: null }),
+        expect.objectContaining({
+          id: delivery.id,
+          event_id: event.id,
+          event_type: 'intent.settled',
+          status: 'delivered',
+          attempts: 1,
+          last_status_code: 200,
+          next_attempt_at: null,
+        }),
       ]);
-      const events = await request(t.url).get('/v1/events').set(auth(ws));
+      const events = await request(t.url)
+        .get('/v1/events')
+        .query({ agent_id: ws.seller.id })
+        .set(auth(ws));
       expect(events.status).toBe(200);
-      expect(events.body.data).toEqual([{ ...event.payload, object: 'event', agent_id: ws.seller.id }]);
+      expect(events.body.data).toEqual([
+        { ...event.payload, object: 'event', agent_id: ws.seller.id },
+      ]);
+      const all = await request(t.url).get('/v1/events').query({ limit: 1 }).set(auth(ws));
+      expect(all.body).toMatchObject({ has_more: true, data: [{ id: foreign.id }] });
+      const next = await request(t.url)
+        .get('/v1/events')
+        .query({ limit: 1, starting_after: all.body.next_cursor })
+        .set(auth(ws));
+      expect(next.body).toMatchObject({ has_more: false, data: [{ id: event.id }] });
       await receiver.close();
       await other.close();
     });
@@ -237,18 +363,36 @@ describe('webhooks', () => {
         return rows[0]?.status === 'delivered' ? rows : null;
       });
       expect(receiver.got).toHaveLength(3);
-      expect(new Set(receiver.got.map((g) => g.headers['webhook-id']))).toEqual(new Set([event.id]));
+      expect(new Set(receiver.got.map((g) => g.headers['webhook-id']))).toEqual(
+        new Set([event.id]),
+      );
       for (const g of receiver.got) {
-        expect(new Webhook(res.body.secret).verify(g.body, g.headers as Record<string, string>)).toEqual(event.payload);
+        expect(
+          new Webhook(res.body.secret).verify(g.body, g.headers as Record<string, string>),
+        ).toEqual(event.payload);
       }
-      const attempts = await request(t.url).get(`/v1/webhooks/deliveries/${delivery.id}/attempts`).set(auth(ws));
+      const attempts = await request(t.url)
+        .get(`/v1/webhooks/deliveries/${delivery.id}/attempts`)
+        .set(auth(ws));
       expect(attempts.status).toBe(200);
-      expect(attempts.body.data.map((a: { attempt: number; status_code: number; trigger: string; succeeded: boolean }) => [a.attempt, a.status_code, a.trigger, a.succeeded])).toEqual([
+      expect(
+        attempts.body.data.map(
+          (a: { attempt: number; status_code: number; trigger: string; succeeded: boolean }) => [
+            a.attempt,
+            a.status_code,
+            a.trigger,
+            a.succeeded,
+          ],
+        ),
+      ).toEqual([
         [1, 500, 'scheduled', false],
         [2, 500, 'scheduled', false],
         [3, 200, 'scheduled', true],
       ]);
-      expect(attempts.body.data[0]).toMatchObject({ response_body: 'answer 500 to request 0', error: 'receiver answered HTTP 500' });
+      expect(attempts.body.data[0]).toMatchObject({
+        response_body: 'answer 500 to request 0',
+        error: 'receiver answered HTTP 500',
+      });
       expect(attempts.body.data[0].duration_ms).toEqual(expect.any(Number));
       await receiver.close();
     });
@@ -265,28 +409,51 @@ describe('webhooks', () => {
         return rows[0]?.status === 'failed' ? rows : null;
       });
       expect(delivery.attempt_count).toBe(4); // first try + 3 retries
-      const endpoint = await request(t.url).get(`/v1/webhooks/endpoints/${res.body.id}`).set(auth(ws));
-      expect(endpoint.body).toMatchObject({ status: 'disabled', disabled_reason: 'retries_exhausted', disabled_at: expect.any(String) });
-      const listed = await request(t.url).get(`/v1/webhooks/endpoints/${res.body.id}/deliveries`).set(auth(ws));
-      expect(listed.body.data[0]).toMatchObject({ status: 'failed', attempts: 4, last_status_code: null, next_attempt_at: null, last_error: expect.stringContaining('ECONNREFUSED') });
+      const endpoint = await request(t.url)
+        .get(`/v1/webhooks/endpoints/${res.body.id}`)
+        .set(auth(ws));
+      expect(endpoint.body).toMatchObject({
+        status: 'disabled',
+        disabled_reason: 'retries_exhausted',
+        disabled_at: expect.any(String),
+      });
+      const listed = await request(t.url)
+        .get(`/v1/webhooks/endpoints/${res.body.id}/deliveries`)
+        .set(auth(ws));
+      expect(listed.body.data[0]).toMatchObject({
+        status: 'failed',
+        attempts: 4,
+        last_status_code: null,
+        next_attempt_at: null,
+        last_error: expect.stringContaining('ECONNREFUSED'),
+      });
 
       // Events while disabled are not delivered to it.
       const later = await emit(t, ws);
-      await waitFor('dispatch of the later event', async () => {
-        const [r] = await t.db.query<{ dispatched_at: Date | null }[]>('SELECT dispatched_at FROM outbox_events WHERE id = $1', [later.id]);
-        return r.dispatched_at !== null;
-      });
+      await waitFor(
+        'dispatch of the later event',
+        async () => (await dispatchedAt(t, later.id)) !== null,
+      );
       expect(await deliveriesOf(t, later.id)).toHaveLength(0);
 
       // Redelivery: one new attempt now, even though the delivery failed; it re-enables nothing.
-      const redo = await request(t.url).post(`/v1/webhooks/deliveries/${delivery.id}/redeliver`).set(auth(ws));
+      const redo = await request(t.url)
+        .post(`/v1/webhooks/deliveries/${delivery.id}/redeliver`)
+        .set(auth(ws));
       expect(redo.status).toBe(202);
       expect(redo.body).toMatchObject({ id: delivery.id, status: 'failed' });
       const attempts = await waitFor('the manual attempt', async () => {
-        const a = await request(t.url).get(`/v1/webhooks/deliveries/${delivery.id}/attempts`).set(auth(ws));
+        const a = await request(t.url)
+          .get(`/v1/webhooks/deliveries/${delivery.id}/attempts`)
+          .set(auth(ws));
         return a.body.data.length === 5 ? a.body.data : null;
       });
-      expect(attempts[4]).toMatchObject({ attempt: 5, trigger: 'manual', succeeded: false, status_code: null });
+      expect(attempts[4]).toMatchObject({
+        attempt: 5,
+        trigger: 'manual',
+        succeeded: false,
+        status_code: null,
+      });
       const after = await request(t.url).get(`/v1/webhooks/endpoints/${res.body.id}`).set(auth(ws));
       expect(after.body.status).toBe('disabled');
       const [d] = await deliveriesOf(t, event.id);
@@ -294,11 +461,18 @@ describe('webhooks', () => {
 
       // Once the receiver is back, a redelivery succeeds and the delivery is delivered.
       const back = await startReceiver(() => 200, Number(new URL(dead.url).port));
-      const again = await request(t.url).post(`/v1/webhooks/deliveries/${delivery.id}/redeliver`).set(auth(ws));
+      const again = await request(t.url)
+        .post(`/v1/webhooks/deliveries/${delivery.id}/redeliver`)
+        .set(auth(ws));
       expect(again.status).toBe(202);
-      await waitFor('delivered by redelivery', async () => (await deliveriesOf(t, event.id))[0].status === 'delivered');
+      await waitFor(
+        'delivered by redelivery',
+        async () => (await deliveriesOf(t, event.id))[0].status === 'delivered',
+      );
       expect(back.got.map((g) => g.headers['webhook-id'])).toEqual([event.id]);
-      const enabled = await request(t.url).post(`/v1/webhooks/endpoints/${res.body.id}/enable`).set(auth(ws));
+      const enabled = await request(t.url)
+        .post(`/v1/webhooks/endpoints/${res.body.id}/enable`)
+        .set(auth(ws));
       expect(enabled.body).toMatchObject({ status: 'enabled', disabled_reason: null });
       await back.close();
     });
@@ -307,7 +481,10 @@ describe('webhooks', () => {
       const ws = await seedWorkspace(t);
       const receiver = await startReceiver();
       const res = await register(t, ws, { url: receiver.url, event_types: ['*'] });
-      const rotated = await request(t.url).post(`/v1/webhooks/endpoints/${res.body.id}/rotate-secret`).set(auth(ws)).send({});
+      const rotated = await request(t.url)
+        .post(`/v1/webhooks/endpoints/${res.body.id}/rotate-secret`)
+        .set(auth(ws))
+        .send({});
       expect(rotated.status).toBe(200);
       expect(rotated.body.secret).toMatch(/^whsec_/);
       expect(rotated.body.secret).not.toBe(res.body.secret);
@@ -316,8 +493,15 @@ describe('webhooks', () => {
       await waitFor('first delivery', async () => receiver.got.length === 1);
       const [first] = receiver.got;
       expect((first.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
-      expect(() => new Webhook(rotated.body.secret).verify(first.body, first.headers as Record<string, string>)).not.toThrow();
-      expect(() => new Webhook(res.body.secret).verify(first.body, first.headers as Record<string, string>)).not.toThrow();
+      expect(() =>
+        new Webhook(rotated.body.secret).verify(
+          first.body,
+          first.headers as Record<string, string>,
+        ),
+      ).not.toThrow();
+      expect(() =>
+        new Webhook(res.body.secret).verify(first.body, first.headers as Record<string, string>),
+      ).not.toThrow();
 
       const hard = await request(t.url)
         .post(`/v1/webhooks/endpoints/${res.body.id}/rotate-secret`)
@@ -328,8 +512,15 @@ describe('webhooks', () => {
       await waitFor('second delivery', async () => receiver.got.length === 2);
       const second = receiver.got[1];
       expect((second.headers['webhook-signature'] as string).split(' ')).toHaveLength(1);
-      expect(() => new Webhook(hard.body.secret).verify(second.body, second.headers as Record<string, string>)).not.toThrow();
-      expect(() => new Webhook(rotated.body.secret).verify(second.body, second.headers as Record<string, string>)).toThrow();
+      expect(() =>
+        new Webhook(hard.body.secret).verify(second.body, second.headers as Record<string, string>),
+      ).not.toThrow();
+      expect(() =>
+        new Webhook(rotated.body.secret).verify(
+          second.body,
+          second.headers as Record<string, string>,
+        ),
+      ).toThrow();
       await receiver.close();
     });
 
@@ -337,15 +528,58 @@ describe('webhooks', () => {
       const ws = await seedWorkspace(t);
       const receiver = await startReceiver();
       const res = await register(t, ws, { url: receiver.url, event_types: ['*'] });
-      const off = await request(t.url).post(`/v1/webhooks/endpoints/${res.body.id}/disable`).set(auth(ws));
+      const off = await request(t.url)
+        .post(`/v1/webhooks/endpoints/${res.body.id}/disable`)
+        .set(auth(ws));
       expect(off.body).toMatchObject({ status: 'disabled', disabled_reason: 'disabled_by_user' });
       const event = await emit(t, ws);
-      await waitFor('dispatch', async () => {
-        const [r] = await t.db.query<{ dispatched_at: Date | null }[]>('SELECT dispatched_at FROM outbox_events WHERE id = $1', [event.id]);
-        return r.dispatched_at !== null;
-      });
+      await waitFor('dispatch', async () => (await dispatchedAt(t, event.id)) !== null);
       expect(await deliveriesOf(t, event.id)).toHaveLength(0);
       expect(receiver.got).toHaveLength(0);
+      await receiver.close();
+    });
+
+    it('holds a pending delivery while its endpoint is disabled and resumes it once enabled', async () => {
+      const ws = await seedWorkspace(t);
+      let endpointId = '';
+      // The seller disables the endpoint while the first attempt is in flight (and failing).
+      const receiver = await startReceiver(async (n) => {
+        if (n === 0) {
+          await request(t.url).post(`/v1/webhooks/endpoints/${endpointId}/disable`).set(auth(ws));
+          return 503;
+        }
+        return 200;
+      });
+      endpointId = (await register(t, ws, { url: receiver.url, event_types: ['*'] })).body.id;
+      const event = await emit(t, ws);
+      await waitFor(
+        'first attempt',
+        async () => (await deliveriesOf(t, event.id))[0]?.attempt_count === 1,
+      );
+      await sleep(300); // the retry (due after ~50 ms) finds the endpoint disabled and waits
+      expect(receiver.got).toHaveLength(1);
+      expect((await deliveriesOf(t, event.id))[0]).toMatchObject({
+        status: 'pending',
+        attempt_count: 1,
+      });
+
+      await request(t.url)
+        .post(`/v1/webhooks/endpoints/${endpointId}/enable`)
+        .set(auth(ws))
+        .expect(200);
+      // The overdue-delivery sweep (every 5 s, for deliveries overdue by 10 s) picks it up; move
+      // the service clock instead of waiting.
+      t.clock.advance(60_000);
+      try {
+        await t.get(WebhookDispatcher).resumeStalled();
+        await waitFor(
+          'delivery after enable',
+          async () => (await deliveriesOf(t, event.id))[0].status === 'delivered',
+        );
+      } finally {
+        t.clock.reset();
+      }
+      expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([event.id, event.id]);
       await receiver.close();
     });
   });
@@ -373,14 +607,31 @@ describe('webhooks in live mode', () => {
   ])('refuses %s', async (url, message) => {
     const res = await register(live, ws, { url, event_types: ['*'] });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'webhook_url_refused', param: '$.url', message: expect.stringMatching(message) });
+    expect(res.body.error).toMatchObject({
+      code: 'webhook_url_refused',
+      param: '$.url',
+      message: expect.stringMatching(message),
+    });
   });
 
   it('checks the address again at delivery time', async () => {
     const sender = live.get(WebhookSender);
-    for (const url of ['https://127.0.0.1:9/x', 'https://localhost:9/x', 'http://93.184.215.14/x']) {
-      const result = await sender.send({ url, eventId: 'evt_x', body: '{}', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] });
-      expect({ url, ok: result.ok, statusCode: result.statusCode }).toEqual({ url, ok: false, statusCode: null });
+    for (const url of [
+      'https://127.0.0.1:9/x',
+      'https://localhost:9/x',
+      'http://93.184.215.14/x',
+    ]) {
+      const result = await sender.send({
+        url,
+        eventId: 'evt_x',
+        body: '{}',
+        secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      });
+      expect({ url, ok: result.ok, statusCode: result.statusCode }).toEqual({
+        url,
+        ok: false,
+        statusCode: null,
+      });
       expect(result.error).toMatch(/address refused|https/);
     }
   });
@@ -400,9 +651,24 @@ describe('webhooks across a Redis outage', () => {
   }
 
   async function startRedis(): Promise<void> {
-    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     redis = proc;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('redis-server did not start')), 5000);
@@ -444,7 +710,13 @@ describe('webhooks across a Redis outage', () => {
     const receiver = await startReceiver();
     await register(app, ws, { url: receiver.url, event_types: ['*'] });
     const byId = () =>
-      receiver.got.reduce<Record<string, number>>((acc, g) => ({ ...acc, [String(g.headers['webhook-id'])]: (acc[String(g.headers['webhook-id'])] ?? 0) + 1 }), {});
+      receiver.got.reduce<Record<string, number>>(
+        (acc, g) => ({
+          ...acc,
+          [String(g.headers['webhook-id'])]: (acc[String(g.headers['webhook-id'])] ?? 0) + 1,
+        }),
+        {},
+      );
 
     const before = await emit(app, ws);
     await waitFor('delivery before the outage', async () => receiver.got.length === 1);
@@ -458,7 +730,10 @@ describe('webhooks across a Redis outage', () => {
     expect(page.body.data[0].id).toBe(during.id);
 
     await sleep(1000); // twenty dispatcher ticks without Redis
-    const [row] = await app.db.query<{ dispatched_at: Date | null }[]>('SELECT dispatched_at FROM outbox_events WHERE id = $1', [during.id]);
+    const [row] = await app.db.query<{ dispatched_at: Date | null }[]>(
+      'SELECT dispatched_at FROM outbox_events WHERE id = $1',
+      [during.id],
+    );
     expect(row.dispatched_at).toBeNull();
     expect(await deliveriesOf(app, during.id)).toHaveLength(0);
     expect(receiver.got).toHaveLength(1);
@@ -469,7 +744,10 @@ describe('webhooks across a Redis outage', () => {
     expect(byId()).toEqual({ [before.id]: 1, [during.id]: 1 });
     const [delivery] = await deliveriesOf(app, during.id);
     expect(delivery).toMatchObject({ status: 'delivered', attempt_count: 1 });
-    const [after] = await app.db.query<{ dispatched_at: Date | null }[]>('SELECT dispatched_at FROM outbox_events WHERE id = $1', [during.id]);
+    const [after] = await app.db.query<{ dispatched_at: Date | null }[]>(
+      'SELECT dispatched_at FROM outbox_events WHERE id = $1',
+      [during.id],
+    );
     expect(after.dispatched_at).not.toBeNull();
     await receiver.close();
   });

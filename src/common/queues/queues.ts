@@ -23,6 +23,8 @@ export interface ExpireApprovalJob {
  */
 export interface DeliverWebhookJob {
   deliveryId: string;
+  /** The delivery's event: lets the worker wait out the dispatcher's transaction (see processor). */
+  eventId: string;
   trigger: 'scheduled' | 'manual';
   seq: number;
 }

@@ -20,7 +20,8 @@ export class CreateWebhookEndpointDto {
   @ApiProperty({
     example: 'https://seller.example/webhooks',
     maxLength: 2048,
-    description: 'https (live) or http/https (sandbox, test). In live mode the host must resolve to public addresses only.',
+    description:
+      'https (live) or http/https (sandbox, test). In live mode the host must resolve to public addresses only.',
   })
   @IsString()
   @IsNotEmpty()
@@ -40,7 +41,10 @@ export class CreateWebhookEndpointDto {
   @IsIn([...WEBHOOK_EVENT_TYPES, ALL_EVENTS], { each: true })
   event_types: string[];
 
-  @ApiPropertyOptional({ example: 'agt_…', description: 'Only events of this seller agent (default: every agent of the workspace)' })
+  @ApiPropertyOptional({
+    example: 'agt_…',
+    description: 'Only events of this seller agent (default: every agent of the workspace)',
+  })
   @IsOptional()
   @IsString()
   @Matches(/^agt_[A-Za-z0-9]+$/)
@@ -58,7 +62,8 @@ export class RotateWebhookSecretDto {
     minimum: 0,
     maximum: 86400,
     default: 86400,
-    description: 'How long deliveries stay signed with the old secret too (a second signature); 0 retires it now.',
+    description:
+      'How long deliveries stay signed with the old secret too (a second signature); 0 retires it now.',
   })
   @IsOptional()
   @IsInt()

@@ -5,17 +5,24 @@ export class WebhookEndpointResponse {
   @ApiProperty({ enum: ['webhook_endpoint'] }) object: 'webhook_endpoint';
   @ApiProperty() url: string;
   @ApiProperty({ type: [String] }) event_types: string[];
-  @ApiProperty({ nullable: true, type: String, description: 'null: every agent of the workspace' }) agent_id: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'null: every agent of the workspace' })
+  agent_id: string | null;
   @ApiProperty({ nullable: true, type: String }) description: string | null;
   @ApiProperty({ enum: ['enabled', 'disabled'] }) status: 'enabled' | 'disabled';
-  @ApiProperty({ enum: ['disabled_by_user', 'retries_exhausted'], nullable: true, type: String }) disabled_reason: string | null;
+  @ApiProperty({ enum: ['disabled_by_user', 'retries_exhausted'], nullable: true, type: String })
+  disabled_reason: string | null;
   @ApiProperty({ nullable: true, type: String }) disabled_at: string | null;
   @ApiPropertyOptional({
     example: 'whsec_…',
-    description: 'Standard Webhooks signing secret. Only in the create and rotate-secret responses; never shown again.',
+    description:
+      'Standard Webhooks signing secret. Only in the create and rotate-secret responses; never shown again.',
   })
   secret?: string;
-  @ApiProperty({ nullable: true, type: String, description: 'Until then deliveries also carry a signature with the previous secret' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Until then deliveries also carry a signature with the previous secret',
+  })
   previous_secret_expires_at: string | null;
   @ApiProperty() created_at: string;
   @ApiProperty() updated_at: string;
@@ -27,11 +34,17 @@ export class WebhookDeliveryResponse {
   @ApiProperty() endpoint_id: string;
   @ApiProperty({ description: 'Also the webhook-id header of every attempt' }) event_id: string;
   @ApiProperty() event_type: string;
-  @ApiProperty({ enum: ['pending', 'delivered', 'failed'] }) status: 'pending' | 'delivered' | 'failed';
+  @ApiProperty({ enum: ['pending', 'delivered', 'failed'] }) status:
+    'pending' | 'delivered' | 'failed';
   @ApiProperty() attempts: number;
   @ApiProperty({ nullable: true, type: Number }) last_status_code: number | null;
   @ApiProperty({ nullable: true, type: String }) last_error: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'Next scheduled attempt; null once delivered or failed' }) next_attempt_at: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Next scheduled attempt; null once delivered or failed',
+  })
+  next_attempt_at: string | null;
   @ApiProperty({ nullable: true, type: String }) delivered_at: string | null;
   @ApiProperty({ nullable: true, type: String }) failed_at: string | null;
   @ApiProperty() created_at: string;
@@ -47,7 +60,8 @@ export class WebhookAttemptResponse {
   @ApiProperty({ nullable: true, type: Number }) status_code: number | null;
   @ApiProperty() duration_ms: number;
   @ApiProperty({ nullable: true, type: String }) error: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'First 1 KB of the response body' }) response_body: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'First 1 KB of the response body' })
+  response_body: string | null;
   @ApiProperty() created_at: string;
 }
 

@@ -1,4 +1,8 @@
-import { ConfigError, DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, loadConfig } from '../../../src/config/app.config';
+import {
+  ConfigError,
+  DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+  loadConfig,
+} from '../../../src/config/app.config';
 import { nextRetryDelayMs } from '../../../src/webhooks/retry-schedule';
 import { addressRefusal, checkWebhookUrl } from '../../../src/webhooks/url-policy';
 import { WebhookSecrets, issueWebhookSecret } from '../../../src/webhooks/webhook-secrets';
@@ -27,7 +31,9 @@ describe('retry schedule', () => {
 
 describe('webhook config', () => {
   it('parses WEBHOOK_RETRY_SCHEDULE_MS and refuses nonsense', () => {
-    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '50, 100,150' }).webhookRetryScheduleMs).toEqual([50, 100, 150]);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '50, 100,150' }).webhookRetryScheduleMs).toEqual(
+      [50, 100, 150],
+    );
     expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '50,x' })).toThrow(ConfigError);
     expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '0' })).toThrow(ConfigError);
   });
@@ -35,9 +41,16 @@ describe('webhook config', () => {
   it('requires a 32-byte WEBHOOK_SECRET_KEY in live mode only', () => {
     const live = { MODE: 'live', BASE_URL: 'https://pay.example' };
     expect(() => loadConfig(live)).toThrow(/WEBHOOK_SECRET_KEY is required/);
-    expect(() => loadConfig({ ...live, WEBHOOK_SECRET_KEY: Buffer.alloc(16, 1).toString('base64') })).toThrow(/32 bytes/);
-    expect(loadConfig({ ...live, WEBHOOK_SECRET_KEY: 'ab'.repeat(32) }).webhookSecretKey).toEqual(Buffer.alloc(32, 0xab));
-    expect(loadConfig({ ...live, WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') }).webhookSecretKey).toEqual(Buffer.alloc(32, 7));
+    expect(() =>
+      loadConfig({ ...live, WEBHOOK_SECRET_KEY: Buffer.alloc(16, 1).toString('base64') }),
+    ).toThrow(/32 bytes/);
+    expect(loadConfig({ ...live, WEBHOOK_SECRET_KEY: 'ab'.repeat(32) }).webhookSecretKey).toEqual(
+      Buffer.alloc(32, 0xab),
+    );
+    expect(
+      loadConfig({ ...live, WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') })
+        .webhookSecretKey,
+    ).toEqual(Buffer.alloc(32, 7));
     expect(loadConfig({ MODE: 'sandbox' }).webhookSecretKey).toHaveLength(32);
   });
 });
@@ -82,10 +95,22 @@ describe('webhook url policy', () => {
 
   it('refuses a host when any resolved address is refused, and unresolvable hosts', async () => {
     const resolver = (addrs: string[]) => async () => addrs;
-    expect(await checkWebhookUrl('https://a.example/x', 'live', resolver(['93.184.215.14']))).toBeInstanceOf(URL);
-    expect(await checkWebhookUrl('https://a.example/x', 'live', resolver(['93.184.215.14', '10.0.0.1']))).toEqual({ reason: expect.stringMatching(/10\.0\.0\.1/) });
-    expect(await checkWebhookUrl('https://a.example/x', 'live', async () => { throw new Error('ENOTFOUND'); })).toEqual({ reason: expect.stringMatching(/does not resolve/) });
-    expect(await checkWebhookUrl('http://a.example/x', 'live', resolver(['93.184.215.14']))).toEqual({ reason: 'url must use https in live mode' });
-    expect(await checkWebhookUrl('http://localhost:3000/x', 'sandbox', resolver(['127.0.0.1']))).toBeInstanceOf(URL);
+    expect(
+      await checkWebhookUrl('https://a.example/x', 'live', resolver(['93.184.215.14'])),
+    ).toBeInstanceOf(URL);
+    expect(
+      await checkWebhookUrl('https://a.example/x', 'live', resolver(['93.184.215.14', '10.0.0.1'])),
+    ).toEqual({ reason: expect.stringMatching(/10\.0\.0\.1/) });
+    expect(
+      await checkWebhookUrl('https://a.example/x', 'live', async () => {
+        throw new Error('ENOTFOUND');
+      }),
+    ).toEqual({ reason: expect.stringMatching(/does not resolve/) });
+    expect(
+      await checkWebhookUrl('http://a.example/x', 'live', resolver(['93.184.215.14'])),
+    ).toEqual({ reason: 'url must use https in live mode' });
+    expect(
+      await checkWebhookUrl('http://localhost:3000/x', 'sandbox', resolver(['127.0.0.1'])),
+    ).toBeInstanceOf(URL);
   });
 });
