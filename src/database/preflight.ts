@@ -26,6 +26,7 @@ export async function preflight(config: AppConfig): Promise<void> {
   try {
     await client.connect();
   } catch (err) {
+    await client.end().catch(() => undefined);
     fail(
       `Cannot reach PostgreSQL at ${safeUrl(config.databaseUrl)} (${(err as Error).message}). ` +
         'Start it (e.g. `pg_ctlcluster 15 main start`) or run `docker compose up -d`, or set DATABASE_URL.',

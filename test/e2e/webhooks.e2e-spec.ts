@@ -539,6 +539,24 @@ describe('webhooks', () => {
       await receiver.close();
     });
 
+    it('resolves host names through the address guard and keeps 1 KB of the answer', async () => {
+      const server = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(200).end('x'.repeat(5000)));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const result = await t.get(WebhookSender).send({
+        url: `http://localhost:${port}/hooks`,
+        eventId: 'evt_x',
+        body: '{}',
+        secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      });
+      expect(result).toMatchObject({ ok: true, statusCode: 200, error: null });
+      expect(result.responseBody).toHaveLength(1024);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
     it('holds a pending delivery while its endpoint is disabled and resumes it once enabled', async () => {
       const ws = await seedWorkspace(t);
       let endpointId = '';
