@@ -4,6 +4,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { CommonModule } from './common/common.module';
 import { httpPipeline } from './common/http/http-pipeline';
 import { QueuesModule } from './common/queues/queues.module';
+import { SweeperModule } from './common/sweeper/sweeper.module';
 import { APP_CONFIG, AppConfig } from './config/app.config';
 import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source-options';
@@ -37,6 +38,7 @@ import { RefundsModule } from './refunds/refunds.module';
       useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl, config.databasePoolMax), retryAttempts: 0 }),
     }),
     QueuesModule,
+    SweeperModule,
     CommonModule,
     HealthModule,
     AccountsModule,

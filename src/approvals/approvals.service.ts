@@ -1,10 +1,11 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { ExpireApprovalJob, JOB_PRESETS, JOBS, QUEUES } from '../common/queues/queues';
+import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { Approval, ApprovalKind } from './approval.entity';
@@ -25,8 +26,9 @@ export interface ApprovalHandler {
  * key reaches `decide`. Unanswered approvals expire through a delayed Bull job.
  */
 @Injectable()
-export class ApprovalsService {
+export class ApprovalsService implements OnModuleInit {
   private readonly handlers = new Map<ApprovalKind, ApprovalHandler>();
+  private readonly logger = new Logger(ApprovalsService.name);
 
   constructor(
     private readonly tx: Tx,
@@ -34,7 +36,16 @@ export class ApprovalsService {
     private readonly audit: AuditLog,
     @InjectQueue(QUEUES.approvals) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sweeper: Sweeper,
   ) {}
+
+  /**
+   * The delayed Bull job is the fast path; this database sweep is the safety net for a job lost
+   * while Redis was down, so no approval can stay open past its expiry.
+   */
+  onModuleInit(): void {
+    this.sweeper.register('approvals-expiry', () => this.expireOverdue(), { everyMs: 5000 });
+  }
 
   registerHandler(kind: ApprovalKind, handler: ApprovalHandler): void {
     this.handlers.set(kind, handler);
@@ -105,6 +116,23 @@ export class ApprovalsService {
       .set({ status: 'withdrawn', decidedAt: now })
       .where('kind = :kind AND subject_id = :subjectId AND status = :pending', { kind, subjectId, pending: 'pending' })
       .execute();
+  }
+
+  /** Expires overdue pending approvals (oldest first, a bounded batch per call). */
+  async expireOverdue(limit = 50): Promise<number> {
+    const due = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT id FROM approvals WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+      [this.clock.now(), limit],
+    );
+    let expired = 0;
+    for (const { id } of due) {
+      try {
+        expired += (await this.expire(id)) === 'expired' ? 1 : 0;
+      } catch (err) {
+        this.logger.warn({ approval_id: id, err: (err as Error).message }, 'approval expiry sweep skipped one');
+      }
+    }
+    return expired;
   }
 
   /** Timeout: the processor calls this; a decided approval is left alone. */

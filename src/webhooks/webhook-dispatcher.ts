@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { Tx } from '../database/tx';
-import { Sweeper } from './sweeper';
+import { Sweeper } from '../common/sweeper/sweeper';
 import { endpointWants } from './webhook-event-types';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
-import { SweeperModule } from './sweeper.module';
+import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';

@@ -156,3 +156,26 @@ describe('approval timeout (Bull delayed job)', () => {
     expect(quote.body.status).toBe('open');
   });
 });
+
+describe('approval expiry sweep (database safety net)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp({ approvalTtlSeconds: 3600 });
+  });
+  afterAll(() => t.close());
+
+  it('expires an overdue approval even when its delayed job never fires', async () => {
+    const ws = await seedWorkspace(t);
+    const mandateId = await createMandate(t, { workspaceId: ws.workspaceId, agentId: ws.buyer.id });
+    const paid = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 300_000 });
+    expect(paid.intent.status).toBe('requires_approval');
+    // The Bull job is an hour away in real time; only the sweep can act on the moved clock.
+    t.clock.advance(2 * 3600_000);
+    const intent = await waitFor(async () => {
+      const [row] = await t.db.query(`SELECT status, decline_code FROM payment_intents WHERE id = $1`, [paid.intent.id]);
+      return row.status === 'declined' ? row : null;
+    }, 15000);
+    expect(intent.decline_code).toBe('approval_expired');
+  });
+});

@@ -5,7 +5,7 @@ import { randomToken } from '../../src/common/ids';
 import { SandboxResult, SandboxService } from '../../src/sandbox/sandbox.service';
 import { PersonSessionService } from '../../src/web/person-session.service';
 import { startApp, TestApp } from '../support/app';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/test-db';
+import { TEST_REDIS_URL } from '../support/test-db';
 
 const run = promisify(execFile);
 
@@ -135,7 +135,7 @@ describe(SandboxService.name, () => {
         cwd: `${__dirname}/../..`,
         env: {
           ...process.env,
-          DATABASE_URL: TEST_DATABASE_URL,
+          DATABASE_URL: t.config.databaseUrl,
           REDIS_URL: TEST_REDIS_URL,
           LOG_LEVEL: 'silent',
           QUEUE_PREFIX: `t${randomToken(8)}`,

@@ -1,6 +1,7 @@
 import { Type } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
@@ -8,6 +9,49 @@ import { Clock } from '../../src/common/clock';
 import { randomToken } from '../../src/common/ids';
 import { APP_CONFIG, AppConfig, loadConfig } from '../../src/config/app.config';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-db';
+
+/**
+ * Each test file gets its own database, cloned from the migrated template that the global setup
+ * built (CREATE DATABASE … TEMPLATE is a file copy, ~100 ms). Files then cannot see each other's
+ * rows: another file's moved clock or background sweeps (approval expiry, outbox dispatch) cannot
+ * touch them. Every app started in one file shares that file's database (jest loads this module
+ * once per file), so restart tests still see their data.
+ */
+let fileDatabase: Promise<string> | null = null;
+
+async function cloneTemplate(): Promise<string> {
+  const template = new URL(TEST_DATABASE_URL);
+  const templateName = decodeURIComponent(template.pathname.slice(1));
+  const name = `${templateName}_f_${randomToken(10).toLowerCase()}`;
+  const admin = new URL(TEST_DATABASE_URL);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await client.query(`CREATE DATABASE "${name}" TEMPLATE "${templateName}"`);
+        break;
+      } catch (err) {
+        // Two files cloning at the same instant can briefly collide on the template.
+        if (attempt >= 20) {
+          throw err;
+        }
+        await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+      }
+    }
+  } finally {
+    await client.end();
+  }
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export function testDatabaseUrl(): Promise<string> {
+  fileDatabase ??= cloneTemplate();
+  return fileDatabase;
+}
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -29,7 +73,7 @@ export async function startApp(
   extra: { controllers?: Type<unknown>[]; providers?: Type<unknown>[] } = {},
 ): Promise<TestApp> {
   const base = loadConfig({
-    DATABASE_URL: TEST_DATABASE_URL,
+    DATABASE_URL: await testDatabaseUrl(),
     REDIS_URL: TEST_REDIS_URL,
     MODE: 'test',
     LOG_LEVEL: 'silent',

@@ -11,6 +11,11 @@ export default async function globalSetup(): Promise<void> {
   const client = new Client({ connectionString: admin.toString() });
   await client.connect();
   try {
+    // Per-file clones left by earlier runs (see test/support/app.ts).
+    const clones = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${name}\\_f\\_%`]);
+    for (const { datname } of clones.rows) {
+      await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    }
     await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await client.query(`CREATE DATABASE "${name}"`);
   } finally {
