@@ -1,0 +1,122 @@
+// `npm run bench`: boots the real app in this process on a fresh database (payments_bench),
+// seeds a workspace through the services, drives each scenario with autocannon from a child
+// process for BENCH_DURATION_S seconds, checks the database afterwards and writes
+// bench/results/latest.json. Exit code 0 only when every scenario ran and every check passed.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, release, totalmem, type as osType } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { Http } from './http';
+import { LoadGenerator } from './load-client';
+import { checkLines, resultJson, scenarioTable } from './report';
+import { BenchContext, Check, finalChecks, ScenarioOutcome, SCENARIOS } from './scenarios';
+import { seedWorld } from './seed';
+import { applyAppEnv, benchOptions, bootApp, RunningApp } from './setup';
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function machine(db: Client, redisUrl: string): Promise<Record<string, unknown>> {
+  const { rows } = await db.query<{ v: string }>('SHOW server_version');
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  const info = await redis.info('server').finally(() => redis.disconnect());
+  const cpu = cpus();
+  return {
+    cpus: cpu.length,
+    cpu_model: cpu[0]?.model ?? 'unknown',
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    os: `${osType()} ${release()}`,
+    node: process.version,
+    postgres: rows[0].v,
+    redis: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown',
+  };
+}
+
+async function main(): Promise<number> {
+  const opts = benchOptions();
+  applyAppEnv(opts);
+  const startedAt = new Date();
+  log(`bench: ${opts.durationS} s per scenario, ${opts.connections} connections, database ${new URL(opts.databaseUrl).pathname.slice(1)} (recreated)`);
+
+  let running: RunningApp | undefined;
+  let load: LoadGenerator | undefined;
+  const db = new Client({ connectionString: opts.databaseUrl });
+  try {
+    running = await bootApp(opts);
+    await db.connect();
+    load = LoadGenerator.start();
+    const http = new Http(running.url);
+    const seedStarted = Date.now();
+    const world = await seedWorld(running.app, http, opts.buyers);
+    log(`app on ${running.url}; seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s (1 seller + 40 listed sellers, ${world.buyers.length} buyer(s) with an active mandate)`);
+
+    const ctx: BenchContext = { opts, baseUrl: running.url, http, db, world, load };
+    const outcomes: ScenarioOutcome[] = [];
+    let crashed: string | null = null;
+    for (const scenario of SCENARIOS) {
+      log(`\n[${scenario.id}] ${scenario.title}: ${scenario.measures}`);
+      try {
+        const outcome = await scenario.run(ctx);
+        outcomes.push(outcome);
+        const extra = Object.entries(outcome.extra).map(([k, v]) => `${k}=${v}`).join(' ');
+        log(`${scenarioTable([outcome]).split('\n')[2]}${extra ? `\n  ${extra}` : ''}`);
+        log(checkLines(outcome.checks));
+      } catch (err) {
+        crashed = `scenario ${scenario.id} failed to run: ${(err as Error).stack ?? String(err)}`;
+        log(crashed);
+        break;
+      }
+    }
+    const final: Check[] = crashed ? [] : await finalChecks(ctx, outcomes);
+    const allChecks = [...outcomes.flatMap((o) => o.checks), ...final];
+    const failed = allChecks.filter((c) => !c.ok);
+    const passed = crashed === null && outcomes.length === SCENARIOS.length && failed.length === 0;
+
+    log(`\n${scenarioTable(outcomes)}`);
+    log(`\nafter the run:\n${checkLines(final)}`);
+    const completes = outcomes.find((o) => o.id === '5');
+    const env = await machine(db, opts.redisUrl);
+    log(
+      `\nsummary: ${env.cpus} × ${String(env.cpu_model)}, node ${process.version}, Postgres ${String(env.postgres)}, Redis ${String(env.redis)}` +
+        (completes ? `\n  full payments: ${completes.extra.completes_per_s} completes/s (${completes.extra.completed} in ${completes.result.elapsedS} s, p95 ${completes.result.latencyMs.p95} ms)` : '') +
+        `\n  checks: ${allChecks.length - failed.length}/${allChecks.length} passed${crashed ? '; a scenario crashed' : ''}` +
+        `\n  ${passed ? 'PASS' : 'FAIL'}; database ${new URL(opts.databaseUrl).pathname.slice(1)} kept for inspection`,
+    );
+
+    const dir = join(__dirname, 'results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'latest.json'),
+      `${JSON.stringify(
+        {
+          started_at: startedAt.toISOString(),
+          finished_at: new Date().toISOString(),
+          passed,
+          machine: env,
+          options: { duration_s: opts.durationS, connections: opts.connections, complete_pool: opts.poolSize, buyers: opts.buyers, database_pool_max: running.config.databasePoolMax },
+          scenarios: resultJson(outcomes),
+          final_checks: final,
+          error: crashed,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    log(`results: ${join('bench', 'results', 'latest.json')}`);
+    return passed ? 0 : 1;
+  } finally {
+    load?.stop();
+    await db.end().catch(() => undefined);
+    await running?.app.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

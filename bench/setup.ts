@@ -1,0 +1,133 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import type { AppConfig } from '../src/config/app.config';
+
+export interface BenchOptions {
+  durationS: number;
+  connections: number;
+  /** Pre-minted session + token pairs for the complete scenario. */
+  poolSize: number;
+  /** Buyer agents (each with its own mandate and buyer key) the complete scenario spreads over. */
+  buyers: number;
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') {
+    return fallback;
+  }
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
+    throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+/** BENCH_* knobs, with defaults sized for a ~1.5 minute run on a small machine. */
+export function benchOptions(): BenchOptions {
+  const databaseUrl =
+    process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/payments_bench';
+  // The database is dropped and recreated on every run: refuse anything not obviously a bench database.
+  if (!/bench/i.test(new URL(databaseUrl).pathname)) {
+    throw new Error(`BENCH_DATABASE_URL must name a database containing "bench" (got ${databaseUrl})`);
+  }
+  return {
+    durationS: positiveInt('BENCH_DURATION_S', 10),
+    connections: positiveInt('BENCH_CONNECTIONS', 20),
+    poolSize: positiveInt('BENCH_COMPLETE_POOL', 3000),
+    buyers: positiveInt('BENCH_BUYERS', 1),
+    databaseUrl,
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    queuePrefix: 'bench',
+  };
+}
+
+/**
+ * The app reads its configuration from process.env when AppModule boots, so this runs before
+ * anything under src/ is loaded. DAILY_CAP_PAISE is lifted so the buyer's daily cap never
+ * declines a benchmark payment.
+ */
+export function applyAppEnv(opts: BenchOptions): void {
+  Object.assign(process.env, {
+    DATABASE_URL: opts.databaseUrl,
+    REDIS_URL: opts.redisUrl,
+    LOG_LEVEL: 'silent',
+    MODE: 'test',
+    QUEUE_PREFIX: opts.queuePrefix,
+    DAILY_CAP_PAISE: '1000000000000000',
+    RUN_MIGRATIONS: 'false',
+  });
+}
+
+/** DROP DATABASE … WITH (FORCE) (Postgres 13+), so a leftover session from an earlier run cannot block it. */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const target = new URL(databaseUrl);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Removes the bench queue prefix's keys, so jobs of an earlier run (pointing at rows that no longer exist) do not run. */
+export async function clearQueues(redisUrl: string, prefix: string): Promise<number> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  let removed = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) {
+        removed += await redis.del(...keys);
+      }
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return removed;
+}
+
+export interface RunningApp {
+  app: NestExpressApplication;
+  url: string;
+  config: AppConfig;
+}
+
+/** Fresh database, migrations, then the real AppModule in this process on a free port. */
+export async function bootApp(opts: BenchOptions): Promise<RunningApp> {
+  // Loaded only now: src/ must see the environment applyAppEnv set.
+  const { loadConfig, APP_CONFIG } = await import('../src/config/app.config');
+  const { preflight } = await import('../src/database/preflight');
+  const { migrate } = await import('../src/database/migrate');
+  const { NestFactory } = await import('@nestjs/core');
+  const { AppModule } = await import('../src/app.module');
+  const { configureApp } = await import('../src/app.setup');
+
+  await dropDatabase(opts.databaseUrl);
+  await clearQueues(opts.redisUrl, opts.queuePrefix);
+  await preflight(loadConfig());
+  await migrate(opts.databaseUrl);
+
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    bodyParser: false,
+    logger: false,
+  });
+  configureApp(app, { quietLogs: true });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  const url = `http://127.0.0.1:${port}`;
+  const config = app.get<AppConfig>(APP_CONFIG);
+  // Links the service prints (authorization_url, permalink_url) point at this instance.
+  config.baseUrl = url;
+  config.appUrl = `${url}/app`;
+  return { app, url, config };
+}
