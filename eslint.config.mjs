@@ -19,6 +19,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       eqeqeq: 'error',
       curly: 'error',
       'no-console': 'error',
@@ -29,4 +30,6 @@ export default tseslint.config(
     },
   },
   { files: ['src/config/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'src/cli/**/*.ts'], rules: { 'no-restricted-syntax': 'off', 'no-console': 'off' } },
+  // Test callbacks are often async for uniformity (waitFor predicates, fakes).
+  { files: ['test/**/*.ts'], rules: { '@typescript-eslint/require-await': 'off' } },
 );

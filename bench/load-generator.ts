@@ -36,6 +36,8 @@ function run(job: LoadJob): Promise<LoadResult> {
   let sequence = 0;
   let poolNext = 0;
   let clients = 0;
+  /** Requests sent with a unique key whose response has not arrived (yet). */
+  const inFlight = new Map<string, { path: string; body: string }>();
   const idem = job.idempotency;
   const pool = job.pool;
 
@@ -44,8 +46,12 @@ function run(job: LoadJob): Promise<LoadResult> {
     path: job.path,
     headers: job.headers,
     body: job.body,
-    onResponse: (status, body, _context, headers) => {
-      if (headers['idempotent-replayed'] === 'true') {
+    onResponse: (status, body, context, headers) => {
+      if (typeof context.key === 'string') {
+        inFlight.delete(context.key);
+      }
+      // Header names arrive as the server spelled them.
+      if (Object.entries(headers).some(([k, v]) => k.toLowerCase() === 'idempotent-replayed' && v === 'true')) {
         replayed++;
       }
       if (job.collectBodies) {
@@ -55,16 +61,17 @@ function run(job: LoadJob): Promise<LoadResult> {
   };
   // A setupRequest makes autocannon rebuild every request, so only install one when needed.
   if (pool || idem?.mode === 'unique') {
-    spec.setupRequest = (req) => {
+    spec.setupRequest = (req, context) => {
       const headers = { ...job.headers };
-      if (idem?.mode === 'unique') {
-        headers['Idempotency-Key'] = `${idem.prefix}-${++sequence}`;
-      }
-      if (!pool) {
-        return { ...req, headers };
-      }
       // maxOverallRequests = pool.length keeps us inside the pool; the clamp is belt and braces.
-      const item = pool[Math.min(poolNext++, pool.length - 1)];
+      const item = pool ? pool[Math.min(poolNext++, pool.length - 1)] : { path: job.path, body: job.body ?? '' };
+      if (idem?.mode === 'unique') {
+        const key = `${idem.prefix}-${++sequence}`;
+        headers['Idempotency-Key'] = key;
+        // The context travels with this request to its onResponse.
+        context.key = key;
+        inFlight.set(key, item);
+      }
       return { ...req, path: item.path, body: item.body, headers };
     };
   }
@@ -118,6 +125,7 @@ function run(job: LoadJob): Promise<LoadResult> {
         replayed,
         bodies,
         poolUsed: pool ? Math.min(poolNext, pool.length) : 0,
+        unanswered: [...inFlight].map(([key, item]) => ({ key, ...item })),
       });
     });
     instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {

@@ -48,6 +48,11 @@ export interface LoadResult {
   bodies: { http: number; id: string | null; status: string | null }[];
   /** With a pool: how many items were handed out. */
   poolUsed: number;
+  /**
+   * Requests with a unique key that were sent but got no response before the run stopped (the
+   * server may still have done them). Replaying them with the same key recovers their outcome.
+   */
+  unanswered: { key: string; path: string; body: string }[];
 }
 
 export type ChildMessage = { ok: true; result: LoadResult } | { ok: false; error: string };

@@ -19,7 +19,7 @@ function log(line: string): void {
 }
 
 async function machine(db: Client, redisUrl: string): Promise<Record<string, unknown>> {
-  const { rows } = await db.query<{ v: string }>('SHOW server_version');
+  const { rows } = await db.query<{ v: string }>("SELECT current_setting('server_version') AS v");
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   const info = await redis.info('server').finally(() => redis.disconnect());
   const cpu = cpus();

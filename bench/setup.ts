@@ -5,9 +5,16 @@ import type { AppConfig } from '../src/config/app.config';
 
 export interface BenchOptions {
   durationS: number;
+  /** Unmeasured run of the same requests before each scenario (JIT, caches, pool connections). */
+  warmupS: number;
   connections: number;
-  /** Pre-minted session + token pairs for the complete scenario. */
-  poolSize: number;
+  /**
+   * Pre-minted session + token pairs for the complete scenario. null: sized from the create
+   * scenario's rate (twice what the duration could use, at most 3000).
+   */
+  poolSize: number | null;
+  /** Scenario ids to run (BENCH_ONLY=1,5); null: all. */
+  only: string[] | null;
   /** Buyer agents (each with its own mandate and buyer key) the complete scenario spreads over. */
   buyers: number;
   databaseUrl: string;
@@ -26,6 +33,17 @@ function positiveInt(name: string, fallback: number): number {
   return Number(raw);
 }
 
+function nonNegativeInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') {
+    return fallback;
+  }
+  if (!/^\d+$/.test(raw)) {
+    throw new Error(`${name} must be an integer >= 0 (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
 /** BENCH_* knobs, with defaults sized for a ~1.5 minute run on a small machine. */
 export function benchOptions(): BenchOptions {
   const databaseUrl =
@@ -36,8 +54,10 @@ export function benchOptions(): BenchOptions {
   }
   return {
     durationS: positiveInt('BENCH_DURATION_S', 10),
+    warmupS: nonNegativeInt('BENCH_WARMUP_S', 2),
     connections: positiveInt('BENCH_CONNECTIONS', 20),
-    poolSize: positiveInt('BENCH_COMPLETE_POOL', 3000),
+    poolSize: process.env.BENCH_COMPLETE_POOL ? positiveInt('BENCH_COMPLETE_POOL', 3000) : null,
+    only: process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null,
     buyers: positiveInt('BENCH_BUYERS', 1),
     databaseUrl,
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
