@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { addErrorResponses } from './error-responses';
 
 /** The OpenAPI contract, built from our decorators; written to openapi/openapi.json by `npm run openapi`. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -17,7 +18,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'acpk_… protocol key, role merchant' }, 'merchantProtocolKey')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'acpk_… protocol key, role buyer' }, 'buyerProtocolKey')
     .build();
-  return SwaggerModule.createDocument(app, config, { operationIdFactory: (_c, method) => method });
+  return addErrorResponses(SwaggerModule.createDocument(app, config, { operationIdFactory: (_c, method) => method }));
 }
 
 /** Stable JSON text for the committed file (a test compares it with the live document). */

@@ -15,6 +15,17 @@ describe('smoke', () => {
     expect(res.body.checks).toEqual({ postgres: 'ok', redis: 'ok' });
   });
 
+  it('serves Swagger UI and the live contract, with error shapes on every API operation', async () => {
+    const ui = await request(t.url).get('/docs/');
+    expect(ui.status).toBe(200);
+    expect(ui.text).toContain('swagger');
+    const doc = await request(t.url).get('/docs/openapi.json').expect(200);
+    expect(doc.body.components.schemas).toHaveProperty('AcpError');
+    expect(doc.body.paths['/acp/checkout_sessions'].post.responses['422'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/AcpError',
+    );
+  });
+
   it('creates a protocol key with an API key', async () => {
     const ws = await seedWorkspace(t);
     const res = await request(t.url)
