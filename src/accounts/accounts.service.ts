@@ -5,7 +5,7 @@ import { CREDENTIAL_PREFIX } from '../common/auth/principal';
 import { hashPassword, issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
-import { decodeCursor, Page, toPage } from '../common/pagination';
+import { newestFirst, decodeCursor, Page, toPage } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
@@ -91,10 +91,7 @@ export class AccountsService {
   async listApiKeys(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<ApiKeyResponse>> {
     const cursor = decodeCursor(startingAfter);
     const qb = this.tx.manager.createQueryBuilder(ApiKey, 'k').where('k.workspace_id = :workspaceId', { workspaceId });
-    if (cursor) {
-      qb.andWhere('(k.created_at, k.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
-    }
-    const rows = await qb.orderBy('k.created_at', 'DESC').addOrderBy('k.id', 'DESC').limit(limit + 1).getMany();
+    const rows = await newestFirst(qb, 'k', limit, cursor).getMany();
     return toPage(rows, limit, (k) => toApiKeyResponse(k));
   }
 
@@ -149,10 +146,7 @@ export class AccountsService {
   async listAgents(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<AgentResponse>> {
     const cursor = decodeCursor(startingAfter);
     const qb = this.tx.manager.createQueryBuilder(Agent, 'a').where('a.workspace_id = :workspaceId AND a.disabled_at IS NULL', { workspaceId });
-    if (cursor) {
-      qb.andWhere('(a.created_at, a.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
-    }
-    const rows = await qb.orderBy('a.created_at', 'DESC').addOrderBy('a.id', 'DESC').limit(limit + 1).getMany();
+    const rows = await newestFirst(qb, 'a', limit, cursor).getMany();
     return toPage(rows, limit, (a) => toAgentResponse(a));
   }
 

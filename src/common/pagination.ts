@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { commonErrors } from './errors/app-error';
 
 /** Cursor pagination: `limit` (1–100, default 20) and an opaque `starting_after` cursor. */
@@ -58,4 +59,20 @@ export function toPage<R extends { createdAt: Date; id: string }, T>(rows: R[], 
   const slice = rows.slice(0, limit);
   const last = slice[slice.length - 1];
   return { object: 'list', data: slice.map(map), has_more: hasMore, next_cursor: hasMore && last ? encodeCursor(last) : null };
+}
+
+/**
+ * Keyset pagination on (created_at, id), newest first: applies the cursor, the order and
+ * limit + 1 (toPage uses the extra row to tell whether there is a next page).
+ */
+export function newestFirst<T extends ObjectLiteral>(
+  qb: SelectQueryBuilder<T>,
+  alias: string,
+  limit: number,
+  after: Cursor | null,
+): SelectQueryBuilder<T> {
+  if (after) {
+    qb.andWhere(`(${alias}.created_at, ${alias}.id) < (:cursorAt, :cursorId)`, { cursorAt: after.createdAt, cursorId: after.id });
+  }
+  return qb.orderBy(`${alias}.created_at`, 'DESC').addOrderBy(`${alias}.id`, 'DESC').limit(limit + 1);
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Cursor } from '../common/pagination';
+import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { IntentStatus, PaymentIntent } from '../payments/entities/payment-intent.entity';
 import type { IntentSide } from './dto/list-intents.query';
@@ -25,16 +25,10 @@ export class IntentRepository {
     const column = side === 'seller' ? 'i.seller_agent_id' : 'i.buyer_agent_id';
     const qb = this.tx.manager
       .createQueryBuilder(PaymentIntent, 'i')
-      .where(`${column} = :agentId`, { agentId })
-      .orderBy('i.created_at', 'DESC')
-      .addOrderBy('i.id', 'DESC')
-      .limit(limit + 1);
+      .where(`${column} = :agentId`, { agentId });
     if (status) {
       qb.andWhere('i.status = :status', { status });
     }
-    if (after) {
-      qb.andWhere('(i.created_at, i.id) < (:at, :id)', { at: after.createdAt, id: after.id });
-    }
-    return qb.getMany();
+    return newestFirst(qb, 'i', limit, after).getMany();
   }
 }

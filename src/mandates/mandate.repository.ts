@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
 import { Agent } from '../accounts/entities/agent.entity';
-import type { Cursor } from '../common/pagination';
+import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate, MandateStatus } from './mandate.entity';
@@ -81,14 +81,7 @@ export class MandateRepository {
         });
         break;
     }
-    if (cursor) {
-      qb.andWhere('(m.created_at, m.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
-    }
-    return qb
-      .orderBy('m.created_at', 'DESC')
-      .addOrderBy('m.id', 'DESC')
-      .limit(limit + 1)
-      .getMany();
+    return newestFirst(qb, 'm', limit, cursor).getMany();
   }
 
   /** Revoking a mandate kills the live tokens drawn on it; returns their ids. */

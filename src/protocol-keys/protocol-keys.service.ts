@@ -5,7 +5,7 @@ import { CREDENTIAL_PREFIX } from '../common/auth/principal';
 import { issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
-import { decodeCursor, Page, toPage } from '../common/pagination';
+import { newestFirst, decodeCursor, Page, toPage } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
 import { Tx } from '../database/tx';
 import { ProtocolKey, ProtocolKeyRole } from './protocol-key.entity';
@@ -74,10 +74,7 @@ export class ProtocolKeysService {
   async list(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<ProtocolKeyResponse>> {
     const cursor = decodeCursor(startingAfter);
     const qb = this.tx.manager.createQueryBuilder(ProtocolKey, 'k').where('k.workspace_id = :workspaceId', { workspaceId });
-    if (cursor) {
-      qb.andWhere('(k.created_at, k.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
-    }
-    const rows = await qb.orderBy('k.created_at', 'DESC').addOrderBy('k.id', 'DESC').limit(limit + 1).getMany();
+    const rows = await newestFirst(qb, 'k', limit, cursor).getMany();
     return toPage(rows, limit, (k) => toProtocolKeyResponse(k));
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '../common/ids';
-import type { Cursor } from '../common/pagination';
+import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { RailTransfer } from '../payments/entities/rail-transfer.entity';
@@ -68,14 +68,8 @@ export class RefundRepository {
   listForIntent(intentId: string, limit: number, after: Cursor | null): Promise<Refund[]> {
     const qb = this.tx.manager
       .createQueryBuilder(Refund, 'r')
-      .where('r.intent_id = :intentId', { intentId })
-      .orderBy('r.created_at', 'DESC')
-      .addOrderBy('r.id', 'DESC')
-      .limit(limit + 1);
-    if (after) {
-      qb.andWhere('(r.created_at, r.id) < (:at, :id)', { at: after.createdAt, id: after.id });
-    }
-    return qb.getMany();
+      .where('r.intent_id = :intentId', { intentId });
+    return newestFirst(qb, 'r', limit, after).getMany();
   }
 
   /** Records the refund's credit on the rail; unique per refund (rail_transfers_refund_id_key). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { decodeCursor, Page, toPage } from '../common/pagination';
+import { newestFirst, decodeCursor, Page, toPage } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { OutboxEvent } from '../payments/entities/outbox-event.entity';
 import { EventResponse } from './dto/webhook.responses';
@@ -26,14 +26,7 @@ export class EventsService {
     if (filter.agentId) {
       qb.andWhere('e.agent_id = :agentId', { agentId: filter.agentId });
     }
-    if (cursor) {
-      qb.andWhere('(e.created_at, e.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
-    }
-    const rows = await qb
-      .orderBy('e.created_at', 'DESC')
-      .addOrderBy('e.id', 'DESC')
-      .limit(limit + 1)
-      .getMany();
+    const rows = await newestFirst(qb, 'e', limit, cursor).getMany();
     return toPage(rows, limit, toEventResponse);
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AuditActor, AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { decodeCursor, Page, toPage } from '../common/pagination';
+import { newestFirst, decodeCursor, Page, toPage } from '../common/pagination';
 import type { DeliverWebhookJob } from '../common/queues/queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
@@ -59,14 +59,7 @@ export class WebhookDeliveriesService {
     const qb = this.tx.manager
       .createQueryBuilder(WebhookDelivery, 'd')
       .where('d.endpoint_id = :endpointId', { endpointId });
-    if (cursor) {
-      qb.andWhere('(d.created_at, d.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
-    }
-    const rows = await qb
-      .orderBy('d.created_at', 'DESC')
-      .addOrderBy('d.id', 'DESC')
-      .limit(limit + 1)
-      .getMany();
+    const rows = await newestFirst(qb, 'd', limit, cursor).getMany();
     return toPage(rows, limit, toDeliveryResponse);
   }
 

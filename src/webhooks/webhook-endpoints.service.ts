@@ -3,7 +3,7 @@ import { Agent, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { decodeCursor, Page, toPage } from '../common/pagination';
+import { newestFirst, decodeCursor, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { WebhookEndpointResponse } from './dto/webhook.responses';
@@ -92,14 +92,7 @@ export class WebhookEndpointsService {
     const qb = this.tx.manager
       .createQueryBuilder(WebhookEndpoint, 'e')
       .where('e.workspace_id = :workspaceId', { workspaceId });
-    if (cursor) {
-      qb.andWhere('(e.created_at, e.id) < (:at, :id)', { at: cursor.createdAt, id: cursor.id });
-    }
-    const rows = await qb
-      .orderBy('e.created_at', 'DESC')
-      .addOrderBy('e.id', 'DESC')
-      .limit(limit + 1)
-      .getMany();
+    const rows = await newestFirst(qb, 'e', limit, cursor).getMany();
     const now = this.clock.now();
     return toPage(rows, limit, (e) => toEndpointResponse(e, undefined, now));
   }
