@@ -13,7 +13,8 @@ export function dataSourceOptions(url: string, poolMax = 20): DataSourceOptions 
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolMax, connectionTimeoutMillis: 5000 },
+    // Requests hold one connection for their transaction; under bursts they queue for the pool rather than fail.
+    extra: { max: poolMax, connectionTimeoutMillis: 15_000 },
     parseInt8: false,
   };
 }
