@@ -43,7 +43,11 @@ export class Http {
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
     });
     const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
+    return {
+      status: res.status,
+      body: (text ? JSON.parse(text) : null) as T,
+      headers: res.headers,
+    };
   }
 
   /** Like request, but anything other than the expected status is an error naming the response. */
@@ -55,7 +59,9 @@ export class Http {
   ): Promise<T> {
     const res = await this.request<T>(method, path, opts);
     if (res.status !== status) {
-      throw new Error(`${method} ${path}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+      throw new Error(
+        `${method} ${path}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`,
+      );
     }
     return res.body;
   }

@@ -51,7 +51,11 @@ function run(job: LoadJob): Promise<LoadResult> {
         inFlight.delete(context.key);
       }
       // Header names arrive as the server spelled them.
-      if (Object.entries(headers).some(([k, v]) => k.toLowerCase() === 'idempotent-replayed' && v === 'true')) {
+      if (
+        Object.entries(headers).some(
+          ([k, v]) => k.toLowerCase() === 'idempotent-replayed' && v === 'true',
+        )
+      ) {
         replayed++;
       }
       if (job.collectBodies) {
@@ -64,7 +68,9 @@ function run(job: LoadJob): Promise<LoadResult> {
     spec.setupRequest = (req, context) => {
       const headers = { ...job.headers };
       // maxOverallRequests = pool.length keeps us inside the pool; the clamp is belt and braces.
-      const item = pool ? pool[Math.min(poolNext++, pool.length - 1)] : { path: job.path, body: job.body ?? '' };
+      const item = pool
+        ? pool[Math.min(poolNext++, pool.length - 1)]
+        : { path: job.path, body: job.body ?? '' };
       if (idem?.mode === 'unique') {
         const key = `${idem.prefix}-${++sequence}`;
         headers['Idempotency-Key'] = key;
@@ -85,7 +91,10 @@ function run(job: LoadJob): Promise<LoadResult> {
   };
   if (idem?.mode === 'per-connection') {
     opts.setupClient = (client) => {
-      client.setHeaders({ ...job.headers, 'Idempotency-Key': idem.keys[clients++ % idem.keys.length] });
+      client.setHeaders({
+        ...job.headers,
+        'Idempotency-Key': idem.keys[clients++ % idem.keys.length],
+      });
     };
   }
   if (pool) {
@@ -128,11 +137,14 @@ function run(job: LoadJob): Promise<LoadResult> {
         unanswered: [...inFlight].map(([key, item]) => ({ key, ...item })),
       });
     });
-    instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-      lastResponseAt = performance.now();
-      latencies.push(responseTime);
-      statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
-    });
+    instance.on(
+      'response',
+      (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+        lastResponseAt = performance.now();
+        latencies.push(responseTime);
+        statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
+      },
+    );
   });
 }
 
@@ -140,6 +152,12 @@ process.on('message', (job: LoadJob) => {
   run(job).then(
     (result) => process.send?.({ ok: true, result } satisfies ChildMessage),
     (err: unknown) =>
-      process.send?.({ ok: false, error: (err as Error).stack ?? String(err) } satisfies ChildMessage),
+      process.send?.({
+        ok: false,
+        error: (err as Error).stack ?? String(err),
+      } satisfies ChildMessage),
   );
 });
+
+// The orchestrator is gone (finished or crashed): nothing left to do.
+process.on('disconnect', () => process.exit(0));

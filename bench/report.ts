@@ -10,7 +10,18 @@ function pad(cells: string[], widths: number[]): string {
 
 /** One row per scenario: throughput, latency percentiles, failures. */
 export function scenarioTable(outcomes: ScenarioOutcome[]): string {
-  const header = ['#', 'scenario', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'non-2xx', 'errors', 'requests', 'secs'];
+  const header = [
+    '#',
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'non-2xx',
+    'errors',
+    'requests',
+    'secs',
+  ];
   const rows = outcomes.map((o) => [
     o.id,
     o.title,

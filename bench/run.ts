@@ -18,7 +18,17 @@ function log(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function machine(db: Client, redisUrl: string): Promise<Record<string, unknown>> {
+interface Machine {
+  cpus: number;
+  cpu_model: string;
+  memory_gb: number;
+  os: string;
+  node: string;
+  postgres: string;
+  redis: string;
+}
+
+async function machine(db: Client, redisUrl: string): Promise<Machine> {
   const { rows } = await db.query<{ v: string }>("SELECT current_setting('server_version') AS v");
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   const info = await redis.info('server').finally(() => redis.disconnect());
@@ -38,7 +48,9 @@ async function main(): Promise<number> {
   const opts = benchOptions();
   applyAppEnv(opts);
   const startedAt = new Date();
-  log(`bench: ${opts.durationS} s per scenario, ${opts.connections} connections, database ${new URL(opts.databaseUrl).pathname.slice(1)} (recreated)`);
+  log(
+    `bench: ${opts.durationS} s per scenario, ${opts.connections} connections, database ${new URL(opts.databaseUrl).pathname.slice(1)} (recreated)`,
+  );
 
   let running: RunningApp | undefined;
   let load: LoadGenerator | undefined;
@@ -50,17 +62,30 @@ async function main(): Promise<number> {
     const http = new Http(running.url);
     const seedStarted = Date.now();
     const world = await seedWorld(running.app, http, opts.buyers);
-    log(`app on ${running.url}; seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s (1 seller + 40 listed sellers, ${world.buyers.length} buyer(s) with an active mandate)`);
+    log(
+      `app on ${running.url}; seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s (1 seller + 40 listed sellers, ${world.buyers.length} buyer(s) with an active mandate)`,
+    );
 
-    const ctx: BenchContext = { opts, baseUrl: running.url, http, db, world, load };
+    const ctx: BenchContext = {
+      opts,
+      baseUrl: running.url,
+      http,
+      db,
+      world,
+      load,
+      completedUnmeasured: 0,
+    };
+    const scenarios = SCENARIOS.filter((s) => opts.only === null || opts.only.includes(s.id));
     const outcomes: ScenarioOutcome[] = [];
     let crashed: string | null = null;
-    for (const scenario of SCENARIOS) {
+    for (const scenario of scenarios) {
       log(`\n[${scenario.id}] ${scenario.title}: ${scenario.measures}`);
       try {
         const outcome = await scenario.run(ctx);
         outcomes.push(outcome);
-        const extra = Object.entries(outcome.extra).map(([k, v]) => `${k}=${v}`).join(' ');
+        const extra = Object.entries(outcome.extra)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ');
         log(`${scenarioTable([outcome]).split('\n')[2]}${extra ? `\n  ${extra}` : ''}`);
         log(checkLines(outcome.checks));
       } catch (err) {
@@ -72,15 +97,21 @@ async function main(): Promise<number> {
     const final: Check[] = crashed ? [] : await finalChecks(ctx, outcomes);
     const allChecks = [...outcomes.flatMap((o) => o.checks), ...final];
     const failed = allChecks.filter((c) => !c.ok);
-    const passed = crashed === null && outcomes.length === SCENARIOS.length && failed.length === 0;
+    const passed =
+      crashed === null &&
+      scenarios.length > 0 &&
+      outcomes.length === scenarios.length &&
+      failed.length === 0;
 
     log(`\n${scenarioTable(outcomes)}`);
     log(`\nafter the run:\n${checkLines(final)}`);
     const completes = outcomes.find((o) => o.id === '5');
     const env = await machine(db, opts.redisUrl);
     log(
-      `\nsummary: ${env.cpus} × ${String(env.cpu_model)}, node ${process.version}, Postgres ${String(env.postgres)}, Redis ${String(env.redis)}` +
-        (completes ? `\n  full payments: ${completes.extra.completes_per_s} completes/s (${completes.extra.completed} in ${completes.result.elapsedS} s, p95 ${completes.result.latencyMs.p95} ms)` : '') +
+      `\nsummary: ${env.cpus} × ${env.cpu_model}, ${env.memory_gb} GB, node ${env.node}, Postgres ${env.postgres}, Redis ${env.redis}` +
+        (completes
+          ? `\n  full payments: ${completes.extra.completes_per_s} completes/s (${completes.extra.completed} in ${completes.result.elapsedS} s, p95 ${completes.result.latencyMs.p95} ms)`
+          : '') +
         `\n  checks: ${allChecks.length - failed.length}/${allChecks.length} passed${crashed ? '; a scenario crashed' : ''}` +
         `\n  ${passed ? 'PASS' : 'FAIL'}; database ${new URL(opts.databaseUrl).pathname.slice(1)} kept for inspection`,
     );
@@ -95,7 +126,16 @@ async function main(): Promise<number> {
           finished_at: new Date().toISOString(),
           passed,
           machine: env,
-          options: { duration_s: opts.durationS, connections: opts.connections, complete_pool: opts.poolSize, buyers: opts.buyers, database_pool_max: running.config.databasePoolMax },
+          options: {
+            duration_s: opts.durationS,
+            warmup_s: opts.warmupS,
+            connections: opts.connections,
+            complete_pool: opts.poolSize ?? 'auto',
+            buyers: opts.buyers,
+            only: opts.only,
+            database_pool_max: running.config.databasePoolMax,
+            log_level: running.config.logLevel,
+          },
           scenarios: resultJson(outcomes),
           final_checks: final,
           error: crashed,

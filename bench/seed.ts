@@ -9,7 +9,12 @@ import { Http, mapLimit } from './http';
 import type { PoolItem } from './protocol';
 
 /** ₹450: under the ₹2,000 approval threshold, and not ending in 51–53 (the sandbox rail's failure triggers). */
-export const TEA = { sku: 'sku_tea_1kg', name: 'Assam tea 1 kg', unit_paise: 45_000, category: 'food.tea' };
+export const TEA = {
+  sku: 'sku_tea_1kg',
+  name: 'Assam tea 1 kg',
+  unit_paise: 45_000,
+  category: 'food.tea',
+};
 export const CATEGORY = 'food.tea';
 /** Other listed sellers, so the seller search has a full page (limit 20) to assemble. */
 const OTHER_SELLERS = 40;
@@ -38,7 +43,11 @@ const ACTOR = { type: 'system' as const, id: 'bench' };
  * published offers, buyers each with a buyer key and an active standing mandate (created as the
  * buyer agent, authorised as the person, like SandboxService.ensureMandate), plus other listed sellers.
  */
-export async function seedWorld(app: NestExpressApplication, http: Http, buyers: number): Promise<World> {
+export async function seedWorld(
+  app: NestExpressApplication,
+  http: Http,
+  buyers: number,
+): Promise<World> {
   const accounts = app.get(AccountsService);
   const keys = app.get(ProtocolKeysService);
   const mandates = app.get(MandatesService);
@@ -49,7 +58,11 @@ export async function seedWorld(app: NestExpressApplication, http: Http, buyers:
     password: `pw-${randomToken(16)}`,
   });
   const actor = { type: 'person' as const, id: person.id };
-  const seller = await accounts.createAgent(workspace.id, { name: 'Bench tea seller', role: 'seller' }, actor);
+  const seller = await accounts.createAgent(
+    workspace.id,
+    { name: 'Bench tea seller', role: 'seller' },
+    actor,
+  );
   const merchant = await keys.create(workspace.id, { role: 'merchant', agentId: seller.id }, actor);
   await http.expect(200, 'PUT', `/v1/pay/agents/${seller.id}/listing`, {
     bearer: seller.credential!,
@@ -57,34 +70,56 @@ export async function seedWorld(app: NestExpressApplication, http: Http, buyers:
       listed: true,
       offers: [
         TEA,
-        { sku: 'sku_tea_hamper', name: 'Darjeeling tea hamper', unit_paise: 350_000, category: 'food.tea' },
-        { sku: 'sku_coffee_250g', name: 'Coorg coffee 250 g', unit_paise: 32_000, category: 'food.coffee' },
+        {
+          sku: 'sku_tea_hamper',
+          name: 'Darjeeling tea hamper',
+          unit_paise: 350_000,
+          category: 'food.tea',
+        },
+        {
+          sku: 'sku_coffee_250g',
+          name: 'Coorg coffee 250 g',
+          unit_paise: 32_000,
+          category: 'food.coffee',
+        },
       ],
     },
   });
 
   let sellersInCategory = 1;
-  await mapLimit(Array.from({ length: OTHER_SELLERS }, (_, i) => i), 4, async (i) => {
-    const other = await accounts.createAgent(workspace.id, { name: `Other seller ${i + 1}`, role: 'seller' }, ACTOR);
-    const category = i % 2 === 0 ? 'food.tea' : 'food.coffee';
-    sellersInCategory += category === CATEGORY ? 1 : 0;
-    await http.expect(200, 'PUT', `/v1/pay/agents/${other.id}/listing`, {
-      bearer: other.credential!,
-      body: {
-        listed: true,
-        offers: Array.from({ length: 5 }, (_, j) => ({
-          sku: `sku_${i}_${j}`,
-          name: `Item ${j + 1} of seller ${i + 1}`,
-          unit_paise: 10_000 + 1_000 * j,
-          category,
-        })),
-      },
-    });
-  });
+  await mapLimit(
+    Array.from({ length: OTHER_SELLERS }, (_, i) => i),
+    4,
+    async (i) => {
+      const other = await accounts.createAgent(
+        workspace.id,
+        { name: `Other seller ${i + 1}`, role: 'seller' },
+        ACTOR,
+      );
+      const category = i % 2 === 0 ? 'food.tea' : 'food.coffee';
+      sellersInCategory += category === CATEGORY ? 1 : 0;
+      await http.expect(200, 'PUT', `/v1/pay/agents/${other.id}/listing`, {
+        bearer: other.credential!,
+        body: {
+          listed: true,
+          offers: Array.from({ length: 5 }, (_, j) => ({
+            sku: `sku_${i}_${j}`,
+            name: `Item ${j + 1} of seller ${i + 1}`,
+            unit_paise: 10_000 + 1_000 * j,
+            category,
+          })),
+        },
+      });
+    },
+  );
 
   const seeded: Buyer[] = [];
   for (let i = 0; i < buyers; i++) {
-    const buyer = await accounts.createAgent(workspace.id, { name: `Bench buyer ${i + 1}`, role: 'buyer' }, actor);
+    const buyer = await accounts.createAgent(
+      workspace.id,
+      { name: `Bench buyer ${i + 1}`, role: 'buyer' },
+      actor,
+    );
     const buyerKey = await keys.create(workspace.id, { role: 'buyer', agentId: buyer.id }, actor);
     const principal: AgentPrincipal = {
       kind: 'agent',
@@ -101,7 +136,12 @@ export async function seedWorld(app: NestExpressApplication, http: Http, buyers:
       description: 'Bench mandate',
     });
     await mandates.authorise(workspace.id, mandate.id, person.id);
-    seeded.push({ id: buyer.id, credential: buyer.credential!, buyerKey: buyerKey.key!, mandateId: mandate.id });
+    seeded.push({
+      id: buyer.id,
+      credential: buyer.credential!,
+      buyerKey: buyerKey.key!,
+      mandateId: mandate.id,
+    });
   }
 
   return {
@@ -115,9 +155,17 @@ export async function seedWorld(app: NestExpressApplication, http: Http, buyers:
 }
 
 /** The body of POST /acp/checkout_sessions every create scenario sends. */
-export const CREATE_BODY = { line_items: [{ id: TEA.sku, quantity: 1 }], currency: 'inr', capabilities: {} };
+export const CREATE_BODY = {
+  line_items: [{ id: TEA.sku, quantity: 1 }],
+  currency: 'inr',
+  capabilities: {},
+};
 
-export async function createSession(http: Http, world: World, idempotencyKey?: string): Promise<string> {
+export async function createSession(
+  http: Http,
+  world: World,
+  idempotencyKey?: string,
+): Promise<string> {
   const res = await http.request<{ id: string; status: string }>('POST', '/acp/checkout_sessions', {
     bearer: world.merchantKey,
     acp: true,
@@ -140,31 +188,45 @@ export interface MintedPair {
  * Before the timed phase: N sessions, each with a one-time delegated token of one buyer
  * (round-robin over the buyers), over HTTP as an agent platform would mint them.
  */
-export async function mintPairs(http: Http, world: World, n: number, concurrency: number): Promise<MintedPair[]> {
+export async function mintPairs(
+  http: Http,
+  world: World,
+  n: number,
+  concurrency: number,
+): Promise<MintedPair[]> {
   const expiresAt = new Date(Date.now() + 3600_000).toISOString();
-  return mapLimit(Array.from({ length: n }, (_, i) => i), concurrency, async (i) => {
-    const buyer = world.buyers[i % world.buyers.length];
-    const sessionId = await createSession(http, world);
-    const vt = await http.expect<{ id: string }>(201, 'POST', '/acp/agentic_commerce/delegate_payment', {
-      bearer: buyer.buyerKey,
-      acp: true,
-      idempotent: true,
-      body: {
-        payment_method: { type: 'svc_mandate', mandate_id: buyer.mandateId },
-        allowance: {
-          reason: 'one_time',
-          max_amount: TEA.unit_paise,
-          currency: 'inr',
-          checkout_session_id: sessionId,
-          merchant_id: world.seller.id,
-          expires_at: expiresAt,
+  return mapLimit(
+    Array.from({ length: n }, (_, i) => i),
+    concurrency,
+    async (i) => {
+      const buyer = world.buyers[i % world.buyers.length];
+      const sessionId = await createSession(http, world);
+      const vt = await http.expect<{ id: string }>(
+        201,
+        'POST',
+        '/acp/agentic_commerce/delegate_payment',
+        {
+          bearer: buyer.buyerKey,
+          acp: true,
+          idempotent: true,
+          body: {
+            payment_method: { type: 'svc_mandate', mandate_id: buyer.mandateId },
+            allowance: {
+              reason: 'one_time',
+              max_amount: TEA.unit_paise,
+              currency: 'inr',
+              checkout_session_id: sessionId,
+              merchant_id: world.seller.id,
+              expires_at: expiresAt,
+            },
+            risk_signals: [],
+            metadata: {},
+          },
         },
-        risk_signals: [],
-        metadata: {},
-      },
-    });
-    return { sessionId, token: vt.id, buyerId: buyer.id };
-  });
+      );
+      return { sessionId, token: vt.id, buyerId: buyer.id };
+    },
+  );
 }
 
 export function completeItem(pair: MintedPair): PoolItem {
@@ -173,7 +235,10 @@ export function completeItem(pair: MintedPair): PoolItem {
     body: JSON.stringify({
       payment_data: {
         handler_id: 'svc_upi_mandate',
-        instrument: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token: pair.token } },
+        instrument: {
+          type: 'svc_mandate',
+          credential: { type: 'svc_delegated_token', token: pair.token },
+        },
       },
     }),
   };

@@ -10,12 +10,16 @@ export interface BenchOptions {
   connections: number;
   /**
    * Pre-minted session + token pairs for the complete scenario. null: sized from the create
-   * scenario's rate (twice what the duration could use, at most 3000).
+   * scenario's rate (what the duration could use at that rate, 300…3000).
    */
   poolSize: number | null;
   /** Scenario ids to run (BENCH_ONLY=1,5); null: all. */
   only: string[] | null;
-  /** Buyer agents (each with its own mandate and buyer key) the complete scenario spreads over. */
+  /**
+   * Buyer agents (each with its own mandate and buyer key) the complete scenario spreads its
+   * tokens over. Payments of one buyer are serialised on purpose (a row lock keeps the daily cap
+   * exact), so 1 measures one busy buyer and the default 10 measures the service.
+   */
   buyers: number;
   databaseUrl: string;
   redisUrl: string;
@@ -50,7 +54,9 @@ export function benchOptions(): BenchOptions {
     process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/payments_bench';
   // The database is dropped and recreated on every run: refuse anything not obviously a bench database.
   if (!/bench/i.test(new URL(databaseUrl).pathname)) {
-    throw new Error(`BENCH_DATABASE_URL must name a database containing "bench" (got ${databaseUrl})`);
+    throw new Error(
+      `BENCH_DATABASE_URL must name a database containing "bench" (got ${databaseUrl})`,
+    );
   }
   return {
     durationS: positiveInt('BENCH_DURATION_S', 10),
@@ -58,7 +64,7 @@ export function benchOptions(): BenchOptions {
     connections: positiveInt('BENCH_CONNECTIONS', 20),
     poolSize: process.env.BENCH_COMPLETE_POOL ? positiveInt('BENCH_COMPLETE_POOL', 3000) : null,
     only: process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null,
-    buyers: positiveInt('BENCH_BUYERS', 1),
+    buyers: positiveInt('BENCH_BUYERS', 10),
     databaseUrl,
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     queuePrefix: 'bench',

@@ -366,6 +366,21 @@ describe('ACP request pipeline', () => {
       expect(await idempotencyRows(own.merchantKeyId, key)).toHaveLength(1);
     });
 
+    it('many simultaneous retries of a finished key all get the stored response, none a 409', async () => {
+      const own = await freshWorkspace();
+      const key = idem();
+      const body = { note: 'done once' };
+      const first = await probe(own.merchantKey, key).send(body);
+      expect(first.status).toBe(201);
+      const retries = await Promise.all(Array.from({ length: 20 }, () => probe(own.merchantKey, key).send(body)));
+      for (const r of retries) {
+        expect(r.status).toBe(201);
+        expect(r.headers['idempotent-replayed']).toBe('true');
+        expect(r.body).toEqual(first.body);
+      }
+      expect(await probeRuns(own.merchantKeyId)).toBe(1);
+    });
+
     it('two concurrent requests with one key: exactly one executes, the twin gets 409 + Retry-After or the replay', async () => {
       const own = await freshWorkspace();
       const key = idem();

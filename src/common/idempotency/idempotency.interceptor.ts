@@ -71,9 +71,10 @@ function lockId(parts: string[]): string {
 /**
  * Idempotency-Key semantics of BRIEF §2.3 on every mutating route.
  *
- * The whole request runs in one Postgres transaction (Tx): we take a transaction-scoped advisory
- * lock on (caller, method, path, key) with pg_try_advisory_xact_lock, so a concurrent twin gets
- * 409 immediately; we look up a stored result (replay or 422); we run the handler inside a
+ * The whole request runs in one Postgres transaction (Tx): a stored result is replayed (or 422)
+ * straight away; otherwise we take a transaction-scoped advisory lock on (caller, method, path,
+ * key) with pg_try_advisory_xact_lock, so a concurrent twin gets 409 immediately; we look again
+ * under the lock (the twin may just have committed); we run the handler inside a
  * savepoint; and we insert the record in the same transaction as the business write. A 4xx
  * rolls back the handler's writes to the savepoint and is stored; a 5xx rolls back everything
  * and stores nothing. A crash rolls back and releases the lock, so there is no stale in-flight
@@ -119,6 +120,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return from(
       this.tx
         .run(async (m) => {
+          const now = this.clock.now();
+          const where = { ownerId, method: req.method, path, key };
+          const replayOf = (stored: IdempotencyRecord) => {
+            if (stored.requestHash !== requestHash) {
+              throw idempotencyErrors.conflict();
+            }
+            return { replay: true as const, status: stored.statusCode, body: stored.responseBody };
+          };
+          // Fast path: a finished request replays without contending for the lock, so many
+          // simultaneous retries of a completed key all get the stored answer, not 409.
+          const finished = await m.findOneBy(IdempotencyRecord, where);
+          if (finished && finished.expiresAt > now) {
+            return replayOf(finished);
+          }
           const [{ locked }] = await m.query<{ locked: boolean }[]>(
             'SELECT pg_try_advisory_xact_lock($1::bigint) AS locked',
             [lockId([ownerId, req.method, path, key])],
@@ -126,22 +141,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
           if (!locked) {
             throw idempotencyErrors.inFlight();
           }
-          const now = this.clock.now();
           await m.query(
             'DELETE FROM idempotency_records WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4 AND expires_at <= $5',
             [ownerId, req.method, path, key, now],
           );
-          const stored = await m.findOneBy(IdempotencyRecord, {
-            ownerId,
-            method: req.method,
-            path,
-            key,
-          });
+          // Under the lock: the twin may have committed between the fast path and the lock.
+          const stored = await m.findOneBy(IdempotencyRecord, where);
           if (stored) {
-            if (stored.requestHash !== requestHash) {
-              throw idempotencyErrors.conflict();
-            }
-            return { replay: true as const, status: stored.statusCode, body: stored.responseBody };
+            return replayOf(stored);
           }
           let status: number;
           let body: unknown;
