@@ -5,6 +5,7 @@ import { CommonModule } from './common/common.module';
 import { httpPipeline } from './common/http/http-pipeline';
 import { QueuesModule } from './common/queues/queues.module';
 import { SweeperModule } from './common/sweeper/sweeper.module';
+import { RateLimitModule } from './common/rate-limit/rate-limit';
 import { APP_CONFIG, AppConfig } from './config/app.config';
 import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source-options';
@@ -39,6 +40,7 @@ import { RefundsModule } from './refunds/refunds.module';
     }),
     QueuesModule,
     SweeperModule,
+    RateLimitModule,
     CommonModule,
     HealthModule,
     AccountsModule,

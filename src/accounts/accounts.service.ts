@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import { AuditActor, AuditLog } from '../common/audit';
+import { Clock } from '../common/clock';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
 import { hashPassword, issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
@@ -53,6 +54,7 @@ export class AccountsService {
   constructor(
     private readonly tx: Tx,
     private readonly audit: AuditLog,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -102,7 +104,7 @@ export class AccountsService {
         throw commonErrors.notFound('API key', id);
       }
       if (!key.revokedAt) {
-        key.revokedAt = new Date();
+        key.revokedAt = this.clock.now();
         await m.update(ApiKey, { id }, { revokedAt: key.revokedAt });
         await this.audit.record(workspaceId, actor, 'api_key.revoked', id);
       }

@@ -29,6 +29,10 @@ export interface AppConfig {
   runMigrations: boolean;
   runWorkers: boolean;
   sessionCookieSecure: boolean;
+  /** Sign-in and sign-up attempts per minute per client address and email. */
+  rateLimitLoginPerMinute: number;
+  /** Unauthenticated public documents (ACP discovery) per minute per client address. */
+  rateLimitPublicPerMinute: number;
   /** AES-256-GCM key (32 bytes) sealing webhook signing secrets at rest. Required in live mode. */
   webhookSecretKey: Buffer;
   /** Sweeper/outbox poll interval. */
@@ -152,6 +156,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     runMigrations: bool(env, 'RUN_MIGRATIONS', true),
     runWorkers: bool(env, 'RUN_WORKERS', true),
     sessionCookieSecure: bool(env, 'SESSION_COOKIE_SECURE', mode === 'live'),
+    rateLimitLoginPerMinute: int(env, 'RATE_LIMIT_LOGIN_PER_MIN', 10, 1),
+    rateLimitPublicPerMinute: int(env, 'RATE_LIMIT_PUBLIC_PER_MIN', 120, 1),
     webhookSecretKey: webhookSecretKey(env, mode),
     webhookDispatchIntervalMs: int(env, 'WEBHOOK_DISPATCH_INTERVAL_MS', 1000, 10),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Agent, canBuy, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
+import { Clock } from '../common/clock';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
 import { issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
@@ -32,6 +33,7 @@ export class ProtocolKeysService {
   constructor(
     private readonly tx: Tx,
     private readonly audit: AuditLog,
+    private readonly clock: Clock,
   ) {}
 
   async create(
@@ -86,7 +88,7 @@ export class ProtocolKeysService {
         throw commonErrors.notFound('protocol key', id);
       }
       if (!key.revokedAt) {
-        key.revokedAt = new Date();
+        key.revokedAt = this.clock.now();
         await m.update(ProtocolKey, { id }, { revokedAt: key.revokedAt });
         await this.audit.record(workspaceId, actor, 'protocol_key.revoked', id);
       }

@@ -76,6 +76,10 @@ export class SandboxService {
   ) {}
 
   async bootstrap(): Promise<SandboxResult> {
+    if (this.config.mode === 'live') {
+      // A demo person with a printed password and an authorised mandate has no place in production.
+      throw new Error('The sandbox bootstrap refuses to run in live mode (MODE=live)');
+    }
     return this.tx.run(async (m) => {
       await m.query('SELECT pg_advisory_xact_lock($1::bigint)', [LOCK_ID]);
       const ctx = await this.ensureWorkspace();

@@ -1,3 +1,4 @@
+import { RateLimited } from '../common/rate-limit/rate-limit';
 import { Body, Controller, Get, Post, Query, Redirect, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppLayout } from './app-layout.service';
@@ -37,6 +38,7 @@ export class AppAuthController {
 
   /** On success the first API key is shown once, on this response only. */
   @Post('signup')
+  @RateLimited('login')
   @UseGuards(PreSessionCsrfGuard)
   async signUp(@Body() form: SignupForm, @Req() req: Request, @Res() res: Response): Promise<void> {
     const outcome = await attempt(
@@ -82,6 +84,7 @@ export class AppAuthController {
   }
 
   @Post('login')
+  @RateLimited('login')
   @UseGuards(PreSessionCsrfGuard)
   async login(@Body() form: LoginForm, @Req() req: Request, @Res() res: Response): Promise<void> {
     const outcome = await attempt(

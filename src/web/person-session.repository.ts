@@ -59,6 +59,15 @@ export class PersonSessionRepository {
     };
   }
 
+  /** Expired sessions, in bounded batches; returns how many went. */
+  async deleteExpired(now: Date, limit = 500): Promise<number> {
+    const rows: unknown[] = await this.tx.manager.query(
+      `DELETE FROM person_sessions WHERE id IN (SELECT id FROM person_sessions WHERE expires_at <= $1 LIMIT $2) RETURNING id`,
+      [now, limit],
+    );
+    return rows.length;
+  }
+
   async deleteById(id: string): Promise<void> {
     await this.tx.manager.delete(PersonSession, { id });
   }

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
 import { Clock } from '../common/clock';
+import { Sweeper } from '../common/sweeper/sweeper';
 import { hashPassword, sha256Hex, verifyPassword } from '../common/crypto/secrets';
 import { newId, randomToken } from '../common/ids';
 import { csrfTokenFor, newBrowserToken } from './csrf';
@@ -26,7 +27,7 @@ export interface IssuedSession {
  * the NOT NULL column holds nothing usable (it is never read).
  */
 @Injectable()
-export class PersonSessionService {
+export class PersonSessionService implements OnModuleInit {
   /** Hash to verify against when the email is unknown, so both paths cost one scrypt. */
   private dummyHash: Promise<string> | null = null;
 
@@ -34,7 +35,13 @@ export class PersonSessionService {
     private readonly sessions: PersonSessionRepository,
     private readonly accounts: AccountsService,
     private readonly clock: Clock,
+    private readonly sweeper: Sweeper,
   ) {}
+
+  /** Sessions are also ended when presented after expiry; this sweep removes the rest. */
+  onModuleInit(): void {
+    this.sweeper.register('person-sessions-expiry', () => this.sessions.deleteExpired(this.clock.now()), { everyMs: 60_000 });
+  }
 
   /**
    * Email + password → a fresh session. Always runs one scrypt verification, for unknown emails

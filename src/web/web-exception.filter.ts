@@ -8,6 +8,7 @@ const HEADINGS: Record<number, string> = {
   401: 'Please sign in',
   403: 'Request refused',
   404: 'Not found',
+  429: 'Too many attempts; wait a minute and try again',
 };
 
 /**
@@ -30,6 +31,9 @@ export class WebExceptionFilter implements ExceptionFilter {
       return;
     }
     const err = toAppError(exception, req, this.logger);
+    if (err.extra.retryAfterSeconds !== undefined) {
+      res.setHeader('Retry-After', String(err.extra.retryAfterSeconds));
+    }
     const heading = HEADINGS[err.status] ?? 'Something went wrong';
     res.status(err.status).render('app/error', {
       title: heading,

@@ -50,6 +50,17 @@ describe(SandboxService.name, () => {
     expect(mandate.authorised_by).not.toBeNull();
   });
 
+  it('refuses to run in live mode', async () => {
+    const sandbox = t.get(SandboxService);
+    const config = (sandbox as unknown as { config: { mode: string } }).config;
+    config.mode = 'live';
+    try {
+      await expect(sandbox.bootstrap()).rejects.toThrow(/live mode/);
+    } finally {
+      config.mode = 'test';
+    }
+  });
+
   it('issues fresh secrets on every run', () => {
     expect(second.api_key).toMatch(/^sk_test_/);
     expect(second.seller.credential).toMatch(/^agc_/);

@@ -69,6 +69,9 @@ export function toAppError(err: unknown, req: Request, logger?: Logger): AppErro
     if (status === 404) {
       return commonErrors.routeNotFound(req.method, req.path);
     }
+    if (status === 429) {
+      return commonErrors.rateLimited();
+    }
     if (status < 500) {
       return new AppError(status, 'invalid_request', 'invalid', err.message);
     }

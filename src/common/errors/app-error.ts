@@ -49,6 +49,10 @@ export const commonErrors = {
     new AppError(503, 'service_unavailable', 'service_unavailable', `${what} is unavailable`),
   routeNotFound: (method: string, path: string) =>
     new AppError(404, 'invalid_request', 'route_not_found', `No route ${method} ${path}`),
+  rateLimited: (retryAfterSeconds = 60) =>
+    new AppError(429, 'rate_limit_exceeded', 'too_many_requests', 'Too many requests; retry after Retry-After seconds', undefined, {
+      retryAfterSeconds,
+    }),
   methodNotAllowed: (message: string) =>
     new AppError(405, 'invalid_request', 'invalid_state', message),
 };
