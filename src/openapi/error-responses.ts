@@ -70,7 +70,7 @@ function errorStatuses(path: string, method: string, op: OperationObject): strin
 
 export function addErrorResponses(doc: OpenAPIObject): OpenAPIObject {
   doc.components = doc.components ?? {};
-  doc.components.schemas = { ...(doc.components.schemas ?? {}), AcpError: ACP_ERROR, V1Error: V1_ERROR } as never;
+  doc.components.schemas = { ...(doc.components.schemas ?? {}), AcpError: ACP_ERROR, V1Error: V1_ERROR };
   for (const [path, item] of Object.entries(doc.paths)) {
     const schema = path.startsWith('/acp') ? 'AcpError' : path.startsWith('/v1') ? 'V1Error' : null;
     if (!schema) {
