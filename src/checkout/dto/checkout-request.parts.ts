@@ -1,5 +1,9 @@
+import { applyDecorators } from '@nestjs/common';
+import { Type } from 'class-transformer';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  IsObject,
+  ValidateNested,
   IsArray,
   IsBoolean,
   IsDefined,
@@ -119,3 +123,29 @@ export class MarketingConsentDto {
   @ApiProperty() @IsDefined() @IsString() channel: string;
   @ApiProperty() @IsDefined() @IsBoolean() opted_in: boolean;
 }
+
+/** An optional ACP object we accept (schema-closed callers send it) but do not act on. */
+export const AcceptedObject = (description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ type: 'object', additionalProperties: true, description }),
+    Optional(),
+    IsObject(),
+  );
+
+/** An optional ACP array we accept but do not act on. */
+export const AcceptedArray = (description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description }),
+    Optional(),
+    IsArray(),
+  );
+
+/** The optional `buyer` object shared by create, update and complete. */
+export const OptionalBuyer = () =>
+  applyDecorators(
+    ApiPropertyOptional({ type: BuyerDto }),
+    Optional(),
+    IsObject(),
+    ValidateNested(),
+    Type(() => BuyerDto),
+  );

@@ -17,6 +17,8 @@ import {
   MarketingConsentDto,
   Optional,
   RiskSignalsDto,
+  AcceptedObject,
+  OptionalBuyer,
 } from './checkout-request.parts';
 
 /**
@@ -78,29 +80,13 @@ export class CompleteCheckoutSessionDto {
   @Type(() => PaymentDataDto)
   payment_data: PaymentDataDto;
 
-  @ApiPropertyOptional({ type: BuyerDto })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => BuyerDto)
+  @OptionalBuyer()
   buyer?: BuyerDto;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description: 'Accepted, ignored (we never ask for 3DS)',
-  })
-  @Optional()
-  @IsObject()
+  @AcceptedObject('Accepted, ignored (we never ask for 3DS)')
   authentication_result?: Record<string, unknown>;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description: 'Accepted, ignored',
-  })
-  @Optional()
-  @IsObject()
+  @AcceptedObject('Accepted, ignored')
   affiliate_attribution?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: RiskSignalsDto })

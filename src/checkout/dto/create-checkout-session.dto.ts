@@ -12,7 +12,15 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
-import { BuyerDto, DiscountsDto, ItemDto, Optional } from './checkout-request.parts';
+import {
+  AcceptedArray,
+  AcceptedObject,
+  BuyerDto,
+  DiscountsDto,
+  ItemDto,
+  Optional,
+  OptionalBuyer,
+} from './checkout-request.parts';
 
 export const MAX_LINE_ITEMS = 100;
 
@@ -47,38 +55,16 @@ export class CreateCheckoutSessionDto {
   @IsObject()
   capabilities: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: BuyerDto })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => BuyerDto)
+  @OptionalBuyer()
   buyer?: BuyerDto;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description: 'Accepted, ignored (digital delivery)',
-  })
-  @Optional()
-  @IsObject()
+  @AcceptedObject('Accepted, ignored (digital delivery)')
   fulfillment_details?: Record<string, unknown>;
 
-  @ApiPropertyOptional({
-    type: 'array',
-    items: { type: 'object' },
-    description: 'Accepted, ignored (one digital option)',
-  })
-  @Optional()
-  @IsArray()
+  @AcceptedArray('Accepted, ignored (one digital option)')
   fulfillment_groups?: unknown[];
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description: 'Accepted, ignored',
-  })
-  @Optional()
-  @IsObject()
+  @AcceptedObject('Accepted, ignored')
   affiliate_attribution?: Record<string, unknown>;
 
   @ApiPropertyOptional({
@@ -117,13 +103,7 @@ export class CreateCheckoutSessionDto {
   @Equals(undefined, { message: 'quote_id is not supported on checkout sessions yet' })
   quote_id?: string;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description: 'Accepted, not stored',
-  })
-  @Optional()
-  @IsObject()
+  @AcceptedObject('Accepted, not stored')
   metadata?: Record<string, unknown>;
 
   @ApiPropertyOptional({ maxLength: 5000, description: 'Accepted, not stored' })

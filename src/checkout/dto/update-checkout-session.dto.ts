@@ -15,16 +15,15 @@ import {
   ItemDto,
   Optional,
   SelectedFulfillmentOptionDto,
+  AcceptedArray,
+  AcceptedObject,
+  OptionalBuyer,
 } from './checkout-request.parts';
 import { MAX_LINE_ITEMS } from './create-checkout-session.dto';
 
 /** ACP `CheckoutSessionUpdateRequest` (closed, BRIEF §4.2): absent keys leave fields unchanged; null is refused. */
 export class UpdateCheckoutSessionDto {
-  @ApiPropertyOptional({ type: BuyerDto })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => BuyerDto)
+  @OptionalBuyer()
   buyer?: BuyerDto;
 
   @ApiPropertyOptional({
@@ -41,22 +40,10 @@ export class UpdateCheckoutSessionDto {
   @Type(() => ItemDto)
   line_items?: ItemDto[];
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description: 'Accepted, ignored (digital delivery)',
-  })
-  @Optional()
-  @IsObject()
+  @AcceptedObject('Accepted, ignored (digital delivery)')
   fulfillment_details?: Record<string, unknown>;
 
-  @ApiPropertyOptional({
-    type: 'array',
-    items: { type: 'object' },
-    description: 'Accepted, ignored',
-  })
-  @Optional()
-  @IsArray()
+  @AcceptedArray('Accepted, ignored')
   fulfillment_groups?: unknown[];
 
   @ApiPropertyOptional({
