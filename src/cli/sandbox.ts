@@ -1,4 +1,4 @@
-// `npm run sandbox [-- --json]`: creates or reuses the demo workspace and prints fresh credentials.
+// `npm run sandbox [-- --json] [--webhook-url URL]`: creates or reuses the demo workspace and prints fresh credentials.
 // With --json, stdout carries exactly one JSON object (SandboxResult) and nothing else.
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
@@ -34,6 +34,9 @@ function forHumans(r: SandboxResult): string {
     `  Buyer agent    ${r.buyer.agent_id}  credential ${r.buyer.credential}`,
     `  Merchant key   ${r.merchant_protocol_key}   (role merchant, for /acp checkout)`,
     `  Buyer key      ${r.buyer_protocol_key}   (role buyer, for delegate_payment)`,
+    `  Mandate        ${r.mandate_id}   (active, any seller)`,
+    ...r.offers.map((o) => `  Offer          ${o.sku}  ${o.name}  ₹${(o.unit_paise / 100).toFixed(2)}`),
+    ...(r.webhook ? [`  Webhook        ${r.webhook.url}  endpoint ${r.webhook.endpoint_id}  secret ${r.webhook.secret}`] : []),
     '',
     'These secrets are shown once. Run `npm run sandbox` again for fresh ones; the previous ones stop working.',
     '',
@@ -42,6 +45,8 @@ function forHumans(r: SandboxResult): string {
 
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
+  const at = process.argv.indexOf('--webhook-url');
+  const webhookUrl = at >= 0 ? process.argv[at + 1] : undefined;
   const print = holdStdout();
   // A one-shot command must not take queue jobs from a running server (or schedule repeats).
   process.env.RUN_WORKERS ??= 'false';
@@ -51,7 +56,7 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(AppModule, { logger: ['error', 'fatal'] });
   let result: SandboxResult;
   try {
-    result = await app.get(SandboxService).bootstrap();
+    result = await app.get(SandboxService).bootstrap({ webhookUrl });
   } finally {
     await app.close();
   }

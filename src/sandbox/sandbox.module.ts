@@ -3,11 +3,12 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ListingsModule } from '../listings/listings.module';
 import { MandatesModule } from '../mandates/mandates.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { SandboxService } from './sandbox.service';
 
 /** Demo workspace bootstrap for `npm run sandbox` (src/cli/sandbox.ts) and tests. */
 @Module({
-  imports: [AccountsModule, ProtocolKeysModule, ListingsModule, MandatesModule],
+  imports: [AccountsModule, ProtocolKeysModule, ListingsModule, MandatesModule, WebhooksModule],
   providers: [SandboxService],
   exports: [SandboxService],
 })

@@ -12,6 +12,7 @@ import { Clock } from '../common/clock';
 import { PutListingDto } from '../listings/dto/put-listing.dto';
 import { ListingsService } from '../listings/listings.service';
 import { MandatesService } from '../mandates/mandates.service';
+import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 
 /** What `npm run sandbox -- --json` prints. Every secret in it is fresh on each run. */
 export interface SandboxResult {
@@ -28,6 +29,13 @@ export interface SandboxResult {
   offers: { sku: string; name: string; unit_paise: number; category: string }[];
   /** An active standing mandate of the buyer, authorised by the demo person. */
   mandate_id: string;
+  /** Present with --webhook-url: the seller workspace's sandbox endpoint and its secret (shown once). */
+  webhook?: { endpoint_id: string; url: string; secret: string };
+}
+
+export interface SandboxOptions {
+  /** Register (or replace) a webhook endpoint for every event at this URL. */
+  webhookUrl?: string;
 }
 
 export const SANDBOX = {
@@ -42,6 +50,7 @@ export const SANDBOX = {
     { sku: 'sku_tea_hamper', name: 'Darjeeling tea hamper', unit_paise: 350_000, category: 'food.tea' },
   ],
   mandateDescription: 'Sandbox mandate',
+  webhookDescription: 'sandbox',
   /** ₹10,000 per payment, any seller, 90 days. */
   mandateCapPaise: 1_000_000,
   mandateDays: 90,
@@ -71,11 +80,12 @@ export class SandboxService {
     private readonly protocolKeys: ProtocolKeysService,
     private readonly listings: ListingsService,
     private readonly mandates: MandatesService,
+    private readonly webhooks: WebhookEndpointsService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async bootstrap(): Promise<SandboxResult> {
+  async bootstrap(opts: SandboxOptions = {}): Promise<SandboxResult> {
     if (this.config.mode === 'live') {
       // A demo person with a printed password and an authorised mandate has no place in production.
       throw new Error('The sandbox bootstrap refuses to run in live mode (MODE=live)');
@@ -92,6 +102,7 @@ export class SandboxService {
       const buyerKey = await this.issueProtocolKey(ctx, buyer.agent_id, 'buyer');
       const offers = await this.publishOffers(ctx, seller.agent_id);
       const mandateId = await this.ensureMandate(ctx, buyer.agent_id);
+      const webhook = opts.webhookUrl ? await this.replaceWebhook(ctx, opts.webhookUrl) : undefined;
       return {
         api_key: apiKey,
         person: { email: SANDBOX.email, password },
@@ -104,8 +115,26 @@ export class SandboxService {
         workspace_id: ctx.workspaceId,
         offers,
         mandate_id: mandateId,
+        ...(webhook ? { webhook } : {}),
       };
     });
+  }
+
+  /** Disables the previous sandbox endpoints and registers a fresh one for every event type. */
+  private async replaceWebhook(ctx: SandboxContext, url: string): Promise<NonNullable<SandboxResult['webhook']>> {
+    const previous = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT id FROM webhook_endpoints WHERE workspace_id = $1 AND description = $2 AND status = 'enabled'`,
+      [ctx.workspaceId, SANDBOX.webhookDescription],
+    );
+    for (const { id } of previous) {
+      await this.webhooks.disableEndpoint(ctx.workspaceId, id, ACTOR);
+    }
+    const created = await this.webhooks.createEndpoint(
+      ctx.workspaceId,
+      { url, eventTypes: ['*'], description: SANDBOX.webhookDescription },
+      ACTOR,
+    );
+    return { endpoint_id: created.id, url: created.url, secret: created.secret! };
   }
 
   private async publishOffers(ctx: SandboxContext, sellerId: string): Promise<SandboxResult['offers']> {

@@ -183,4 +183,22 @@ describe(SandboxService.name, () => {
     expect(await statusWith(t, out.api_key)).toBe(200);
     expect(await statusWith(t, second.api_key)).toBe(401);
   }, 90_000);
+
+  it('registers one sandbox webhook endpoint with --webhook-url, replacing the previous one', async () => {
+    const sandbox = t.get(SandboxService);
+    const a = await sandbox.bootstrap({ webhookUrl: 'http://127.0.0.1:4000/hooks' });
+    const b = await sandbox.bootstrap({ webhookUrl: 'http://127.0.0.1:4001/hooks' });
+    expect(b.webhook).toMatchObject({ url: 'http://127.0.0.1:4001/hooks', secret: expect.stringMatching(/^whsec_/) });
+    expect(b.webhook!.endpoint_id).not.toBe(a.webhook!.endpoint_id);
+    const rows = await t.db.query(
+      `SELECT id, status FROM webhook_endpoints WHERE workspace_id = $1 AND description = 'sandbox' ORDER BY created_at`,
+      [b.workspace_id],
+    );
+    expect(rows).toEqual([
+      { id: a.webhook!.endpoint_id, status: 'disabled' },
+      { id: b.webhook!.endpoint_id, status: 'enabled' },
+    ]);
+    const listed = await request(t.url).get('/v1/webhooks/endpoints').set('Authorization', `Bearer ${b.api_key}`).expect(200);
+    expect(JSON.stringify(listed.body)).not.toContain(b.webhook!.secret);
+  });
 });
