@@ -21,7 +21,19 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return addErrorResponses(SwaggerModule.createDocument(app, config, { operationIdFactory: (_c, method) => method }));
 }
 
-/** Stable JSON text for the committed file (a test compares it with the live document). */
+function sortedKeys<T>(record: Record<string, T> | undefined): Record<string, T> | undefined {
+  return record && Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]]));
+}
+
+/**
+ * Stable JSON text for the committed file (a test compares it with the live document). Paths and
+ * schemas are sorted so the text does not depend on the order Nest happens to load modules in.
+ */
 export function serialiseOpenApi(doc: OpenAPIObject): string {
-  return `${JSON.stringify(doc, null, 2)}\n`;
+  const stable = {
+    ...doc,
+    paths: sortedKeys(doc.paths),
+    components: doc.components && { ...doc.components, schemas: sortedKeys(doc.components.schemas) },
+  };
+  return `${JSON.stringify(stable, null, 2)}\n`;
 }
