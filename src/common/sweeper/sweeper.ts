@@ -16,8 +16,8 @@ interface Task {
 }
 
 /**
- * One in-process poller for periodic database sweeps (the webhook outbox dispatch today; the
- * lead registers approval expiry next). Postgres is the source of truth for work that must not
+ * One in-process poller for periodic database sweeps (webhook outbox dispatch and overdue
+ * deliveries, approval expiry, expired sessions). Postgres is the source of truth for work that must not
  * be lost, and Redis may be down, so these sweeps run on a plain timer rather than as Bull
  * repeatable jobs.
  *
