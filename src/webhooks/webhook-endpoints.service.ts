@@ -106,62 +106,49 @@ export class WebhookEndpointsService {
   }
 
   /** Pauses the endpoint: no new deliveries, pending ones wait until it is enabled again. */
-  async disableEndpoint(
+  disableEndpoint(
     workspaceId: string,
     id: string,
     actor: AuditActor,
   ): Promise<WebhookEndpointResponse> {
-    return this.tx.run(async () => {
-      const endpoint = await this.lock(workspaceId, id);
-      if (endpoint.status === 'enabled') {
-        const now = this.clock.now();
-        Object.assign(endpoint, {
-          status: 'disabled',
-          disabledReason: 'disabled_by_user',
-          disabledAt: now,
-          updatedAt: now,
-        });
-        await this.tx.manager.update(
-          WebhookEndpoint,
-          { id },
-          {
-            status: 'disabled',
-            disabledReason: 'disabled_by_user',
-            disabledAt: now,
-            updatedAt: now,
-          },
-        );
-        await this.audit.record(workspaceId, actor, 'webhook_endpoint.disabled', id);
-      }
-      return toEndpointResponse(endpoint, undefined, this.clock.now());
-    });
+    return this.setStatus(workspaceId, id, 'disabled', actor);
   }
 
   /**
    * Re-enables (also after retries_exhausted). Pending deliveries resume through the stalled-
    * delivery sweep; failed ones stay failed until redelivered.
    */
-  async enableEndpoint(
+  enableEndpoint(
     workspaceId: string,
     id: string,
     actor: AuditActor,
   ): Promise<WebhookEndpointResponse> {
+    return this.setStatus(workspaceId, id, 'enabled', actor);
+  }
+
+  /** A person's enable/disable under the row lock; a no-op (and no audit row) when already there. */
+  private setStatus(
+    workspaceId: string,
+    id: string,
+    target: 'enabled' | 'disabled',
+    actor: AuditActor,
+  ): Promise<WebhookEndpointResponse> {
     return this.tx.run(async () => {
       const endpoint = await this.lock(workspaceId, id);
-      if (endpoint.status === 'disabled') {
+      if (endpoint.status !== target) {
         const now = this.clock.now();
-        Object.assign(endpoint, {
-          status: 'enabled',
-          disabledReason: null,
-          disabledAt: null,
-          updatedAt: now,
-        });
-        await this.tx.manager.update(
-          WebhookEndpoint,
-          { id },
-          { status: 'enabled', disabledReason: null, disabledAt: null, updatedAt: now },
-        );
-        await this.audit.record(workspaceId, actor, 'webhook_endpoint.enabled', id);
+        const patch: Partial<WebhookEndpoint> =
+          target === 'disabled'
+            ? {
+                status: target,
+                disabledReason: 'disabled_by_user',
+                disabledAt: now,
+                updatedAt: now,
+              }
+            : { status: target, disabledReason: null, disabledAt: null, updatedAt: now };
+        Object.assign(endpoint, patch);
+        await this.tx.manager.update(WebhookEndpoint, { id }, patch);
+        await this.audit.record(workspaceId, actor, `webhook_endpoint.${target}`, id);
       }
       return toEndpointResponse(endpoint, undefined, this.clock.now());
     });
