@@ -99,7 +99,7 @@ export class AccountsService {
 
   async revokeApiKey(workspaceId: string, id: string, actor: AuditActor): Promise<ApiKeyResponse> {
     return this.tx.run(async (m) => {
-      const key = await m.findOne(ApiKey, { where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+      const key = await m.findOne(ApiKey, { where: { id, workspaceId }, lock: { mode: 'for_no_key_update' } });
       if (!key) {
         throw commonErrors.notFound('API key', id);
       }

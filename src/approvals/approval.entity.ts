@@ -16,6 +16,8 @@ export class Approval {
   @Column('text') status: ApprovalStatus;
   @Column('text', { nullable: true }) decidedBy: string | null;
   @Column('timestamptz', { nullable: true }) decidedAt: Date | null;
+  /** For the person: why it was withdrawn, or why an approved payment could not go ahead. */
+  @Column('text', { nullable: true }) note: string | null;
   @Column('timestamptz') expiresAt: Date;
   @Column('timestamptz') createdAt: Date;
 }

@@ -16,6 +16,7 @@ function view(a: Approval) {
     status: a.status,
     expires_at: a.expiresAt.toISOString(),
     decided_at: a.decidedAt?.toISOString() ?? null,
+    note: a.note,
   };
 }
 
@@ -40,10 +41,12 @@ export class ApprovalsPageController implements OnModuleInit {
   @Render('app/approvals')
   async inbox(@CurrentPerson() person: SignedInPerson, @Query('done') done?: string) {
     const all = await this.approvals.list(person.workspaceId, 'all');
+    const doneId = typeof done === 'string' ? done.slice(0, 100) : null;
     return this.layout.page(person, 'Approvals', {
       pending: all.filter((a) => a.status === 'pending').map(view),
       decided: all.filter((a) => a.status !== 'pending').slice(0, 20).map(view),
-      done: typeof done === 'string' ? done.slice(0, 100) : null,
+      done: doneId,
+      doneNote: all.find((a) => a.id === doneId)?.note ?? null,
     });
   }
 

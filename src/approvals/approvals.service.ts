@@ -7,17 +7,26 @@ import { newId } from '../common/ids';
 import { ExpireApprovalJob, JOB_PRESETS, JOBS, QUEUES } from '../common/queues/queues';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
+import { RefusalKeepingWrites, Tx } from '../database/tx';
 import { Approval, ApprovalKind } from './approval.entity';
 import { approvalErrors } from './approvals.errors';
 
 export type ApprovalDecision = 'approved' | 'denied' | 'expired';
 
+/**
+ * What the handler found when a person approved: the subject can no longer go ahead (e.g. the
+ * buyer's mandate was revoked while the payment waited), so the approval ends `withdrawn` with
+ * this note for the person instead of `approved`.
+ */
+export interface ApprovalWithdrawn {
+  withdrawn: string;
+}
+
 /** What the owner of an approval kind does once a person (or the timeout) decides. */
 export interface ApprovalHandler {
-  /** Lock whatever the subject's decision will change, in the module's lock order. */
+  /** Lock whatever the subject's decision will change, in the lock order (docs/architecture.md). */
   prepare(approval: Approval): Promise<void>;
-  decided(approval: Approval, decision: ApprovalDecision): Promise<void>;
+  decided(approval: Approval, decision: ApprovalDecision): Promise<void | ApprovalWithdrawn>;
 }
 
 /**
@@ -60,6 +69,7 @@ export class ApprovalsService implements OnModuleInit {
       status: 'pending' as const,
       decidedBy: null,
       decidedAt: null,
+      note: null,
       createdAt: now,
       expiresAt: new Date(now.getTime() + this.config.approvalTtlSeconds * 1000),
     });
@@ -91,13 +101,17 @@ export class ApprovalsService implements OnModuleInit {
     return a;
   }
 
-  /** A person's answer. Only the app's person-facing controller calls this. */
+  /**
+   * A person's answer. Only the app's person-facing controller calls this. An approval past its
+   * expiry is marked `expired` (and its subject declined) and the person is told
+   * `approval_expired`: the expiry commits even though the call is refused.
+   */
   async decide(workspaceId: string, id: string, personId: string, decision: 'approved' | 'denied'): Promise<Approval> {
     return this.tx.run(async () => {
       const approval = await this.lockPending(id, workspaceId);
       if (approval.expiresAt <= this.clock.now()) {
         await this.finish(approval, 'expired', null);
-        throw approvalErrors.expired(id);
+        throw new RefusalKeepingWrites(approvalErrors.expired(id));
       }
       await this.finish(approval, decision, personId);
       return approval;
@@ -105,17 +119,25 @@ export class ApprovalsService implements OnModuleInit {
   }
 
   /**
-   * The subject went away (e.g. the checkout was canceled): close the pending approval without
-   * calling the handler. The caller already holds the subject's locks.
+   * The subject went away (the checkout was canceled, the mandate or token was revoked): close the
+   * pending approval without calling the handler, with a note for the person. The caller already
+   * holds the subject's locks.
    */
-  async withdraw(kind: ApprovalKind, subjectId: string): Promise<void> {
+  async withdraw(kind: ApprovalKind, subjectId: string, note: string): Promise<void> {
     const now = this.clock.now();
-    await this.tx.manager
-      .createQueryBuilder()
-      .update(Approval)
-      .set({ status: 'withdrawn', decidedAt: now })
-      .where('kind = :kind AND subject_id = :subjectId AND status = :pending', { kind, subjectId, pending: 'pending' })
-      .execute();
+    const [rows] = await this.tx.manager.query<[{ id: string; workspace_id: string }[], number]>(
+      `UPDATE approvals SET status = 'withdrawn', decided_at = $1, note = $2
+        WHERE kind = $3 AND subject_id = $4 AND status = 'pending'
+        RETURNING id, workspace_id`,
+      [now, note.slice(0, 500), kind, subjectId],
+    );
+    for (const row of rows) {
+      await this.audit.record(row.workspace_id, { type: 'system', id: 'pipeline' }, 'approval.withdrawn', row.id, {
+        kind,
+        subject_id: subjectId,
+        note,
+      });
+    }
   }
 
   /** Expires overdue pending approvals (oldest first, a bounded batch per call). */
@@ -161,7 +183,7 @@ export class ApprovalsService implements OnModuleInit {
     const handler = this.handler(peek.kind);
     // Lock order: subject (source → intent/refund) first, then the approval row.
     await handler.prepare(peek);
-    const approval = await m.findOne(Approval, { where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+    const approval = await m.findOne(Approval, { where: { id, workspaceId }, lock: { mode: 'for_no_key_update' } });
     if (!approval) {
       throw approvalErrors.notFound(id);
     }
@@ -171,20 +193,32 @@ export class ApprovalsService implements OnModuleInit {
     return approval;
   }
 
+  /**
+   * Records the decision and lets the subject's handler act on it. When the handler finds that an
+   * approved subject can no longer go ahead, the approval ends `withdrawn` with its note.
+   */
   private async finish(approval: Approval, decision: ApprovalDecision, personId: string | null): Promise<void> {
     const now = this.clock.now();
     approval.status = decision;
     approval.decidedBy = personId;
     approval.decidedAt = now;
-    await this.tx.manager.update(Approval, { id: approval.id }, { status: decision, decidedBy: personId, decidedAt: now });
+    const outcome = await this.handler(approval.kind).decided(approval, decision);
+    if (outcome) {
+      approval.status = 'withdrawn';
+      approval.note = outcome.withdrawn.slice(0, 500);
+    }
+    await this.tx.manager.update(
+      Approval,
+      { id: approval.id },
+      { status: approval.status, decidedBy: personId, decidedAt: now, note: approval.note },
+    );
     await this.audit.record(
       approval.workspaceId,
       personId ? { type: 'person', id: personId } : { type: 'system', id: 'approval-timeout' },
       `approval.${decision}`,
       approval.id,
-      { kind: approval.kind, subject_id: approval.subjectId },
+      { kind: approval.kind, subject_id: approval.subjectId, ...(outcome ? { withdrawn: outcome.withdrawn } : {}) },
     );
-    await this.handler(approval.kind).decided(approval, decision);
   }
 
   private handler(kind: ApprovalKind): ApprovalHandler {

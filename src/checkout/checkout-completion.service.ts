@@ -61,9 +61,7 @@ export class CheckoutCompletionService implements OnModuleInit {
 
   onModuleInit(): void {
     this.sources.register('checkout', {
-      lock: async (sessionId) => {
-        await this.repo.lockById(sessionId);
-      },
+      lock: async (sessionId, opts) => (await this.repo.lockById(sessionId, opts)) !== null,
       onSettled: (intent) => this.onApprovedPaymentSettled(intent),
       onDeclined: (intent) => this.onPendingPaymentDeclined(intent),
     });

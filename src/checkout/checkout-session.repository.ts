@@ -20,11 +20,11 @@ export class CheckoutSessionRepository {
     return this.tx.manager.findOneBy(CheckoutSession, { id });
   }
 
-  /** SELECT … FOR UPDATE: every state change of a session runs under this lock (lock order: session first). */
-  lockById(id: string): Promise<CheckoutSession | null> {
+  /** SELECT … FOR NO KEY UPDATE: every state change of a session runs under this lock (lock order: docs/architecture.md). */
+  lockById(id: string, opts: { skipLocked?: boolean } = {}): Promise<CheckoutSession | null> {
     return this.tx.manager.findOne(CheckoutSession, {
       where: { id },
-      lock: { mode: 'pessimistic_write' },
+      lock: { mode: 'for_no_key_update', ...(opts.skipLocked ? { onLocked: 'skip_locked' as const } : {}) },
     });
   }
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { DelegatePaymentModule } from '../delegate-payment/delegate-payment.module';
 import { MandatesModule } from '../mandates/mandates.module';
+import { PaymentsModule } from '../payments/payments.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
 import { WebModule } from '../web/web.module';
 import { ConsentController } from './consent.controller';
@@ -9,7 +10,7 @@ import { ConsentService } from './consent.service';
 
 /** The consent centre page of the app ({appUrl}/consent). */
 @Module({
-  imports: [WebModule, AccountsModule, ProtocolKeysModule, MandatesModule, DelegatePaymentModule],
+  imports: [WebModule, AccountsModule, ProtocolKeysModule, MandatesModule, DelegatePaymentModule, PaymentsModule],
   controllers: [ConsentController],
   providers: [ConsentService],
 })

@@ -6,6 +6,8 @@ import { DelegatePaymentService } from '../delegate-payment/delegate-payment.ser
 import { TokensService } from '../delegate-payment/tokens.service';
 import { formatIst, MandateViews } from '../mandates/mandate-views';
 import { MandatesService } from '../mandates/mandates.service';
+import { Tx } from '../database/tx';
+import { PaymentsService } from '../payments/payments.service';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
 import { AppLayout } from '../web/app-layout.service';
 import type { SignedInPerson } from '../web/signed-in-person';
@@ -35,6 +37,8 @@ export class ConsentService implements OnModuleInit {
     private readonly mandateViews: MandateViews,
     private readonly tokens: TokensService,
     private readonly delegatePayment: DelegatePaymentService,
+    private readonly payments: PaymentsService,
+    private readonly tx: Tx,
     private readonly layout: AppLayout,
   ) {}
 
@@ -77,6 +81,7 @@ export class ConsentService implements OnModuleInit {
         expiresAt: formatIst(t.expiresAt),
         checkoutSessionId: t.checkoutSessionId,
         mandateId: t.mandateId,
+        waitingIntentId: t.waitingIntentId,
       })),
       agents: agents.data.map((a) => ({ id: a.id, name: a.name, role: a.role })),
     });
@@ -109,11 +114,29 @@ export class ConsentService implements OnModuleInit {
     await this.protocolKeys.revoke(person.workspaceId, id, actor(person));
   }
 
+  /** Revokes the mandate and, in the same transaction, declines the payments waiting on it. */
   async revokeMandate(person: SignedInPerson, id: string): Promise<void> {
-    await this.mandates.revoke(person.workspaceId, id, actor(person));
+    await this.tx.run(async () => {
+      const mandate = await this.mandates.revoke(person.workspaceId, id, actor(person));
+      if (mandate.status === 'revoked') {
+        await this.payments.declineWaitingOn(
+          { mandateId: id },
+          { code: 'mandate_not_active', reason: `Mandate ${id} was revoked` },
+        );
+      }
+    });
   }
 
+  /** Revokes the token and declines the payment that waits for approval on it, if any. */
   async revokeToken(person: SignedInPerson, id: string): Promise<void> {
-    await this.tokens.revoke(person.workspaceId, id, person.personId);
+    await this.tx.run(() =>
+      this.tokens.revoke(person.workspaceId, id, person.personId, async () => {
+        const declined = await this.payments.declineWaitingOn(
+          { tokenId: id },
+          { code: 'token_revoked', reason: `Delegated token ${id} was revoked` },
+        );
+        return declined.length > 0;
+      }),
+    );
   }
 }

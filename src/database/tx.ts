@@ -8,10 +8,37 @@ interface TxState {
 }
 
 /**
+ * Thrown (wrapping the real error) when a refusal must still commit what was written before it:
+ * e.g. an approval found expired is marked `expired` and the person is told `approval_expired`.
+ * Tx.run commits and then throws `error`; Tx.savepoint releases (keeps) the savepoint and
+ * throws `error`, so the idempotency interceptor stores the refusal with the writes.
+ */
+export class RefusalKeepingWrites extends Error {
+  constructor(readonly error: Error) {
+    super(error.message);
+  }
+}
+
+/** Postgres answers that mean "run the whole transaction again": deadlock, serialisation failure. */
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+const MAX_ATTEMPTS = 5;
+
+export function isRetryableConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ??
+    (err as { driverError?: { code?: unknown } } | null)?.driverError?.code;
+  return typeof code === 'string' && RETRYABLE_SQLSTATES.has(code);
+}
+
+/**
  * Ambient transactions. A request that runs inside `run` (the idempotency interceptor opens one
  * for every mutating route) makes every repository call join the same transaction, so the
  * idempotency record and the business write commit together. Code outside a transaction gets
  * the plain manager.
+ *
+ * The outermost `run` retries the whole function when Postgres reports a deadlock or a
+ * serialisation failure (up to five attempts, with jittered backoff), so neither reaches a client.
+ * The function must therefore be safe to run again: it is, because every write it made was
+ * rolled back and its after-commit callbacks were dropped. Lock order: docs/architecture.md.
  */
 @Injectable()
 export class Tx {
@@ -34,9 +61,32 @@ export class Tx {
     if (current) {
       return fn(current.manager);
     }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runOnce(fn);
+      } catch (err) {
+        if (!isRetryableConflict(err) || attempt >= MAX_ATTEMPTS) {
+          throw err;
+        }
+        this.logger.warn({ attempt, code: (err as { code?: string }).code }, 'transaction conflict; retrying');
+        await new Promise((r) => setTimeout(r, 5 * 2 ** attempt + Math.random() * 20));
+      }
+    }
+  }
+
+  private async runOnce<T>(fn: (manager: EntityManager) => Promise<T>): Promise<T> {
     const callbacks: (() => unknown)[] = [];
-    const result = await this.dataSource.transaction((manager) =>
-      this.als.run({ manager, afterCommit: callbacks }, () => fn(manager)),
+    const outcome = await this.dataSource.transaction((manager) =>
+      this.als.run({ manager, afterCommit: callbacks }, async () => {
+        try {
+          return { value: await fn(manager) };
+        } catch (err) {
+          if (err instanceof RefusalKeepingWrites) {
+            return { refusal: err.error };
+          }
+          throw err;
+        }
+      }),
     );
     // Fire and forget: a slow or absent Redis must never hold up the response. Work that must
     // not be lost is also recorded in Postgres (outbox, approval expiry) and swept periodically.
@@ -45,12 +95,16 @@ export class Tx {
         .then(cb)
         .catch((err: Error) => this.logger.error({ err: err.message }, 'after-commit callback failed'));
     }
-    return result;
+    if ('refusal' in outcome) {
+      throw outcome.refusal;
+    }
+    return outcome.value;
   }
 
   /**
    * Runs fn inside a savepoint of the ambient transaction; on failure rolls back to it (dropping
-   * any after-commit callbacks fn registered) and rethrows.
+   * any after-commit callbacks fn registered) and rethrows. A RefusalKeepingWrites keeps the
+   * savepoint's writes and rethrows the refusal it carries.
    */
   async savepoint<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const state = this.als.getStore();
@@ -64,6 +118,10 @@ export class Tx {
       await state.manager.query(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (err) {
+      if (err instanceof RefusalKeepingWrites) {
+        await state.manager.query(`RELEASE SAVEPOINT ${name}`);
+        throw err.error;
+      }
       await state.manager.query(`ROLLBACK TO SAVEPOINT ${name}`);
       state.afterCommit.length = mark;
       throw err;

@@ -49,6 +49,8 @@ export interface LiveToken {
   expiresAt: Date;
   checkoutSessionId: string;
   mandateId: string;
+  /** Set when the token was spent on a payment that still waits for a person's approval. */
+  waitingIntentId: string | null;
 }
 
 /** The allowance's values (the schema already fixed its shape): BRIEF §6.1 "our business rules". */
@@ -187,7 +189,10 @@ export class DelegatePaymentService {
     });
   }
 
-  /** Usable, unexpired tokens of a workspace, newest first (consent centre). */
+  /**
+   * Tokens a person can still stop, newest first (consent centre): usable and unexpired, or spent
+   * on a payment that still waits for approval (revoking it declines that payment).
+   */
   async listLiveTokens(workspaceId: string, limit: number): Promise<LiveToken[]> {
     const rows = await this.tx.manager.query<
       {
@@ -198,11 +203,16 @@ export class DelegatePaymentService {
         expires_at: Date;
         checkout_session_id: string;
         mandate_id: string;
+        waiting_intent_id: string | null;
       }[]
     >(
-      `SELECT t.id, t.merchant_agent_id, a.name AS merchant_name, t.max_amount_paise, t.expires_at, t.checkout_session_id, t.mandate_id
-         FROM delegated_tokens t JOIN agents a ON a.id = t.merchant_agent_id
-        WHERE t.workspace_id = $1 AND t.status = 'usable' AND t.expires_at > $2
+      `SELECT t.id, t.merchant_agent_id, a.name AS merchant_name, t.max_amount_paise, t.expires_at, t.checkout_session_id, t.mandate_id,
+              w.id AS waiting_intent_id
+         FROM delegated_tokens t
+         JOIN agents a ON a.id = t.merchant_agent_id
+         LEFT JOIN payment_intents w ON w.token_id = t.id AND w.status = 'requires_approval'
+        WHERE t.workspace_id = $1
+          AND ((t.status = 'usable' AND t.expires_at > $2) OR (t.status = 'used' AND w.id IS NOT NULL))
         ORDER BY t.created_at DESC, t.id DESC
         LIMIT $3`,
       [workspaceId, this.clock.now(), limit],
@@ -215,6 +225,7 @@ export class DelegatePaymentService {
       expiresAt: new Date(r.expires_at),
       checkoutSessionId: r.checkout_session_id,
       mandateId: r.mandate_id,
+      waitingIntentId: r.waiting_intent_id,
     }));
   }
 

@@ -38,7 +38,7 @@ export class TokensService {
    */
   async redeem(req: RedeemRequest): Promise<{ token: DelegatedToken; mandate: Mandate }> {
     const m = this.tx.manager;
-    const token = await m.findOne(DelegatedToken, { where: { id: req.tokenId }, lock: { mode: 'pessimistic_write' } });
+    const token = await m.findOne(DelegatedToken, { where: { id: req.tokenId }, lock: { mode: 'for_no_key_update' } });
     if (!token) {
       throw tokenErrors.invalid();
     }
@@ -72,14 +72,23 @@ export class TokensService {
     return { token, mandate };
   }
 
-  /** The person revokes a live token in the consent centre; effective on the next complete. */
-  async revoke(workspaceId: string, tokenId: string, personId: string): Promise<DelegatedToken> {
+  /**
+   * The person revokes a token in the consent centre; effective on the next complete. A token
+   * spent on a payment that still waits for approval (`spentOnWaitingPayment`, which the caller
+   * established under this token's lock) is revoked too: the caller declines that payment.
+   */
+  async revoke(
+    workspaceId: string,
+    tokenId: string,
+    personId: string,
+    spentOnWaitingPayment: (token: DelegatedToken) => Promise<boolean> = () => Promise.resolve(false),
+  ): Promise<DelegatedToken> {
     return this.tx.run(async (m) => {
-      const token = await m.findOne(DelegatedToken, { where: { id: tokenId, workspaceId }, lock: { mode: 'pessimistic_write' } });
+      const token = await m.findOne(DelegatedToken, { where: { id: tokenId, workspaceId }, lock: { mode: 'for_no_key_update' } });
       if (!token) {
         throw commonErrors.notFound('token', tokenId);
       }
-      if (token.status === 'usable') {
+      if (token.status === 'usable' || (token.status === 'used' && (await spentOnWaitingPayment(token)))) {
         const now = this.clock.now();
         token.status = 'revoked';
         token.revokedAt = now;

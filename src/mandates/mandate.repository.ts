@@ -27,11 +27,22 @@ export class MandateRepository {
     return this.tx.manager.findOneBy(Mandate, { id, workspaceId });
   }
 
-  /** FOR UPDATE: authorise, decline and revoke serialise on the row. */
+  /**
+   * The live tokens drawn on a mandate, locked (FOR NO KEY UPDATE, in id order) before the
+   * mandate itself: tokens come before mandates in the lock order (docs/architecture.md).
+   */
+  async lockUsableTokens(mandateId: string): Promise<void> {
+    await this.tx.manager.query(
+      `SELECT id FROM delegated_tokens WHERE mandate_id = $1 AND status = 'usable' ORDER BY id FOR NO KEY UPDATE`,
+      [mandateId],
+    );
+  }
+
+  /** FOR NO KEY UPDATE: authorise, decline and revoke serialise on the row. */
   lockInWorkspace(workspaceId: string, id: string): Promise<Mandate | null> {
     return this.tx.manager.findOne(Mandate, {
       where: { id, workspaceId },
-      lock: { mode: 'pessimistic_write' },
+      lock: { mode: 'for_no_key_update' },
     });
   }
 

@@ -215,10 +215,12 @@ export class MandatesService {
 
   /**
    * Consent centre: revoke a pending or active mandate, effective on the next request; its usable
-   * tokens are revoked with it. Revoking a mandate that is already revoked or expired changes nothing.
+   * tokens are revoked with it (the consent centre also declines the payments waiting on it).
+   * Revoking a mandate that is already revoked or expired changes nothing.
    */
   async revoke(workspaceId: string, id: string, actor: AuditActor): Promise<Mandate> {
     const outcome = await this.tx.run(async (): Promise<Outcome> => {
+      await this.repo.lockUsableTokens(id);
       const m = await this.lock(workspaceId, id);
       const now = this.clock.now();
       if (expiryIsUnpersisted(m, now)) {

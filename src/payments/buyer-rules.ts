@@ -1,6 +1,7 @@
 import type { Mandate } from '../mandates/mandate.entity';
 
 export type DeclineCode =
+  | 'token_revoked'
   | 'mandate_not_active'
   | 'mandate_expired'
   | 'mandate_cap_exceeded'
@@ -9,6 +10,8 @@ export type DeclineCode =
 
 export interface RuleInput {
   mandate: Mandate;
+  /** The delegated token the payment draws on, if any (checkout payments). */
+  token?: { id: string; status: string } | null;
   amountPaise: number;
   sellerAgentId: string;
   now: Date;
@@ -24,6 +27,9 @@ export interface Decline {
 
 /** The buyer's spending rules, pure: null when the payment may proceed. Order = most basic first. */
 export function evaluateBuyerRules(r: RuleInput): Decline | null {
+  if (r.token && r.token.status === 'revoked') {
+    return { code: 'token_revoked', reason: `Delegated token ${r.token.id} was revoked` };
+  }
   if (r.mandate.status !== 'active') {
     return { code: 'mandate_not_active', reason: `Mandate ${r.mandate.id} is ${r.mandate.status}` };
   }

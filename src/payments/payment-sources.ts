@@ -7,8 +7,12 @@ import type { IntentSourceKind, PaymentIntent } from './entities/payment-intent.
  * expired). Sources register at module init; the pipeline calls them in its transaction.
  */
 export interface PaymentSourceHandler {
-  /** Lock the source row (SELECT … FOR UPDATE) so lock order is always source → intent. */
-  lock(sourceId: string): Promise<void>;
+  /**
+   * Lock the source row (SELECT … FOR NO KEY UPDATE), first in the lock order
+   * (docs/architecture.md). With skipLocked, a row another transaction holds is not waited for.
+   * Resolves true when the row was found and locked.
+   */
+  lock(sourceId: string, opts?: { skipLocked?: boolean }): Promise<boolean>;
   onSettled(intent: PaymentIntent): Promise<void>;
   onDeclined(intent: PaymentIntent): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApprovalsModule } from '../approvals/approvals.module';
+import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { ReceiptsModule } from '../receipts/receipts.module';
 import { OutboxService } from './outbox.service';
 import { PAYMENT_RAIL } from './payment-rail';
@@ -8,7 +9,7 @@ import { PaymentsService } from './payments.service';
 import { SandboxRail } from './sandbox-rail';
 
 @Module({
-  imports: [ApprovalsModule, ReceiptsModule],
+  imports: [ApprovalsModule, ReceiptsModule, SweeperModule],
   providers: [PaymentsService, PaymentSources, OutboxService, { provide: PAYMENT_RAIL, useClass: SandboxRail }],
   exports: [PaymentsService, PaymentSources, OutboxService, PAYMENT_RAIL],
 })

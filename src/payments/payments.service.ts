@@ -1,12 +1,14 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { Agent } from '../accounts/entities/agent.entity';
 import { Approval } from '../approvals/approval.entity';
-import { ApprovalDecision, ApprovalsService } from '../approvals/approvals.service';
+import { ApprovalDecision, ApprovalsService, ApprovalWithdrawn } from '../approvals/approvals.service';
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
+import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate } from '../mandates/mandate.entity';
 import { ReceiptsService } from '../receipts/receipts.service';
 import { Decline, evaluateBuyerRules, startOfIndianDay } from './buyer-rules';
@@ -34,11 +36,21 @@ export type PayOutcome =
   | { status: 'requires_approval'; intent: PaymentIntent; approval: Approval }
   | { status: 'declined' | 'failed'; intent: PaymentIntent; decline: Decline | { code: string; reason: string } };
 
+/** Why a waiting payment was declined: the code on the intent and a sentence for people. */
+export interface WaitingDecline {
+  code: string;
+  reason: string;
+}
+
 /**
  * The one payment pipeline (spec §1): every checkout, quote payment and hosted-page payment
  * becomes an intent that passes the buyer's rules, asks a person above the threshold, settles on
  * the rail and ends on a signed receipt with an outbox event. Callers run it inside their
- * transaction; lock order is source → buyer agent → mandate → intent.
+ * transaction. Lock order (docs/architecture.md): source → token → buyer agent → mandate →
+ * intent → approval, every one FOR NO KEY UPDATE so foreign-key checks (KEY SHARE) never wait.
+ *
+ * A payment waiting for a person is checked against the whole rule set again when the person
+ * approves (under the same locks), and is declined when its mandate or token ends first.
  */
 @Injectable()
 export class PaymentsService implements OnModuleInit {
@@ -50,24 +62,28 @@ export class PaymentsService implements OnModuleInit {
     private readonly sources: PaymentSources,
     private readonly outbox: OutboxService,
     private readonly receipts: ReceiptsService,
+    private readonly sweeper: Sweeper,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     this.approvals.registerHandler('payment', {
-      prepare: (approval) => this.lockForApproval(approval.subjectId),
+      prepare: (approval) => this.lockWaiting(approval.subjectId),
       decided: (approval, decision) => this.onApprovalDecided(approval, decision),
     });
+    // Safety net for declineWaitingOn (which skips a payment whose source another request holds)
+    // and the only path for a mandate that simply reached its valid_until.
+    this.sweeper.register('payments-waiting-on-ended-mandates', () => this.declineWaitingOnEnded(), { everyMs: 5000 });
   }
 
   async pay(req: PayRequest): Promise<PayOutcome> {
     return this.tx.run(async (m) => {
       const now = this.clock.now();
       // Serialise payments of one buyer agent, so the daily cap cannot be overrun by a race.
-      const buyer = await m.findOne(Agent, { where: { id: req.buyerAgentId }, lock: { mode: 'pessimistic_write' } });
+      const buyer = await m.findOne(Agent, { where: { id: req.buyerAgentId }, lock: { mode: 'for_no_key_update' } });
       const seller = await m.findOneBy(Agent, { id: req.sellerAgentId });
-      const mandate = await m.findOne(Mandate, { where: { id: req.mandateId }, lock: { mode: 'pessimistic_write' } });
+      const mandate = await m.findOne(Mandate, { where: { id: req.mandateId }, lock: { mode: 'for_no_key_update' } });
       if (!buyer || !seller || !mandate) {
         throw new Error('pay() called with unknown buyer, seller or mandate');
       }
@@ -101,7 +117,7 @@ export class PaymentsService implements OnModuleInit {
         amountPaise: req.amountPaise,
         sellerAgentId: seller.id,
         now,
-        spentTodayPaise: await this.spentToday(buyer.id, now),
+        spentTodayPaise: await this.spentToday(buyer.id, now, null),
         dailyCapPaise: this.config.dailyCapPaise,
       });
       if (decline) {
@@ -134,13 +150,89 @@ export class PaymentsService implements OnModuleInit {
    */
   async cancelPending(intentId: string, reason = 'The payment was canceled before approval'): Promise<void> {
     const m = this.tx.manager;
-    const intent = await m.findOne(PaymentIntent, { where: { id: intentId }, lock: { mode: 'pessimistic_write' } });
+    const intent = await m.findOne(PaymentIntent, { where: { id: intentId }, lock: { mode: 'for_no_key_update' } });
     if (!intent || intent.status !== 'requires_approval') {
       return;
     }
-    const now = this.clock.now();
-    await m.update(PaymentIntent, { id: intentId }, { status: 'declined', declineCode: 'canceled', declineReason: reason, updatedAt: now });
-    await this.approvals.withdraw('payment', intentId);
+    await this.declineIntent(intent, { code: 'canceled', reason });
+    await this.approvals.withdraw('payment', intentId, reason);
+  }
+
+  /**
+   * A mandate or token ended (revoked by a person): decline every payment waiting for approval
+   * on it and withdraw the approvals, in the caller's transaction. The caller already holds the
+   * mandate or token, which comes after the source in the lock order, so sources are only tried
+   * (SKIP LOCKED), never waited for: a payment whose source another request holds is left to that
+   * request (an approval being decided re-checks the rules and sees the revocation) or to the
+   * sweep. Returns the ids declined.
+   */
+  async declineWaitingOn(on: { mandateId: string } | { tokenId: string }, decline: WaitingDecline): Promise<string[]> {
+    const m = this.tx.manager;
+    const [column, value] = 'mandateId' in on ? ['mandate_id', on.mandateId] : ['token_id', on.tokenId];
+    const waiting = await m.query<{ id: string; source_kind: IntentSourceKind; source_id: string }[]>(
+      `SELECT id, source_kind, source_id FROM payment_intents WHERE ${column} = $1 AND status = 'requires_approval' ORDER BY id`,
+      [value],
+    );
+    const declined: string[] = [];
+    for (const row of waiting) {
+      const source = this.sources.get(row.source_kind);
+      if (source && !(await source.lock(row.source_id, { skipLocked: true }))) {
+        continue;
+      }
+      const intent = await m.findOne(PaymentIntent, {
+        where: { id: row.id },
+        lock: { mode: 'for_no_key_update', onLocked: 'skip_locked' },
+      });
+      if (!intent || intent.status !== 'requires_approval') {
+        continue;
+      }
+      await this.declineIntent(intent, decline);
+      await this.approvals.withdraw('payment', intent.id, withdrawnNote(decline));
+      await source?.onDeclined(intent);
+      declined.push(intent.id);
+    }
+    return declined;
+  }
+
+  /**
+   * The sweep: payments still waiting on a mandate that is no longer active (revoked, expired, or
+   * past valid_until) or on a revoked token. Each is re-checked in its own transaction, taking the
+   * locks in order, and declined with the rule that now fails.
+   */
+  async declineWaitingOnEnded(limit = 50): Promise<number> {
+    const rows = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT i.id FROM payment_intents i
+         JOIN mandates m ON m.id = i.mandate_id
+         LEFT JOIN delegated_tokens t ON t.id = i.token_id
+        WHERE i.status = 'requires_approval'
+          AND (m.status <> 'active' OR m.valid_until <= $1 OR t.status = 'revoked')
+        ORDER BY i.created_at LIMIT $2`,
+      [this.clock.now(), limit],
+    );
+    let declined = 0;
+    for (const { id } of rows) {
+      declined += (await this.recheckWaiting(id)) ? 1 : 0;
+    }
+    return declined;
+  }
+
+  /** Re-runs the rules for one waiting payment under its locks; declines it when they fail. */
+  async recheckWaiting(intentId: string): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      await this.lockWaiting(intentId);
+      const intent = await m.findOneBy(PaymentIntent, { id: intentId });
+      if (!intent || intent.status !== 'requires_approval') {
+        return false;
+      }
+      const decline = await this.recheckRules(intent);
+      if (!decline) {
+        return false;
+      }
+      await this.declineIntent(intent, decline);
+      await this.approvals.withdraw('payment', intent.id, withdrawnNote(decline));
+      await this.sources.get(intent.sourceKind)?.onDeclined(intent);
+      return true;
+    });
   }
 
   async getIntent(id: string): Promise<PaymentIntent> {
@@ -197,16 +289,65 @@ export class PaymentsService implements OnModuleInit {
     return { status: 'settled', intent };
   }
 
-  private async lockForApproval(intentId: string): Promise<void> {
-    const intent = await this.tx.manager.findOneBy(PaymentIntent, { id: intentId });
+  /**
+   * Everything a decision on a waiting payment reads or changes, in the lock order: source →
+   * token → buyer agent → mandate → intent (the approval row is locked after, by its service).
+   */
+  private async lockWaiting(intentId: string): Promise<void> {
+    const m = this.tx.manager;
+    const intent = await m.findOneBy(PaymentIntent, { id: intentId });
     if (!intent) {
       return;
     }
     await this.sources.get(intent.sourceKind)?.lock(intent.sourceId);
-    await this.tx.manager.findOne(PaymentIntent, { where: { id: intentId }, lock: { mode: 'pessimistic_write' } });
+    if (intent.tokenId) {
+      await m.findOne(DelegatedToken, { where: { id: intent.tokenId }, lock: { mode: 'for_no_key_update' } });
+    }
+    await m.findOne(Agent, { where: { id: intent.buyerAgentId }, lock: { mode: 'for_no_key_update' } });
+    if (intent.mandateId) {
+      await m.findOne(Mandate, { where: { id: intent.mandateId }, lock: { mode: 'for_no_key_update' } });
+    }
+    await m.findOne(PaymentIntent, { where: { id: intentId }, lock: { mode: 'for_no_key_update' } });
   }
 
-  private async onApprovalDecided(approval: Approval, decision: ApprovalDecision): Promise<void> {
+  /**
+   * The whole rule set again for a payment that waited (caller holds lockWaiting's locks): mandate
+   * status and validity, token state, per-payment cap, seller list and the daily cap, counting
+   * what else the buyer committed today but not this payment itself.
+   */
+  private async recheckRules(intent: PaymentIntent): Promise<WaitingDecline | null> {
+    const m = this.tx.manager;
+    const mandate = intent.mandateId ? await m.findOneBy(Mandate, { id: intent.mandateId }) : null;
+    if (!mandate) {
+      return { code: 'mandate_not_active', reason: 'The payment has no mandate to draw on' };
+    }
+    const token = intent.tokenId ? await m.findOneBy(DelegatedToken, { id: intent.tokenId }) : null;
+    const now = this.clock.now();
+    return evaluateBuyerRules({
+      mandate,
+      token,
+      amountPaise: intent.amountPaise,
+      sellerAgentId: intent.sellerAgentId,
+      now,
+      spentTodayPaise: await this.spentToday(intent.buyerAgentId, now, intent.id),
+      dailyCapPaise: this.config.dailyCapPaise,
+    });
+  }
+
+  private async declineIntent(intent: PaymentIntent, decline: WaitingDecline): Promise<void> {
+    const now = this.clock.now();
+    Object.assign(intent, { status: 'declined', declineCode: decline.code, declineReason: decline.reason, updatedAt: now });
+    await this.tx.manager.update(
+      PaymentIntent,
+      { id: intent.id },
+      { status: 'declined', declineCode: decline.code, declineReason: decline.reason, updatedAt: now },
+    );
+    await this.audit.record(intent.buyerWorkspaceId, { type: 'system', id: 'pipeline' }, 'intent.declined', intent.id, {
+      code: decline.code,
+    });
+  }
+
+  private async onApprovalDecided(approval: Approval, decision: ApprovalDecision): Promise<void | ApprovalWithdrawn> {
     const m = this.tx.manager;
     const intent = await m.findOneByOrFail(PaymentIntent, { id: approval.subjectId });
     if (intent.status !== 'requires_approval') {
@@ -214,6 +355,12 @@ export class PaymentsService implements OnModuleInit {
     }
     const source = this.sources.get(intent.sourceKind);
     if (decision === 'approved') {
+      const refused = await this.recheckRules(intent);
+      if (refused) {
+        await this.declineIntent(intent, refused);
+        await source?.onDeclined(intent);
+        return { withdrawn: withdrawnNote(refused) };
+      }
       const outcome = await this.settle(intent, {
         ...intent.receiptContext,
         approval: { id: approval.id, decided_by: approval.decidedBy, decided_at: approval.decidedAt?.toISOString() ?? null },
@@ -225,21 +372,35 @@ export class PaymentsService implements OnModuleInit {
       }
       return;
     }
-    const code = decision === 'denied' ? 'approval_denied' : 'approval_expired';
-    const reason = decision === 'denied' ? 'A person declined this payment' : 'Nobody approved this payment in time';
-    const now = this.clock.now();
-    Object.assign(intent, { status: 'declined', declineCode: code, declineReason: reason, updatedAt: now });
-    await m.update(PaymentIntent, { id: intent.id }, { status: 'declined', declineCode: code, declineReason: reason, updatedAt: now });
+    await this.declineIntent(
+      intent,
+      decision === 'denied'
+        ? { code: 'approval_denied', reason: 'A person declined this payment' }
+        : { code: 'approval_expired', reason: 'Nobody approved this payment in time' },
+    );
     await source?.onDeclined(intent);
   }
 
-  /** Settled + awaiting-approval amounts of this buyer agent since the start of the Indian day. */
-  private async spentToday(buyerAgentId: string, now: Date): Promise<number> {
+  /**
+   * What this buyer agent committed since the start of the Indian day: settled, in flight and
+   * waiting for approval (so waiting payments count towards the daily cap), except `exceptIntentId`.
+   */
+  private async spentToday(buyerAgentId: string, now: Date, exceptIntentId: string | null): Promise<number> {
     const [row] = await this.tx.manager.query<{ total: string }[]>(
       `SELECT COALESCE(SUM(amount_paise), 0)::text AS total FROM payment_intents
-        WHERE buyer_agent_id = $1 AND status IN ('requires_approval', 'processing', 'settled') AND created_at >= $2`,
-      [buyerAgentId, startOfIndianDay(now)],
+        WHERE buyer_agent_id = $1 AND status IN ('requires_approval', 'processing', 'settled') AND created_at >= $2
+          AND id IS DISTINCT FROM $3`,
+      [buyerAgentId, startOfIndianDay(now), exceptIntentId],
     );
-    return Number(row.total);
+    const total = Number(row.total);
+    if (!Number.isSafeInteger(total)) {
+      throw new Error(`daily total of ${buyerAgentId} is not a safe integer: ${row.total}`);
+    }
+    return total;
   }
+}
+
+/** The note a person reads on an approval that could no longer go ahead. */
+function withdrawnNote(decline: WaitingDecline): string {
+  return `This payment can no longer go ahead: ${decline.reason}.`;
 }

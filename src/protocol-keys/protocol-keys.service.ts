@@ -83,7 +83,7 @@ export class ProtocolKeysService {
   /** Effective on the very next request: the resolver ignores revoked keys. */
   async revoke(workspaceId: string, id: string, actor: AuditActor): Promise<ProtocolKeyResponse> {
     return this.tx.run(async (m) => {
-      const key = await m.findOne(ProtocolKey, { where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+      const key = await m.findOne(ProtocolKey, { where: { id, workspaceId }, lock: { mode: 'for_no_key_update' } });
       if (!key) {
         throw commonErrors.notFound('protocol key', id);
       }

@@ -22,9 +22,12 @@ export class QuoteRepository {
     return this.tx.manager.findOneBy(Quote, { id });
   }
 
-  /** SELECT … FOR UPDATE: every state change of a quote happens under this lock. */
-  lock(id: string): Promise<Quote | null> {
-    return this.tx.manager.findOne(Quote, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  /** SELECT … FOR NO KEY UPDATE: every state change of a quote happens under this lock. */
+  lock(id: string, opts: { skipLocked?: boolean } = {}): Promise<Quote | null> {
+    return this.tx.manager.findOne(Quote, {
+      where: { id },
+      lock: { mode: 'for_no_key_update', ...(opts.skipLocked ? { onLocked: 'skip_locked' as const } : {}) },
+    });
   }
 
   findByIntent(intentId: string): Promise<Quote | null> {

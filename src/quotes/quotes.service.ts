@@ -60,9 +60,7 @@ export class QuotesService implements OnModuleInit {
 
   onModuleInit(): void {
     this.sources.register('quote', {
-      lock: async (quoteId) => {
-        await this.quotes.lock(quoteId);
-      },
+      lock: async (quoteId, opts) => (await this.quotes.lock(quoteId, opts)) !== null,
       onSettled: (intent) => this.onIntentSettled(intent),
       onDeclined: (intent) => this.onIntentDeclined(intent),
     });

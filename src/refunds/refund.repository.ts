@@ -25,7 +25,7 @@ export class RefundRepository {
   lockIntent(id: string): Promise<PaymentIntent | null> {
     return this.tx.manager.findOne(PaymentIntent, {
       where: { id },
-      lock: { mode: 'pessimistic_write' },
+      lock: { mode: 'for_no_key_update' },
     });
   }
 
@@ -57,7 +57,7 @@ export class RefundRepository {
   }
 
   lock(id: string): Promise<Refund | null> {
-    return this.tx.manager.findOne(Refund, { where: { id }, lock: { mode: 'pessimistic_write' } });
+    return this.tx.manager.findOne(Refund, { where: { id }, lock: { mode: 'for_no_key_update' } });
   }
 
   async update(id: string, changes: Partial<Refund>): Promise<void> {
