@@ -3,6 +3,7 @@ import { IsNull } from 'typeorm';
 import { AuditActor, AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
+import { CredentialKind, RevocableCredentials } from '../common/credentials/revocable-credentials';
 import { hashPassword, issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
@@ -16,6 +17,8 @@ import { ApiKey } from './entities/api-key.entity';
 import { PersonSession } from './entities/person-session.entity';
 import { Person } from './entities/person.entity';
 import { Workspace } from './entities/workspace.entity';
+
+const API_KEYS: CredentialKind<ApiKey> = { entity: ApiKey, label: 'API key', auditPrefix: 'api_key' };
 
 export function toApiKeyResponse(k: ApiKey, secret?: string): ApiKeyResponse {
   return {
@@ -55,6 +58,7 @@ export class AccountsService {
     private readonly tx: Tx,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
+    private readonly credentials: RevocableCredentials,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -90,26 +94,12 @@ export class AccountsService {
     });
   }
 
-  async listApiKeys(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<ApiKeyResponse>> {
-    const cursor = decodeCursor(startingAfter);
-    const qb = this.tx.manager.createQueryBuilder(ApiKey, 'k').where('k.workspace_id = :workspaceId', { workspaceId });
-    const rows = await newestFirst(qb, 'k', limit, cursor).getMany();
-    return toPage(rows, limit, (k) => toApiKeyResponse(k));
+  listApiKeys(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<ApiKeyResponse>> {
+    return this.credentials.list(API_KEYS, workspaceId, { limit, startingAfter }, (k) => toApiKeyResponse(k));
   }
 
   async revokeApiKey(workspaceId: string, id: string, actor: AuditActor): Promise<ApiKeyResponse> {
-    return this.tx.run(async (m) => {
-      const key = await m.findOne(ApiKey, { where: { id, workspaceId }, lock: { mode: 'for_no_key_update' } });
-      if (!key) {
-        throw commonErrors.notFound('API key', id);
-      }
-      if (!key.revokedAt) {
-        key.revokedAt = this.clock.now();
-        await m.update(ApiKey, { id }, { revokedAt: key.revokedAt });
-        await this.audit.record(workspaceId, actor, 'api_key.revoked', id);
-      }
-      return toApiKeyResponse(key);
-    });
+    return toApiKeyResponse(await this.credentials.revoke(API_KEYS, workspaceId, id, actor));
   }
 
   async createAgent(

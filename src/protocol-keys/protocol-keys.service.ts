@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Agent, canBuy, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
-import { Clock } from '../common/clock';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
+import { CredentialKind, RevocableCredentials } from '../common/credentials/revocable-credentials';
 import { issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
-import { newestFirst, decodeCursor, Page, toPage } from '../common/pagination';
+import { Page } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
 import { Tx } from '../database/tx';
 import { ProtocolKey, ProtocolKeyRole } from './protocol-key.entity';
@@ -27,13 +27,15 @@ export function toProtocolKeyResponse(k: ProtocolKey, key?: string): ProtocolKey
   };
 }
 
-/** Spec §2 "Protocol key": issued with an API key or in the consent centre, shown once, revocable. */
+const PROTOCOL_KEYS: CredentialKind<ProtocolKey> = { entity: ProtocolKey, label: 'protocol key', auditPrefix: 'protocol_key' };
+
+/** Protocol keys (README "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
 @Injectable()
 export class ProtocolKeysService {
   constructor(
     private readonly tx: Tx,
     private readonly audit: AuditLog,
-    private readonly clock: Clock,
+    private readonly credentials: RevocableCredentials,
   ) {}
 
   async create(
@@ -73,26 +75,12 @@ export class ProtocolKeysService {
     });
   }
 
-  async list(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<ProtocolKeyResponse>> {
-    const cursor = decodeCursor(startingAfter);
-    const qb = this.tx.manager.createQueryBuilder(ProtocolKey, 'k').where('k.workspace_id = :workspaceId', { workspaceId });
-    const rows = await newestFirst(qb, 'k', limit, cursor).getMany();
-    return toPage(rows, limit, (k) => toProtocolKeyResponse(k));
+  list(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<ProtocolKeyResponse>> {
+    return this.credentials.list(PROTOCOL_KEYS, workspaceId, { limit, startingAfter }, (k) => toProtocolKeyResponse(k));
   }
 
   /** Effective on the very next request: the resolver ignores revoked keys. */
   async revoke(workspaceId: string, id: string, actor: AuditActor): Promise<ProtocolKeyResponse> {
-    return this.tx.run(async (m) => {
-      const key = await m.findOne(ProtocolKey, { where: { id, workspaceId }, lock: { mode: 'for_no_key_update' } });
-      if (!key) {
-        throw commonErrors.notFound('protocol key', id);
-      }
-      if (!key.revokedAt) {
-        key.revokedAt = this.clock.now();
-        await m.update(ProtocolKey, { id }, { revokedAt: key.revokedAt });
-        await this.audit.record(workspaceId, actor, 'protocol_key.revoked', id);
-      }
-      return toProtocolKeyResponse(key);
-    });
+    return toProtocolKeyResponse(await this.credentials.revoke(PROTOCOL_KEYS, workspaceId, id, actor));
   }
 }
