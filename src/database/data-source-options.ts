@@ -1,6 +1,9 @@
 import { DataSourceOptions } from 'typeorm';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
+/** Longest a request waits for a pooled connection (queue wait or connect) before failing as 503. */
+export const POOL_WAIT_MS = 5_000;
+
 /** One definition for the app, the migration CLI and tests. Entities are registered by glob. */
 export function dataSourceOptions(url: string, poolMax = 20): DataSourceOptions {
   return {
@@ -13,8 +16,18 @@ export function dataSourceOptions(url: string, poolMax = 20): DataSourceOptions 
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    // Requests hold one connection for their transaction; under bursts they queue for the pool rather than fail.
-    extra: { max: poolMax, connectionTimeoutMillis: 15_000 },
+    extra: {
+      max: poolMax,
+      // Requests hold one connection for their transaction; under bursts they queue for the pool
+      // rather than fail. connectionTimeoutMillis bounds both that queue wait and opening a new
+      // connection, so while Postgres is unreachable (or the pool is stuck) a request gives up
+      // within this many ms and answers 503 + Retry-After (outage.ts) instead of hanging.
+      // Refused or rejected connections (server down, restarting, not accepting) fail at once.
+      connectionTimeoutMillis: POOL_WAIT_MS,
+      // Notice a silently dropped server (no FIN/RST) on idle connections.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    },
     parseInt8: false,
   };
 }

@@ -6,6 +6,7 @@ import { InjectQueue } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { QUEUES } from '../common/queues/queues';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../common/errors/outage';
 
 class HealthResponse {
   @ApiProperty({ enum: ['ok', 'degraded'] }) status: 'ok' | 'degraded';
@@ -40,10 +41,17 @@ export class HealthController {
   async health(@Res({ passthrough: true }) res: Response): Promise<HealthResponse> {
     const [postgres, redis] = await Promise.all([
       within(this.dataSource.query('SELECT 1'), 2000).then(() => 'ok', () => 'down'),
-      within(this.queue.client.ping(), 2000).then(() => 'ok', () => 'down'),
+      // A disconnected ioredis client would only queue the PING until Redis returns: answer now.
+      this.queue.client.status !== 'ready'
+        ? Promise.resolve('down')
+        : within(this.queue.client.ping(), 2000).then(() => 'ok', () => 'down'),
     ]);
     const status = postgres === 'ok' && redis === 'ok' ? 'ok' : 'degraded';
     res.status(status === 'ok' ? 200 : 503);
+    res.setHeader('Cache-Control', 'no-store');
+    if (status !== 'ok') {
+      res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
+    }
     return { status, mode: this.config.mode, checks: { postgres, redis } };
   }
 }

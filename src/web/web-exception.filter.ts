@@ -9,11 +9,17 @@ const HEADINGS: Record<number, string> = {
   403: 'Request refused',
   404: 'Not found',
   429: 'Too many attempts; wait a minute and try again',
+  503: 'Temporarily unavailable',
 };
+
+/** What a person reads on a 503 page (the API's message speaks of a Retry-After header). */
+const UNAVAILABLE_MESSAGE =
+  'The service is temporarily unavailable. Please try again in a few seconds.';
 
 /**
  * HTML counterpart of the global JSON filter, for controllers under /app: redirects thrown by
- * guards become 303s, everything else an error page (5xx show no internals, as in the API).
+ * guards become 303s, everything else an error page (5xx show no internals, as in the API; a
+ * Postgres/Redis outage is a 503 "temporarily unavailable" page with Retry-After).
  */
 @Catch()
 export class WebExceptionFilter implements ExceptionFilter {
@@ -38,7 +44,7 @@ export class WebExceptionFilter implements ExceptionFilter {
     res.status(err.status).render('app/error', {
       title: heading,
       heading,
-      message: err.message,
+      message: err.status === 503 ? UNAVAILABLE_MESSAGE : err.message,
       status: err.status,
       code: err.code,
       signIn: err.status === 401,

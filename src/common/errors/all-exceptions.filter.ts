@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { AppError, commonErrors } from './app-error';
 import { flavorOf, renderError } from './error-body';
+import { OUTAGE_RETRY_AFTER_SECONDS, outageOf } from './outage';
 import { requestIdOf } from '../http/request-id';
 
 /** Stored idempotent replays of an error response carry their exact status and body. */
@@ -55,7 +56,10 @@ export function bodyParserError(err: unknown, req: Request): AppError | null {
   }
 }
 
-/** Maps anything thrown to an AppError; unknown errors become a logged, opaque 500. */
+/**
+ * Maps anything thrown to an AppError: backing-service outages become 503 with Retry-After
+ * (outage.ts); unknown errors become a logged, opaque 500.
+ */
 export function toAppError(err: unknown, req: Request, logger?: Logger): AppError {
   if (err instanceof AppError) {
     return err;
@@ -63,6 +67,16 @@ export function toAppError(err: unknown, req: Request, logger?: Logger): AppErro
   const parserError = bodyParserError(err, req);
   if (parserError) {
     return parserError;
+  }
+  // Postgres or Redis away (restart, refused/dropped connections, pool exhausted): a 503 the
+  // client may retry, whichever layer hit it (guard, interceptor, handler), not a bug to log.
+  const outage = outageOf(err);
+  if (outage) {
+    logger?.warn(
+      { dependency: outage.dependency, reason: outage.reason, request_id: requestIdOf(req) },
+      'backing service unavailable',
+    );
+    return commonErrors.temporarilyUnavailable(OUTAGE_RETRY_AFTER_SECONDS);
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();
@@ -104,6 +118,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const err = toAppError(exception, req, this.logger);
     if (err.extra.retryAfterSeconds !== undefined) {
       res.setHeader('Retry-After', String(err.extra.retryAfterSeconds));
+    }
+    if (err.status === 503) {
+      // Routes may have set a caching header before failing (e.g. JWKS): never cache an outage.
+      res.setHeader('Cache-Control', 'no-store');
     }
     res.status(err.status).json(renderError(err, flavorOf(req.path), requestIdOf(req)));
   }

@@ -47,6 +47,16 @@ export const commonErrors = {
     new AppError(500, 'processing_error', 'internal_error', 'Unexpected error; it has been logged'),
   unavailable: (what: string) =>
     new AppError(503, 'service_unavailable', 'service_unavailable', `${what} is unavailable`),
+  /** A backing service (Postgres, Redis) is unreachable or refusing connections: retry later. */
+  temporarilyUnavailable: (retryAfterSeconds: number) =>
+    new AppError(
+      503,
+      'service_unavailable',
+      'service_unavailable',
+      'The service is temporarily unavailable; retry after Retry-After seconds',
+      undefined,
+      { retryAfterSeconds },
+    ),
   routeNotFound: (method: string, path: string) =>
     new AppError(404, 'invalid_request', 'route_not_found', `No route ${method} ${path}`),
   rateLimited: (retryAfterSeconds = 60) =>
