@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { AppError, commonErrors } from './app-error';
 import { flavorOf, renderError } from './error-body';
 import { OUTAGE_RETRY_AFTER_SECONDS, outageOf } from './outage';
+import { isRetryableConflict } from '../../database/tx';
 import { requestIdOf } from '../http/request-id';
 
 /** Stored idempotent replays of an error response carry their exact status and body. */
@@ -77,6 +78,12 @@ export function toAppError(err: unknown, req: Request, logger?: Logger): AppErro
       'backing service unavailable',
     );
     return commonErrors.temporarilyUnavailable(OUTAGE_RETRY_AFTER_SECONDS);
+  }
+  // Tx.run already retried this transaction five times (deadlock or serialisation failure): the
+  // contention is real, so the client is told to come back rather than shown an internal error.
+  if (isRetryableConflict(err)) {
+    logger?.warn({ request_id: requestIdOf(req) }, 'transaction conflict persisted after retries');
+    return commonErrors.temporarilyUnavailable(1);
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();
