@@ -1,4 +1,3 @@
-import { RateLimited } from '../common/rate-limit/rate-limit';
 import { Controller, Get, Header, Inject, Render } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ACP_VERSION, SUPPORTED_ACP_VERSIONS } from '../common/auth/acp.guard';
@@ -24,7 +23,6 @@ export class AcpDocumentsController {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   @Get('.well-known/acp.json')
-  @RateLimited('public')
   @Header('Cache-Control', CACHE_HOUR)
   @ApiOperation({
     operationId: 'getAcpDiscovery',

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Caller } from '../common/auth/auth.decorators';
 import type { AgentPrincipal } from '../common/auth/principal';
+import { CredentialRateLimitGuard } from '../common/rate-limit/credential-rate-limit.guard';
 import { McpAuthGuard } from './mcp-auth.guard';
 import { McpService } from './mcp.service';
 
@@ -12,7 +13,7 @@ import { McpService } from './mcp.service';
  * SSE stream) and DELETE (session end) are 405. Documented in the README, not in OpenAPI.
  */
 @ApiExcludeController()
-@UseGuards(McpAuthGuard)
+@UseGuards(McpAuthGuard, CredentialRateLimitGuard)
 @Controller('mcp')
 export class McpController {
   constructor(private readonly mcp: McpService) {}

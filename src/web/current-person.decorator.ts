@@ -7,6 +7,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { CredentialRateLimitGuard } from '../common/rate-limit/credential-rate-limit.guard';
 import type { Request } from 'express';
 import { CsrfGuard } from './csrf.guard';
 import { NoStoreInterceptor } from './no-store.interceptor';
@@ -32,13 +33,14 @@ export function AppController() {
 
 /**
  * Signed-in page or form (class or method): session required (GET → redirect to sign-in, POST →
- * 401), `_csrf` required on every unsafe method (403), Cache-Control: no-store, HTML errors.
+ * 401), counted against the session's rate limit (429), `_csrf` required on every unsafe method
+ * (403), Cache-Control: no-store, HTML errors.
  * Import WebModule in the module that declares the controller.
  */
 export function SignedIn() {
   return applyDecorators(
     UseFilters(WebExceptionFilter),
-    UseGuards(PersonGuard, CsrfGuard),
+    UseGuards(PersonGuard, CredentialRateLimitGuard, CsrfGuard),
     UseInterceptors(NoStoreInterceptor),
   );
 }

@@ -77,9 +77,12 @@ export async function startApp(
     REDIS_URL: TEST_REDIS_URL,
     MODE: 'test',
     LOG_LEVEL: 'silent',
-    // Test files sign in and read discovery many times from one address; rate-limit.e2e-spec sets its own.
+    // Test files sign in, read public pages and call with one credential many times from one
+    // address; rate-limit.e2e-spec sets its own.
     RATE_LIMIT_LOGIN_PER_MIN: '10000',
-    RATE_LIMIT_PUBLIC_PER_MIN: '10000',
+    RATE_LIMIT_PUBLIC_PER_S: '10000',
+    RATE_LIMIT_PUBLIC_BURST: '10000',
+    RATE_LIMIT_CREDENTIAL_PER_S: '10000',
   });
   const config: AppConfig = { ...base, queuePrefix: `t${randomToken(8)}`, runMigrations: false, ...overrides };
   const moduleRef = await Test.createTestingModule({

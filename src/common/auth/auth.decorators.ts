@@ -2,6 +2,7 @@ import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, U
 import { ApiBearerAuth, ApiHeader } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { ProtocolKeyRole } from '../../protocol-keys/protocol-key.entity';
+import { CredentialRateLimitGuard } from '../rate-limit/credential-rate-limit.guard';
 import { AcpGuard } from './acp.guard';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import type { Principal, PrincipalKind } from './principal';
@@ -13,7 +14,7 @@ export const ACP_ROLE = 'auth:acp-role';
 export function Auth(...kinds: Exclude<PrincipalKind, 'protocol_key'>[]) {
   return applyDecorators(
     SetMetadata(AUTH_KINDS, kinds),
-    UseGuards(BearerAuthGuard),
+    UseGuards(BearerAuthGuard, CredentialRateLimitGuard),
     ApiBearerAuth(kinds.includes('agent') ? 'agentCredential' : 'apiKey'),
   );
 }
@@ -22,7 +23,7 @@ export function Auth(...kinds: Exclude<PrincipalKind, 'protocol_key'>[]) {
 export function AcpRoute(role: ProtocolKeyRole) {
   return applyDecorators(
     SetMetadata(ACP_ROLE, role),
-    UseGuards(AcpGuard),
+    UseGuards(AcpGuard, CredentialRateLimitGuard),
     ApiBearerAuth(role === 'merchant' ? 'merchantProtocolKey' : 'buyerProtocolKey'),
     ApiHeader({ name: 'API-Version', required: true, schema: { type: 'string', enum: ['2026-04-17'] } }),
     ApiHeader({ name: 'Request-Id', required: false }),

@@ -1,44 +1,35 @@
-import { applyDecorators, Injectable, Module, UseGuards } from '@nestjs/common';
-import { SkipThrottle, ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
-import type { Request } from 'express';
-import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { Global, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { CredentialRateLimitGuard } from './credential-rate-limit.guard';
+import { LoginRateLimited, PublicRateLimitGuard } from './public-rate-limit.guard';
+import { RateLimiter } from './rate-limiter.service';
+
+export { CredentialRateLimitGuard } from './credential-rate-limit.guard';
+export { RateLimiter } from './rate-limiter.service';
 
 /**
- * Rate limits for the few routes anyone can hit without a credential: sign-in/sign-up (per
- * address and email, against password guessing) and public documents such as ACP discovery
- * (BRIEF §7). In-memory per instance; 429 answers carry Retry-After (all-exceptions.filter).
+ * Rate limits, counted in Redis and shared by every instance (README "Rate limits"):
+ * per credential on authenticated routes, per client address on public ones, and per address
+ * and email on sign-in/sign-up. Limited responses carry RateLimit-Policy, RateLimit-Limit,
+ * RateLimit-Remaining and RateLimit-Reset; a 429 too_many_requests also Retry-After.
  */
-export type RateLimitName = 'login' | 'public';
-const NAMES: RateLimitName[] = ['login', 'public'];
+export type RateLimitName = 'login';
 
-@Injectable()
-export class RateLimitGuard extends ThrottlerGuard {
-  protected override getTracker(req: Record<string, unknown>): Promise<string> {
-    const r = req as unknown as Request;
-    const email = (r.body as { email?: unknown } | undefined)?.email;
-    return Promise.resolve(typeof email === 'string' ? `${r.ip ?? ''}|${email.trim().toLowerCase()}` : (r.ip ?? ''));
+/** An extra named limit on a public route (the public per-address limit applies anyway). */
+export function RateLimited(name: RateLimitName) {
+  switch (name) {
+    case 'login':
+      return LoginRateLimited();
   }
 }
 
-/** Applies one named limit to a route (and skips the others). */
-export function RateLimited(name: RateLimitName) {
-  const skip = Object.fromEntries(NAMES.filter((n) => n !== name).map((n) => [n, true]));
-  return applyDecorators(SkipThrottle(skip), UseGuards(RateLimitGuard));
-}
-
+@Global()
 @Module({
-  imports: [
-    ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        throttlers: [
-          { name: 'login', ttl: 60_000, limit: config.rateLimitLoginPerMinute },
-          { name: 'public', ttl: 60_000, limit: config.rateLimitPublicPerMinute },
-        ],
-      }),
-    }),
+  providers: [
+    RateLimiter,
+    CredentialRateLimitGuard,
+    { provide: APP_GUARD, useClass: PublicRateLimitGuard },
   ],
-  providers: [RateLimitGuard],
-  exports: [ThrottlerModule, RateLimitGuard],
+  exports: [RateLimiter, CredentialRateLimitGuard],
 })
 export class RateLimitModule {}

@@ -1,0 +1,49 @@
+import { CanActivate, ExecutionContext, Injectable, SetMetadata, Type } from '@nestjs/common';
+import { GUARDS_METADATA } from '@nestjs/common/constants';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { CredentialRateLimitGuard } from './credential-rate-limit.guard';
+import { RateLimitCheck, RateLimiter } from './rate-limiter.service';
+import { rateLimitSubject } from './rate-limit.policies';
+
+const LOGIN_LIMITED = 'rate-limit:login';
+
+/** Sign-in/sign-up: the `login` limit per client address and email, on top of the public one. */
+export const LoginRateLimited = () => SetMetadata(LOGIN_LIMITED, true);
+
+/**
+ * Global guard (runs before any route guard): every route without a credential is limited per
+ * client address (req.ip; trust proxy is loopback, so X-Forwarded-For counts only from a local
+ * proxy). Routes carrying CredentialRateLimitGuard are counted there instead, by credential.
+ */
+@Injectable()
+export class PublicRateLimitGuard implements CanActivate {
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    if (ctx.getType() !== 'http') {
+      return true;
+    }
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    const guards = this.reflector.getAllAndMerge<Type<CanActivate>[]>(GUARDS_METADATA, targets);
+    if (guards.includes(CredentialRateLimitGuard)) {
+      return true;
+    }
+    const req = ctx.switchToHttp().getRequest<Request>();
+    const checks: RateLimitCheck[] = [
+      { policy: 'public', subject: rateLimitSubject.address(req.ip) },
+    ];
+    if (this.reflector.getAllAndOverride<boolean>(LOGIN_LIMITED, targets)) {
+      const email = (req.body as { email?: unknown } | undefined)?.email;
+      checks.push({
+        policy: 'login',
+        subject: rateLimitSubject.login(req.ip, typeof email === 'string' ? email : ''),
+      });
+    }
+    await this.limiter.enforce(ctx.switchToHttp().getResponse<Response>(), checks);
+    return true;
+  }
+}

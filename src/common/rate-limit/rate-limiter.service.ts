@@ -1,0 +1,147 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { Response } from 'express';
+import Redis from 'ioredis';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { commonErrors } from '../errors/app-error';
+import {
+  policyHeaderItem,
+  RateLimitPolicies,
+  RateLimitPolicy,
+  RateLimitPolicyName,
+  rateLimitPolicies,
+} from './rate-limit.policies';
+
+/** A Redis round trip slower than this counts as "Redis is down" (fail open), not as a slow request. */
+export const RATE_LIMIT_REDIS_TIMEOUT_MS = 250;
+const CONNECT_WAIT_MS = 2000;
+const WARN_EVERY_MS = 10_000;
+
+export interface RateLimitCheck {
+  policy: RateLimitPolicyName;
+  subject: string;
+}
+
+interface Outcome {
+  policy: RateLimitPolicy;
+  remaining: number;
+  resetSeconds: number;
+  blocked: boolean;
+}
+
+/**
+ * Counts requests in Redis, so every instance on one Redis shares one budget. The counting is
+ * @nest-lab/throttler-storage-redis (one atomic Lua script per hit: INCR + PEXPIRE on a
+ * fixed window, and a block key set for one window once the limit is passed). Keys are
+ * `{<QUEUE_PREFIX>:rl:<subject>:<policy>}:hits|blocked`.
+ *
+ * Fails open: when Redis cannot answer within RATE_LIMIT_REDIS_TIMEOUT_MS (down, unreachable,
+ * not yet connected) the request goes through without limit headers and a warning is logged
+ * (at most one per 10 s). Refusing every request because the limiter's store is away would turn
+ * a Redis outage into a full API outage; the database and the idempotency layer still protect
+ * the writes meanwhile.
+ */
+@Injectable()
+export class RateLimiter implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('RateLimit');
+  private readonly redis: Redis;
+  private readonly storage: ThrottlerStorage;
+  private readonly prefix: string;
+  readonly policies: RateLimitPolicies;
+  private lastWarningAt = 0;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.policies = rateLimitPolicies(config);
+    this.prefix = `${config.queuePrefix}:rl`;
+    // No offline queue and a command timeout: while Redis is away a hit fails at once instead of
+    // waiting in ioredis's buffer, and the request fails open.
+    this.redis = new Redis(config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: RATE_LIMIT_REDIS_TIMEOUT_MS,
+      connectTimeout: CONNECT_WAIT_MS,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    });
+    this.redis.on('error', (err: Error) => this.warn(`redis: ${err.message}`));
+    this.storage = new ThrottlerStorageRedisService(this.redis);
+  }
+
+  /** Waits briefly for the connection so the first requests after boot are counted; never blocks boot. */
+  async onModuleInit(): Promise<void> {
+    if (this.redis.status === 'ready') {
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.redis.once('ready', () => resolve())),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CONNECT_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  onModuleDestroy(): void {
+    this.redis.disconnect();
+  }
+
+  /**
+   * Counts one request against every check, sets the limit headers from the tightest bucket and
+   * throws 429 too_many_requests (with Retry-After) when any bucket is exhausted.
+   */
+  async enforce(res: Response, checks: RateLimitCheck[]): Promise<void> {
+    const outcomes = (await Promise.all(checks.map((c) => this.hit(c)))).filter(
+      (o): o is Outcome => o !== null,
+    );
+    if (outcomes.length === 0) {
+      return;
+    }
+    const blocked = outcomes
+      .filter((o) => o.blocked)
+      .sort((a, b) => b.resetSeconds - a.resetSeconds);
+    const binding =
+      blocked[0] ??
+      [...outcomes].sort((a, b) => a.remaining - b.remaining || b.resetSeconds - a.resetSeconds)[0];
+    // IETF draft-ietf-httpapi-ratelimit-headers-06 fields, as express-rate-limit's "draft-6".
+    res.setHeader('RateLimit-Policy', outcomes.map((o) => policyHeaderItem(o.policy)).join(', '));
+    res.setHeader('RateLimit-Limit', String(binding.policy.limit));
+    res.setHeader('RateLimit-Remaining', String(binding.remaining));
+    res.setHeader('RateLimit-Reset', String(binding.resetSeconds));
+    if (binding.blocked) {
+      throw commonErrors.rateLimited(binding.resetSeconds);
+    }
+  }
+
+  private async hit(check: RateLimitCheck): Promise<Outcome | null> {
+    const policy = this.policies[check.policy];
+    try {
+      const r = await this.storage.increment(
+        `${this.prefix}:${check.subject}`,
+        policy.windowMs,
+        policy.limit,
+        policy.windowMs,
+        policy.name,
+      );
+      return {
+        policy,
+        blocked: r.isBlocked,
+        remaining: r.isBlocked ? 0 : Math.max(0, policy.limit - r.totalHits),
+        resetSeconds: Math.max(1, r.isBlocked ? r.timeToBlockExpire : r.timeToExpire),
+      };
+    } catch (err) {
+      this.warn(
+        `request not counted (${policy.name}), allowed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      return null;
+    }
+  }
+
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarningAt >= WARN_EVERY_MS) {
+      this.lastWarningAt = now;
+      this.logger.warn(`rate limiting fails open: ${message}`);
+    }
+  }
+}
