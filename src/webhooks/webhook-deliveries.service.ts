@@ -10,7 +10,7 @@ import { OutboxEvent } from '../payments/entities/outbox-event.entity';
 import { WebhookAttemptResponse, WebhookDeliveryResponse } from './dto/webhook.responses';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
-import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
+import { WebhookDisabledReason, WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { nextRetryDelayMs } from './retry-schedule';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
 import { SendResult, WebhookSender } from './webhook-sender';
@@ -20,7 +20,20 @@ import { webhookErrors } from './webhooks.errors';
 
 /** What one job did (the processor logs it). */
 export type AttemptOutcome =
-  'gone' | 'skipped' | 'paused' | 'delivered' | 'retry_scheduled' | 'failed' | 'attempt_failed';
+  | 'gone'
+  | 'skipped'
+  | 'paused'
+  | 'delivered'
+  | 'retry_scheduled'
+  | 'failed'
+  | 'attempt_failed'
+  | 'endpoint_gone';
+
+/**
+ * 410 Gone: the receiver says this URL is permanently finished. Retrying for a day would only
+ * hammer it, so the endpoint is disabled at the first 410 (reason `gone`).
+ */
+export const GONE_STATUS = 410;
 
 const SYSTEM: AuditActor = { type: 'system', id: 'webhooks' };
 
@@ -137,7 +150,7 @@ export class WebhookDeliveriesService {
    * attempt already made, or the endpoint disabled (the delivery waits, pending, until the
    * endpoint is enabled). The send happens outside any transaction; its outcome is recorded
    * under a row lock together with the next step (retry time, delivered, or failed + endpoint
-   * disabled).
+   * disabled: after the last retry, or at once when the receiver answers 410 Gone).
    */
   async attempt(job: DeliverWebhookJob): Promise<AttemptOutcome> {
     const m = this.tx.manager;
@@ -236,7 +249,20 @@ export class WebhookDeliveriesService {
       };
       let outcome: AttemptOutcome = result.ok ? 'delivered' : 'attempt_failed';
       let retryInMs: number | null = null;
-      if (job.trigger === 'manual') {
+      if (result.statusCode === GONE_STATUS) {
+        // Scheduled or manual alike: no more attempts of this delivery, and the endpoint goes
+        // down with its reason. A delivery already delivered keeps that status.
+        if (job.trigger === 'manual') {
+          patch.manualAttempts = Math.max(d.manualAttempts, job.seq);
+        } else if (d.status === 'pending' && d.scheduledAttempts === job.seq - 1) {
+          patch.scheduledAttempts = job.seq;
+        }
+        if (d.status === 'pending') {
+          Object.assign(patch, { status: 'failed', failedAt: now, nextAttemptAt: null });
+        }
+        outcome = 'endpoint_gone';
+        await this.disableEndpoint(d, 'gone', now);
+      } else if (job.trigger === 'manual') {
         patch.manualAttempts = Math.max(d.manualAttempts, job.seq);
       } else if (d.status === 'pending' && d.scheduledAttempts === job.seq - 1) {
         patch.scheduledAttempts = job.seq;
@@ -248,7 +274,7 @@ export class WebhookDeliveriesService {
           } else {
             Object.assign(patch, { status: 'failed', failedAt: now, nextAttemptAt: null });
             outcome = 'failed';
-            await this.disableExhausted(d, now);
+            await this.disableEndpoint(d, 'retries_exhausted', now);
           }
         }
       }
@@ -264,22 +290,29 @@ export class WebhookDeliveriesService {
     });
   }
 
-  /** A delivery that exhausted its schedule takes its endpoint down with it (visible in GET). */
-  private async disableExhausted(d: WebhookDelivery, now: Date): Promise<void> {
+  /**
+   * A delivery that exhausted its schedule, or whose receiver answered 410 Gone, takes its
+   * endpoint down with it (reason visible in GET). An endpoint already disabled keeps its reason.
+   */
+  private async disableEndpoint(
+    d: WebhookDelivery,
+    reason: Exclude<WebhookDisabledReason, 'disabled_by_user'>,
+    now: Date,
+  ): Promise<void> {
     const res: [unknown[], number] = await this.tx.manager.query(
-      `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'retries_exhausted', disabled_at = $2, updated_at = $2
+      `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, disabled_at = $2, updated_at = $2
         WHERE id = $1 AND status = 'enabled'`,
-      [d.endpointId, now],
+      [d.endpointId, now, reason],
     );
     if (res[1] > 0) {
       await this.audit.record(d.workspaceId, SYSTEM, 'webhook_endpoint.disabled', d.endpointId, {
-        reason: 'retries_exhausted',
+        reason,
         delivery_id: d.id,
         event_id: d.eventId,
       });
       this.logger.warn(
-        { endpoint_id: d.endpointId, delivery_id: d.id },
-        'webhook endpoint disabled: retries exhausted',
+        { endpoint_id: d.endpointId, delivery_id: d.id, reason },
+        'webhook endpoint disabled',
       );
     }
   }

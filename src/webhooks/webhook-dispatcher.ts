@@ -3,7 +3,7 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { Tx } from '../database/tx';
 import { Sweeper } from '../common/sweeper/sweeper';
-import { endpointWants } from './webhook-event-types';
+import { ALL_EVENTS } from './webhook-event-types';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
 
 /** Outbox rows claimed per transaction. */
@@ -13,19 +13,23 @@ const MAX_BATCHES_PER_TICK = 10;
 /** A pending delivery due this long ago with no progress has lost its job (Redis restart, failed enqueue). */
 export const STALL_GRACE_MS = 10_000;
 const STALL_SWEEP_EVERY_MS = 5_000;
+/**
+ * First key of the two-key advisory lock (second: hashtext(workspace_id)) that orders endpoint
+ * registration (exclusive) against the outbox fan-out (shared). Two-key advisory locks live apart
+ * from the bigint ones used elsewhere; a hash collision between workspaces only waits a little more.
+ */
+export const ENDPOINTS_LOCK_CLASS = 0x57484550; // "WHEP"
 
 interface ClaimedEvent {
   id: string;
   workspace_id: string;
-  agent_id: string;
-  type: string;
 }
 
-interface EnabledEndpoint {
-  id: string;
+interface Match {
+  event_id: string;
   workspace_id: string;
-  agent_id: string | null;
-  event_types: string[];
+  type: string;
+  endpoint_id: string;
 }
 
 /**
@@ -65,10 +69,12 @@ export class WebhookDispatcher implements OnModuleInit {
 
   /**
    * One transaction: claim undispatched events (SKIP LOCKED, so instances share the work), insert
-   * a delivery per matching enabled endpoint, enqueue each delivery's first attempt, and only then
-   * mark the events dispatched. Any enqueue failing (Redis down: fail fast) rolls it all back and
-   * the next tick tries again. A job that reached Redis for a rolled-back delivery finds no row
-   * and does nothing, so nothing is lost and nothing is sent twice.
+   * a delivery per matching enabled endpoint registered at or before the event's created_at (an
+   * endpoint gets what happens from its registration on, never the backlog), enqueue each
+   * delivery's first attempt, and only then mark the events dispatched. Any enqueue failing
+   * (Redis down: fail fast) rolls it all back and the next tick tries again. A job that reached
+   * Redis for a rolled-back delivery finds no row and does nothing, so nothing is lost and nothing
+   * is sent twice.
    */
   async dispatchBatch(): Promise<number> {
     if (!this.producer.ready) {
@@ -76,35 +82,43 @@ export class WebhookDispatcher implements OnModuleInit {
     }
     return this.tx.run(async (m) => {
       const events: ClaimedEvent[] = await m.query(
-        `SELECT id, workspace_id, agent_id, type FROM outbox_events
+        `SELECT id, workspace_id FROM outbox_events
           WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [DISPATCH_BATCH],
       );
       if (events.length === 0) {
         return 0;
       }
-      const workspaceIds = [...new Set(events.map((e) => e.workspace_id))];
-      const endpoints: EnabledEndpoint[] = await m.query(
-        `SELECT id, workspace_id, agent_id, event_types FROM webhook_endpoints
-          WHERE status = 'enabled' AND workspace_id = ANY($1)`,
-        [workspaceIds],
+      const workspaceIds = [...new Set(events.map((e) => e.workspace_id))].sort();
+      // Wait out endpoint registrations in flight for these workspaces (see
+      // WebhookEndpointsService.createEndpoint): the match below then sees every endpoint whose
+      // created_at can be at or before one of these events.
+      await m.query(
+        `SELECT pg_advisory_xact_lock_shared($1, hashtext(w)) FROM unnest($2::text[]) AS w`,
+        [ENDPOINTS_LOCK_CLASS, workspaceIds],
       );
-      const rows = events.flatMap((ev) =>
-        endpoints
-          .filter(
-            (ep) =>
-              ep.workspace_id === ev.workspace_id &&
-              (ep.agent_id === null || ep.agent_id === ev.agent_id) &&
-              endpointWants(ep.event_types, ev.type),
-          )
-          .map((ep) => ({
-            id: newId('whd'),
-            workspaceId: ev.workspace_id,
-            endpointId: ep.id,
-            eventId: ev.id,
-            type: ev.type,
-          })),
+      // The fan-out, matched in SQL: an enabled endpoint of the event's workspace, for its seller
+      // agent (or every agent), subscribed to its type (or '*'), and registered no later than the
+      // event happened, so a new endpoint never receives the backlog from before it existed.
+      const matches: Match[] = await m.query(
+        `SELECT ev.id AS event_id, ev.workspace_id, ev.type, ep.id AS endpoint_id
+           FROM outbox_events ev
+           JOIN webhook_endpoints ep ON ep.workspace_id = ev.workspace_id
+          WHERE ev.id = ANY($1)
+            AND ep.status = 'enabled'
+            AND (ep.agent_id IS NULL OR ep.agent_id = ev.agent_id)
+            AND ($2 = ANY(ep.event_types) OR ev.type = ANY(ep.event_types))
+            AND ep.created_at <= ev.created_at
+          ORDER BY ev.created_at, ev.id, ep.id`,
+        [events.map((e) => e.id), ALL_EVENTS],
       );
+      const rows = matches.map((x) => ({
+        id: newId('whd'),
+        workspaceId: x.workspace_id,
+        endpointId: x.endpoint_id,
+        eventId: x.event_id,
+        type: x.type,
+      }));
       const now = this.clock.now();
       if (rows.length > 0) {
         const created: { id: string; event_id: string }[] = await m.query(

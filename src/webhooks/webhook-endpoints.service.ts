@@ -9,6 +9,7 @@ import { Tx } from '../database/tx';
 import { WebhookEndpointResponse } from './dto/webhook.responses';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { checkWebhookUrl } from './url-policy';
+import { ENDPOINTS_LOCK_CLASS } from './webhook-dispatcher';
 import { ALL_EVENTS } from './webhook-event-types';
 import { issueWebhookSecret, WebhookSecrets } from './webhook-secrets';
 import { toEndpointResponse } from './webhooks.mapper';
@@ -48,12 +49,20 @@ export class WebhookEndpointsService {
       throw webhookErrors.urlRefused(url.reason);
     }
     return this.tx.run(async (m) => {
+      // Held until commit. A dispatcher batch for this workspace either finished before (its
+      // events were committed earlier, so they are older than `now` below and not ours) or waits
+      // for this commit and then sees the endpoint: no event at or after created_at is missed.
+      await m.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+        ENDPOINTS_LOCK_CLASS,
+        workspaceId,
+      ]);
       if (input.agentId) {
         const agent = await m.findOneBy(Agent, { id: input.agentId, workspaceId });
         if (!agent || agent.disabledAt || !canSell(agent.role)) {
           throw webhookErrors.agentNotSeller(input.agentId);
         }
       }
+      // Taken after the lock: the dispatcher sends this endpoint only events created at or after it.
       const now = this.clock.now();
       const id = newId('whe');
       const secret = issueWebhookSecret();
@@ -115,7 +124,7 @@ export class WebhookEndpointsService {
   }
 
   /**
-   * Re-enables (also after retries_exhausted). Pending deliveries resume through the stalled-
+   * Re-enables (also after retries_exhausted or gone). Pending deliveries resume through the stalled-
    * delivery sweep; failed ones stay failed until redelivered.
    */
   enableEndpoint(

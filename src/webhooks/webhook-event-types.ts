@@ -1,7 +1,7 @@
 /**
- * Event types an endpoint may subscribe to. The dispatcher treats types generically (an outbox
- * row of any type reaches endpoints subscribed to it or to '*'); this list only bounds what a
- * seller can name at registration. Add a type here when a module starts emitting it.
+ * Event types an endpoint may subscribe to. The dispatcher treats types generically (its fan-out
+ * SQL sends an outbox row of any type to endpoints subscribed to it or to '*'); this list only
+ * bounds what a seller can name at registration. Add a type here when a module starts emitting it.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'intent.settled',
@@ -12,7 +12,3 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 
 export const ALL_EVENTS = '*';
-
-export function endpointWants(eventTypes: string[], type: string): boolean {
-  return eventTypes.includes(ALL_EVENTS) || eventTypes.includes(type);
-}

@@ -91,7 +91,7 @@ export class WebhooksController {
   @Idempotent()
   @ApiOperation({
     operationId: 'enableWebhookEndpoint',
-    summary: 'Resume deliveries (also after retries_exhausted)',
+    summary: 'Resume deliveries (also after retries_exhausted or gone)',
   })
   @ApiOkResponse({ type: WebhookEndpointResponse })
   enable(

@@ -12,6 +12,7 @@ import { newId } from '../../src/common/ids';
 import { Tx } from '../../src/database/tx';
 import { OutboxService } from '../../src/payments/outbox.service';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
+import { WebhookEndpointsService } from '../../src/webhooks/webhook-endpoints.service';
 import { WebhookSecrets } from '../../src/webhooks/webhook-secrets';
 import { WebhookSender } from '../../src/webhooks/webhook-sender';
 import { startApp, TestApp } from '../support/app';
@@ -601,6 +602,209 @@ describe('webhooks', () => {
       expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([event.id, event.id]);
       await receiver.close();
     });
+
+    it('disables an endpoint whose receiver answers 410 Gone after exactly one attempt', async () => {
+      const ws = await seedWorkspace(t);
+      let gone = true;
+      const receiver = await startReceiver(() => (gone ? 410 : 200));
+      const res = await register(t, ws, { url: receiver.url, event_types: ['intent.settled'] });
+      const event = await emit(t, ws);
+      const [delivery] = await waitFor('the delivery to stop', async () => {
+        const rows = await deliveriesOf(t, event.id);
+        return rows[0]?.status === 'failed' ? rows : null;
+      });
+      expect(delivery).toMatchObject({ endpoint_id: res.body.id, attempt_count: 1 });
+      const endpoint = await request(t.url)
+        .get(`/v1/webhooks/endpoints/${res.body.id}`)
+        .set(auth(ws));
+      expect(endpoint.body).toMatchObject({
+        status: 'disabled',
+        disabled_reason: 'gone',
+        disabled_at: expect.any(String),
+      });
+      const list = await request(t.url).get('/v1/webhooks/endpoints').set(auth(ws));
+      expect(list.body.data).toEqual([
+        expect.objectContaining({ id: res.body.id, status: 'disabled', disabled_reason: 'gone' }),
+      ]);
+      const audit = await t.db.query<{ actor_type: string; data: Record<string, unknown> }[]>(
+        `SELECT actor_type, data FROM audit_events
+          WHERE subject_id = $1 AND action = 'webhook_endpoint.disabled'`,
+        [res.body.id],
+      );
+      expect(audit).toEqual([
+        {
+          actor_type: 'system',
+          data: { reason: 'gone', delivery_id: delivery.id, event_id: event.id },
+        },
+      ]);
+
+      // Well past the whole retry schedule (50/100/150 ms here, ~24 h by default), and past the
+      // overdue-delivery sweep's grace: still that one attempt.
+      await sleep(500);
+      t.clock.advance(25 * 3_600_000);
+      try {
+        await t.get(WebhookDispatcher).resumeStalled();
+        await sleep(300);
+      } finally {
+        t.clock.reset();
+      }
+      expect(receiver.got).toHaveLength(1);
+      const attempts = await request(t.url)
+        .get(`/v1/webhooks/deliveries/${delivery.id}/attempts`)
+        .set(auth(ws));
+      expect(attempts.body.data).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          trigger: 'scheduled',
+          succeeded: false,
+          status_code: 410,
+          response_body: 'answer 410 to request 0',
+        }),
+      ]);
+      const listed = await request(t.url)
+        .get(`/v1/webhooks/endpoints/${res.body.id}/deliveries`)
+        .set(auth(ws));
+      expect(listed.body.data).toEqual([
+        expect.objectContaining({
+          id: delivery.id,
+          status: 'failed',
+          attempts: 1,
+          last_status_code: 410,
+          next_attempt_at: null,
+          failed_at: expect.any(String),
+        }),
+      ]);
+
+      // While disabled, new events make no deliveries for it.
+      const whileGone = await emit(t, ws);
+      await waitFor('dispatch', async () => (await dispatchedAt(t, whileGone.id)) !== null);
+      expect(await deliveriesOf(t, whileGone.id)).toHaveLength(0);
+
+      // Enabling works as for any other reason, and the next event goes out.
+      gone = false;
+      const enabled = await request(t.url)
+        .post(`/v1/webhooks/endpoints/${res.body.id}/enable`)
+        .set(auth(ws));
+      expect(enabled.body).toMatchObject({
+        status: 'enabled',
+        disabled_reason: null,
+        disabled_at: null,
+      });
+      const next = await emit(t, ws);
+      await waitFor(
+        'delivery after enable',
+        async () => (await deliveriesOf(t, next.id))[0]?.status === 'delivered',
+      );
+      expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([event.id, next.id]);
+      expect((await deliveriesOf(t, event.id))[0].status).toBe('failed');
+      await receiver.close();
+    });
+  });
+});
+
+/**
+ * An endpoint gets what happens from its registration on. The Sweeper here ticks once an hour,
+ * so the outbox is dispatched only when a test says so: a settled payment's event is committed
+ * and still undispatched when the endpoint is registered.
+ */
+describe('webhooks for a newly registered endpoint', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp({ ...FAST, webhookDispatchIntervalMs: 3_600_000 });
+  });
+  afterAll(() => t.close());
+
+  async function settledEvent(ws: SeededWorkspace, mandateId: string): Promise<string> {
+    const paid = await payFreeFormQuote(t, {
+      seller: ws.seller,
+      buyer: ws.buyer,
+      mandateId,
+      amountPaise: 25_000,
+    });
+    expect(paid.intent.status).toBe('settled');
+    const [row] = await t.db.query<{ id: string }[]>(
+      `SELECT id FROM outbox_events WHERE subject_id = $1 AND type = 'intent.settled'`,
+      [paid.intent.id],
+    );
+    return row.id;
+  }
+
+  it('receives nothing from before it existed, the next payment, and redeliveries of it', async () => {
+    const ws = await seedWorkspace(t);
+    const mandateId = await createMandate(t, { workspaceId: ws.workspaceId, agentId: ws.buyer.id });
+    const early = await startReceiver();
+    const late = await startReceiver();
+    const earlyEp = await register(t, ws, { url: early.url, event_types: ['intent.settled'] });
+
+    const before = await settledEvent(ws, mandateId);
+    expect(await dispatchedAt(t, before)).toBeNull();
+    const lateEp = await register(t, ws, { url: late.url, event_types: ['*'] });
+    expect(lateEp.status).toBe(201);
+    await t.get(WebhookDispatcher).dispatchPending();
+    await waitFor('the earlier endpoint gets it', async () => early.got.length === 1);
+    expect(await deliveriesOf(t, before)).toEqual([
+      expect.objectContaining({ endpoint_id: earlyEp.body.id }),
+    ]);
+
+    const after = await settledEvent(ws, mandateId);
+    await t.get(WebhookDispatcher).dispatchPending();
+    const [delivery] = await waitFor('the new endpoint gets the next one', async () => {
+      const rows = (await deliveriesOf(t, after)).filter((d) => d.endpoint_id === lateEp.body.id);
+      return rows[0]?.status === 'delivered' ? rows : null;
+    });
+    await waitFor('the earlier endpoint gets it too', async () => early.got.length === 2);
+    expect(late.got.map((g) => g.headers['webhook-id'])).toEqual([after]);
+    expect(early.got.map((g) => g.headers['webhook-id'])).toEqual([before, after]);
+
+    // Explicit redelivery of what it did receive still works.
+    const redo = await request(t.url)
+      .post(`/v1/webhooks/deliveries/${delivery.id}/redeliver`)
+      .set(auth(ws));
+    expect(redo.status).toBe(202);
+    await waitFor('the redelivery', async () => late.got.length === 2);
+    expect(late.got.map((g) => g.headers['webhook-id'])).toEqual([after, after]);
+    await early.close();
+    await late.close();
+  });
+
+  it('does not miss an event created while the endpoint registration is still committing', async () => {
+    const ws = await seedWorkspace(t);
+    const receiver = await startReceiver();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let registered!: (id: string) => void;
+    const endpointId = new Promise<string>((r) => (registered = r));
+    // The registration's transaction stays open (as a slow request would) until released.
+    const registration = t.get(Tx).run(async () => {
+      const ep = await t
+        .get(WebhookEndpointsService)
+        .createEndpoint(
+          ws.workspaceId,
+          { url: receiver.url, eventTypes: ['*'] },
+          { type: 'person', id: ws.personId },
+        );
+      registered(ep.id);
+      await held;
+      return ep;
+    });
+    const id = await endpointId;
+    await sleep(5); // the event happens after the endpoint's created_at…
+    const event = await emit(t, ws); // …and commits before the endpoint does
+    let dispatched = false;
+    const dispatch = t
+      .get(WebhookDispatcher)
+      .dispatchPending()
+      .then(() => (dispatched = true));
+    await sleep(300);
+    expect(dispatched).toBe(false); // the fan-out waits for the registration to commit
+    release();
+    await registration;
+    await dispatch;
+    await waitFor('delivery to the new endpoint', async () => receiver.got.length === 1);
+    expect(receiver.got[0].headers['webhook-id']).toBe(event.id);
+    expect(await deliveriesOf(t, event.id)).toEqual([expect.objectContaining({ endpoint_id: id })]);
+    await receiver.close();
   });
 });
 

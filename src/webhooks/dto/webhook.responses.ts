@@ -9,7 +9,13 @@ export class WebhookEndpointResponse {
   agent_id: string | null;
   @ApiProperty({ nullable: true, type: String }) description: string | null;
   @ApiProperty({ enum: ['enabled', 'disabled'] }) status: 'enabled' | 'disabled';
-  @ApiProperty({ enum: ['disabled_by_user', 'retries_exhausted'], nullable: true, type: String })
+  @ApiProperty({
+    enum: ['disabled_by_user', 'retries_exhausted', 'gone'],
+    nullable: true,
+    type: String,
+    description:
+      'disabled_by_user; retries_exhausted: a delivery failed its whole retry schedule; gone: the receiver answered 410 Gone',
+  })
   disabled_reason: string | null;
   @ApiProperty({ nullable: true, type: String }) disabled_at: string | null;
   @ApiPropertyOptional({

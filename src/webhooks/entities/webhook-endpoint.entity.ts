@@ -1,8 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
-/** Why an endpoint is disabled: by its owner, or by us after a delivery exhausted its retries. */
-export type WebhookDisabledReason = 'disabled_by_user' | 'retries_exhausted';
+/**
+ * Why an endpoint is disabled: by its owner, or by us after a delivery exhausted its retries or
+ * its receiver answered 410 Gone.
+ */
+export type WebhookDisabledReason = 'disabled_by_user' | 'retries_exhausted' | 'gone';
 
 @Entity('webhook_endpoints')
 export class WebhookEndpoint {
