@@ -18,9 +18,22 @@ export class SigningKeyRepository {
   /** Newest key this service holds the private half of and has not retired. */
   findNewestUsable(): Promise<SigningKey | null> {
     return this.tx.manager.findOne(SigningKey, {
-      where: { retiredAt: IsNull(), privateKeyPem: Not(IsNull()) },
+      where: { retiredAt: IsNull(), privateKeySealed: Not(IsNull()) },
       order: { createdAt: 'DESC', kid: 'DESC' },
     });
+  }
+
+  /** Keys an earlier version stored with the private half in plaintext (anything not sealed). */
+  async findUnsealed(): Promise<{ kid: string; pem: string }[]> {
+    return this.tx.manager.query(
+      `SELECT kid, private_key_pem AS pem FROM signing_keys
+        WHERE private_key_pem IS NOT NULL AND private_key_pem NOT LIKE 'v1.%'
+        ORDER BY kid FOR UPDATE`,
+    );
+  }
+
+  async setSealed(kid: string, sealed: string): Promise<void> {
+    await this.tx.manager.update(SigningKey, { kid }, { privateKeySealed: sealed });
   }
 
   /** Same kid = same key (thumbprint), so an existing row is left as it is. */

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { calculateJwkThumbprint, exportJWK } from 'jose';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { Clock } from '../common/clock';
+import { openSealed, SealedValueError, sealSecret } from '../common/crypto/sealed';
 import { APP_CONFIG, AppConfig, ConfigError } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { signHash } from './chain-entry';
@@ -16,9 +17,12 @@ interface ActiveKey {
 
 /**
  * The service's Ed25519 signing key, chosen once at boot:
- * - SIGNING_PRIVATE_KEY set: that key; its public half is recorded in signing_keys (no private part).
- * - otherwise: the newest non-retired stored key, generated and stored on first boot. Instances
- *   booting together serialise on an advisory lock, so they converge on one key.
+ * - SIGNING_PRIVATE_KEY set (required in live mode): that key; its public half is recorded in
+ *   signing_keys (no private part).
+ * - otherwise: the newest non-retired stored key, generated and stored on first boot, sealed with
+ *   AES-256-GCM under SIGNING_KEY_ENCRYPTION_KEY (bound to its kid). Instances booting together
+ *   serialise on an advisory lock, so they converge on one key.
+ * Private keys an earlier version stored in plaintext are sealed in place at boot, either way.
  * kid is the RFC 7638 thumbprint, so the same key always gets the same kid.
  */
 @Injectable()
@@ -35,6 +39,7 @@ export class SigningKeyService implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     const pem = this.config.signingPrivateKeyPem;
+    await this.sealPlaintextKeys();
     this.active = pem ? await this.useConfiguredKey(pem) : await this.useStoredKey();
     this.logger.log(
       `signing with kid ${this.active.kid} (${pem ? 'SIGNING_PRIVATE_KEY' : 'stored key'})`,
@@ -89,30 +94,87 @@ export class SigningKeyService implements OnModuleInit {
   }
 
   private useStoredKey(): Promise<ActiveKey> {
+    const key = this.encryptionKey();
     return this.tx.run(async () => {
       await this.keys.lockBootstrap();
       const stored = await this.keys.findNewestUsable();
       if (stored) {
-        return { kid: stored.kid, privateKey: createPrivateKey(stored.privateKeyPem!) };
+        let pem: string;
+        try {
+          pem = openSealed(key, stored.privateKeySealed!, sealingContext(stored.kid));
+        } catch (err) {
+          if (!(err instanceof SealedValueError)) {
+            throw err;
+          }
+          throw new ConfigError(
+            `stored signing key ${stored.kid} ${err.message}: SIGNING_KEY_ENCRYPTION_KEY must be the key it was stored with (or retire the key to generate a new one)`,
+          );
+        }
+        return { kid: stored.kid, privateKey: createPrivateKey(pem) };
       }
       const { privateKey } = generateKeyPairSync('ed25519');
       const { kid, publicJwk } = await describe(privateKey);
       const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-      await this.keys.insertIfAbsent(this.row(kid, publicJwk, pem));
+      await this.keys.insertIfAbsent(
+        this.row(kid, publicJwk, sealSecret(key, pem, sealingContext(kid))),
+      );
       return { kid, privateKey };
     });
   }
 
-  private row(kid: string, publicJwk: PublicOkpJwk, privateKeyPem: string | null): SigningKey {
+  /**
+   * Earlier versions stored generated keys in plaintext: seal them in place (same kid, so the
+   * key keeps signing and verifying). Under the bootstrap lock, so concurrent boots seal once.
+   */
+  private sealPlaintextKeys(): Promise<void> {
+    return this.tx.run(async () => {
+      await this.keys.lockBootstrap();
+      const rows = await this.keys.findUnsealed();
+      if (rows.length === 0) {
+        return;
+      }
+      if (!this.config.signingKeyEncryptionKey) {
+        throw new ConfigError(
+          `signing_keys holds ${rows.length} private key(s) stored in plaintext by an earlier version; set SIGNING_KEY_ENCRYPTION_KEY (32 bytes, base64 or hex) so they are encrypted at boot`,
+        );
+      }
+      for (const row of rows) {
+        await this.keys.setSealed(
+          row.kid,
+          sealSecret(this.config.signingKeyEncryptionKey, row.pem, sealingContext(row.kid)),
+        );
+      }
+      this.logger.warn(
+        `encrypted ${rows.length} signing key(s) stored in plaintext by an earlier version`,
+      );
+    });
+  }
+
+  private encryptionKey(): Buffer {
+    const key = this.config.signingKeyEncryptionKey;
+    if (!key) {
+      throw new ConfigError(
+        'SIGNING_KEY_ENCRYPTION_KEY is required to store a generated signing key (or set SIGNING_PRIVATE_KEY)',
+      );
+    }
+    return key;
+  }
+
+  private row(kid: string, publicJwk: PublicOkpJwk, privateKeySealed: string | null): SigningKey {
     return {
       kid,
       alg: 'EdDSA',
-      privateKeyPem,
+      privateKeySealed,
       publicJwk,
       createdAt: this.clock.now(),
       retiredAt: null,
     };
   }
+}
+
+/** Additional authenticated data: a sealed key copied onto another row does not open. */
+function sealingContext(kid: string): string {
+  return `signing_keys:${kid}`;
 }
 
 async function describe(privateKey: KeyObject): Promise<{ kid: string; publicJwk: PublicOkpJwk }> {

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { lowerCaseCurrency } from '../database/currency.transformer';
 
 export type CheckoutStatus =
   | 'not_ready_for_payment'
@@ -31,7 +32,8 @@ export class CheckoutSession {
   @Column('text') sellerAgentId: string;
   @Column('text') protocolKeyId: string;
   @Column('text') status: CheckoutStatus;
-  @Column('text') currency: string;
+  /** Wire spelling ('inr'); stored upper case. */
+  @Column('text', { transformer: lowerCaseCurrency }) currency: string;
   @Column('jsonb') lineItems: StoredLineItem[];
   @Column('jsonb', { nullable: true }) buyer: Record<string, unknown> | null;
   @Column('jsonb') messages: StoredMessage[];

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { parseAes256Key } from '../common/crypto/sealed';
 
 /**
  * The only reader of process.env. Everything is validated once at boot; a bad value stops the
@@ -20,8 +21,16 @@ export interface AppConfig {
   bodyLimit: string;
   idempotencyTtlHours: number;
   signatureSkewSeconds: number;
-  /** PEM (PKCS#8) Ed25519 private key for receipts; generated and persisted on first boot when absent. */
+  /**
+   * PEM (PKCS#8) Ed25519 private key for receipts. Required in live mode; elsewhere, when absent,
+   * a key is generated on first boot and stored sealed under signingKeyEncryptionKey.
+   */
   signingPrivateKeyPem: string | null;
+  /**
+   * AES-256-GCM key (32 bytes) sealing stored signing private keys. Dev key outside live mode;
+   * null in live mode when unset (live never stores a private key: SIGNING_PRIVATE_KEY is required).
+   */
+  signingKeyEncryptionKey: Buffer | null;
   approvalThresholdPaise: number;
   approvalTtlSeconds: number;
   dailyCapPaise: number;
@@ -31,8 +40,15 @@ export interface AppConfig {
   sessionCookieSecure: boolean;
   /** Sign-in and sign-up attempts per minute per client address and email. */
   rateLimitLoginPerMinute: number;
-  /** Unauthenticated public documents (ACP discovery) per minute per client address. */
-  rateLimitPublicPerMinute: number;
+  /**
+   * Requests per second per credential (API key, agent credential, protocol key, person session),
+   * shared by every instance through Redis. Defaults: 100 in live, 25 in sandbox and test.
+   */
+  rateLimitCredentialPerSecond: number;
+  /** Requests per second per client address on routes that take no credential. */
+  rateLimitPublicPerSecond: number;
+  /** Requests one address may send at once on those routes (counted over burst/rate seconds). */
+  rateLimitPublicBurst: number;
   /** AES-256-GCM key (32 bytes) sealing webhook signing secrets at rest. Required in live mode. */
   webhookSecretKey: Buffer;
   /** Sweeper/outbox poll interval. */
@@ -109,6 +125,21 @@ function webhookSecretKey(env: Env, mode: Mode): Buffer {
   return key;
 }
 
+function signingKeyEncryptionKey(env: Env, mode: Mode): Buffer | null {
+  const raw = env.SIGNING_KEY_ENCRYPTION_KEY;
+  if (raw === undefined || raw === '') {
+    // Sandbox/test only: a fixed, public development key, so a generated key survives restarts.
+    return mode === 'live'
+      ? null
+      : createHash('sha256').update('agent-payments dev signing key encryption key (never live)').digest();
+  }
+  const key = parseAes256Key(raw);
+  if (!key) {
+    throw new ConfigError('SIGNING_KEY_ENCRYPTION_KEY must be 32 bytes, base64 or 64 hex characters');
+  }
+  return key;
+}
+
 function msList(env: Env, name: string, fallback: number[]): number[] {
   const raw = env[name];
   if (raw === undefined || raw === '') {
@@ -119,6 +150,14 @@ function msList(env: Env, name: string, fallback: number[]): number[] {
     throw new ConfigError(`${name} must be comma-separated positive integers (got "${raw}")`);
   }
   return parts.map(Number);
+}
+
+/** RATE_LIMIT_PUBLIC_PER_MIN (per minute, discovery only) became a per-second limit on every public route. */
+function rateLimitPublicPerSecond(env: Env): number {
+  if (env.RATE_LIMIT_PUBLIC_PER_MIN !== undefined && env.RATE_LIMIT_PUBLIC_PER_MIN !== '') {
+    throw new ConfigError('RATE_LIMIT_PUBLIC_PER_MIN was replaced by RATE_LIMIT_PUBLIC_PER_S and RATE_LIMIT_PUBLIC_BURST');
+  }
+  return int(env, 'RATE_LIMIT_PUBLIC_PER_S', 10, 1);
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
@@ -132,6 +171,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('BASE_URL must be https in live mode');
   }
   const pem = env.SIGNING_PRIVATE_KEY;
+  if (mode === 'live' && !pem) {
+    throw new ConfigError(
+      'SIGNING_PRIVATE_KEY is required in live mode (Ed25519 PKCS#8 PEM); generated keys are for sandbox and test only',
+    );
+  }
   return {
     mode,
     port,
@@ -149,6 +193,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 24),
     signatureSkewSeconds: int(env, 'SIGNATURE_CLOCK_SKEW_S', 300, 1),
     signingPrivateKeyPem: pem && pem.length > 0 ? pem.replace(/\\n/g, '\n') : null,
+    signingKeyEncryptionKey: signingKeyEncryptionKey(env, mode),
     approvalThresholdPaise: int(env, 'APPROVAL_THRESHOLD_PAISE', 200_000, 0),
     approvalTtlSeconds: int(env, 'APPROVAL_TTL_S', 24 * 3600, 1),
     dailyCapPaise: int(env, 'DAILY_CAP_PAISE', 5_000_000, 1),
@@ -157,7 +202,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     runWorkers: bool(env, 'RUN_WORKERS', true),
     sessionCookieSecure: bool(env, 'SESSION_COOKIE_SECURE', mode === 'live'),
     rateLimitLoginPerMinute: int(env, 'RATE_LIMIT_LOGIN_PER_MIN', 10, 1),
-    rateLimitPublicPerMinute: int(env, 'RATE_LIMIT_PUBLIC_PER_MIN', 120, 1),
+    rateLimitCredentialPerSecond: int(env, 'RATE_LIMIT_CREDENTIAL_PER_S', mode === 'live' ? 100 : 25, 1),
+    rateLimitPublicPerSecond: rateLimitPublicPerSecond(env),
+    rateLimitPublicBurst: int(env, 'RATE_LIMIT_PUBLIC_BURST', 20, 1),
     webhookSecretKey: webhookSecretKey(env, mode),
     webhookDispatchIntervalMs: int(env, 'WEBHOOK_DISPATCH_INTERVAL_MS', 1000, 10),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),

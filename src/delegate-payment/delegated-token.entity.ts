@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { paise } from '../database/bigint.transformer';
+import { lowerCaseCurrency } from '../database/currency.transformer';
 
 export type TokenStatus = 'usable' | 'used' | 'revoked';
 
@@ -14,7 +15,8 @@ export class DelegatedToken {
   @Column('text') checkoutSessionId: string;
   @Column('text') merchantAgentId: string;
   @Column('bigint', { transformer: paise }) maxAmountPaise: number;
-  @Column('text') currency: string;
+  /** Wire spelling ('inr'); stored upper case. */
+  @Column('text', { transformer: lowerCaseCurrency }) currency: string;
   @Column('timestamptz') expiresAt: Date;
   @Column('text') status: TokenStatus;
   @Column('jsonb') metadata: Record<string, string>;

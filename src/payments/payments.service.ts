@@ -7,6 +7,7 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { paiseFromSql } from '../database/bigint.transformer';
 import { Tx } from '../database/tx';
 import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate } from '../mandates/mandate.entity';
@@ -392,11 +393,7 @@ export class PaymentsService implements OnModuleInit {
           AND id IS DISTINCT FROM $3`,
       [buyerAgentId, startOfIndianDay(now), exceptIntentId],
     );
-    const total = Number(row.total);
-    if (!Number.isSafeInteger(total)) {
-      throw new Error(`daily total of ${buyerAgentId} is not a safe integer: ${row.total}`);
-    }
-    return total;
+    return paiseFromSql(row.total);
   }
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '../common/ids';
 import { Cursor, newestFirst } from '../common/pagination';
+import { paiseFromSql } from '../database/bigint.transformer';
 import { Tx } from '../database/tx';
 import { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { RailTransfer } from '../payments/entities/rail-transfer.entity';
@@ -36,7 +37,7 @@ export class RefundRepository {
         WHERE id = $1 RETURNING amount_refunded_paise::text`,
       [intentId, amountPaise, now],
     );
-    return Number(rows[0].amount_refunded_paise);
+    return paiseFromSql(rows[0].amount_refunded_paise);
   }
 
   /** Paise of this intent already refunded or waiting for approval. */
@@ -45,7 +46,7 @@ export class RefundRepository {
       `SELECT COALESCE(SUM(amount_paise), 0)::text AS total FROM refunds WHERE intent_id = $1 AND status = ANY($2)`,
       [intentId, REFUND_COMMITTED],
     );
-    return Number(row.total);
+    return paiseFromSql(row.total);
   }
 
   async insert(refund: Refund): Promise<void> {

@@ -1,10 +1,7 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import request from 'supertest';
 import { MandatesService } from '../../src/mandates/mandates.service';
+import { ACP_DELEGATE_SCHEMA, isValid } from '../support/acp-schema';
 import { startApp, TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 import { createCheckoutSession } from '../factories/session.factory';
@@ -13,15 +10,8 @@ const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 const PATH = '/acp/agentic_commerce/delegate_payment';
 
-const schemaDir = resolve(process.env.ACP_SCHEMA_DIR ?? '../shared/acp/2026-04-17');
-const bundle = JSON.parse(
-  readFileSync(join(schemaDir, 'schema.delegate_payment.json'), 'utf8'),
-) as { $id: string };
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema(bundle);
-const validateResponse = ajv.getSchema(`${bundle.$id}#/$defs/DelegatePaymentResponse`)!;
-const validateError = ajv.getSchema(`${bundle.$id}#/$defs/Error`)!;
+const validateResponse = (body: unknown) => isValid('DelegatePaymentResponse', body, ACP_DELEGATE_SCHEMA);
+const validateError = (body: unknown) => isValid('Error', body, ACP_DELEGATE_SCHEMA);
 
 describe('POST /acp/agentic_commerce/delegate_payment', () => {
   let t: TestApp;
@@ -154,7 +144,7 @@ describe('POST /acp/agentic_commerce/delegate_payment', () => {
         checkout_session_id: payload.allowance.checkout_session_id,
         merchant_agent_id: ws.seller.id,
         max_amount_paise: '45000',
-        currency: 'inr',
+        currency: 'INR', // stored upper case; the wire says 'inr'
         status: 'usable',
         metadata: res.body.metadata,
       });

@@ -259,7 +259,7 @@ describe('payments waiting for a person', () => {
       expect(settled.intent.status).toBe('settled');
       const sessionRow = await t.db.query<{ id: string }[]>(
         `INSERT INTO checkout_sessions (id, workspace_id, seller_agent_id, protocol_key_id, status, currency, line_items, messages, created_at, updated_at, expires_at)
-         VALUES ('cs_' || md5(random()::text), $1, $2, $3, 'completed', 'inr', '[]', '[]', now(), now(), now() + interval '1 hour') RETURNING id`,
+         VALUES ('cs_' || md5(random()::text), $1, $2, $3, 'completed', 'INR', '[]', '[]', now(), now(), now() + interval '1 hour') RETURNING id`,
         [ws.workspaceId, ws.seller.id, ws.merchantKeyId],
       );
       const tokenId = await insertToken(t, ws, { sessionId: sessionRow[0].id, mandateId, status: 'used' });

@@ -63,7 +63,7 @@ export async function insertToken(
     `INSERT INTO delegated_tokens (id, workspace_id, buyer_agent_id, protocol_key_id, mandate_id, checkout_session_id,
                                    merchant_agent_id, max_amount_paise, currency, expires_at, status, metadata,
                                    revoked_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'inr', $9, $10, '{}'::jsonb, $11, $12)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'INR', $9, $10, '{}'::jsonb, $11, $12)`,
     [
       id,
       ws.workspaceId,

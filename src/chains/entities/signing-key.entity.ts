@@ -8,15 +8,18 @@ export interface PublicOkpJwk {
 }
 
 /**
- * A service signing key. kid is the RFC 7638 thumbprint of publicJwk. privateKeyPem is null when
- * the key comes from SIGNING_PRIVATE_KEY (only the public part is recorded, for the JWKS).
+ * A service signing key. kid is the RFC 7638 thumbprint of publicJwk. privateKeySealed is the
+ * PKCS#8 PEM sealed with AES-256-GCM under SIGNING_KEY_ENCRYPTION_KEY (bound to the kid; see
+ * common/crypto/sealed.ts), never the plaintext; the column keeps its historical name
+ * private_key_pem, and a CHECK refuses anything but the sealed layout. It is null when the key
+ * comes from SIGNING_PRIVATE_KEY (only the public part is recorded, for the JWKS).
  * Rows are never deleted: every kid that ever signed stays published so old receipts verify.
  */
 @Entity('signing_keys')
 export class SigningKey {
   @PrimaryColumn('text') kid: string;
   @Column('text') alg: 'EdDSA';
-  @Column('text', { nullable: true }) privateKeyPem: string | null;
+  @Column('text', { name: 'private_key_pem', nullable: true }) privateKeySealed: string | null;
   @Column('jsonb') publicJwk: PublicOkpJwk;
   @Column('timestamptz') createdAt: Date;
   @Column('timestamptz', { nullable: true }) retiredAt: Date | null;

@@ -39,7 +39,7 @@ describe('webhook config', () => {
   });
 
   it('requires a 32-byte WEBHOOK_SECRET_KEY in live mode only', () => {
-    const live = { MODE: 'live', BASE_URL: 'https://pay.example' };
+    const live = { MODE: 'live', BASE_URL: 'https://pay.example', SIGNING_PRIVATE_KEY: 'pem' };
     expect(() => loadConfig(live)).toThrow(/WEBHOOK_SECRET_KEY is required/);
     expect(() =>
       loadConfig({ ...live, WEBHOOK_SECRET_KEY: Buffer.alloc(16, 1).toString('base64') }),
