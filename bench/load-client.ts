@@ -1,6 +1,6 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import type { ChildMessage, LoadJob, LoadResult } from './protocol';
+import type { ChildMessage, FlowJob, FlowResult, LoadJob, LoadResult } from './protocol';
 
 /**
  * The orchestrator's handle on the load generator child (bench/load-generator.ts). Autocannon
@@ -18,11 +18,20 @@ export class LoadGenerator {
   }
 
   run(job: LoadJob): Promise<LoadResult> {
+    return this.send<LoadResult>(job);
+  }
+
+  /** The full-flow scenario's virtual agents (bench/flow-agents.ts), in the same child. */
+  runFlow(job: FlowJob): Promise<FlowResult> {
+    return this.send<FlowResult>(job);
+  }
+
+  private send<R>(job: LoadJob | FlowJob): Promise<R> {
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null) =>
         reject(new Error(`load generator exited (code ${code}) during ${job.name}`));
       this.child.once('exit', onExit);
-      this.child.once('message', (msg: ChildMessage) => {
+      this.child.once('message', (msg: ChildMessage<R>) => {
         this.child.off('exit', onExit);
         if (msg.ok) {
           resolve(msg.result);

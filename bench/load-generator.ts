@@ -1,20 +1,10 @@
-// Child process: runs one autocannon job per IPC message and answers with a LoadResult.
+// Child process: runs one job per IPC message (an autocannon LoadJob, or a FlowJob of virtual
+// agents, see flow-agents.ts) and answers with its result.
 // It lives in its own process so the load generator never shares the app's event loop.
 import autocannon from 'autocannon';
-import type { ChildMessage, LoadJob, LoadResult } from './protocol';
-
-/** Nearest-rank percentile of an ascending array. */
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) {
-    return 0;
-  }
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
-}
-
-function round(n: number): number {
-  return Math.round(n * 100) / 100;
-}
+import { runFlow } from './flow-agents';
+import type { ChildMessage, FlowJob, FlowResult, LoadJob, LoadResult } from './protocol';
+import { round, summarise } from './stats';
 
 function parseBody(text: string): { id: string | null; status: string | null } {
   try {
@@ -111,8 +101,6 @@ function run(job: LoadJob): Promise<LoadResult> {
       }
       // autocannon reports on its next 1 s tick, so time the run by its last response instead.
       const elapsedS = ((lastResponseAt ?? performance.now()) - started) / 1000;
-      latencies.sort((a, b) => a - b);
-      const sum = latencies.reduce((a, b) => a + b, 0);
       const non2xx = Object.entries(statusCounts)
         .filter(([code]) => !code.startsWith('2'))
         .reduce((n, [, count]) => n + count, 0);
@@ -124,13 +112,7 @@ function run(job: LoadJob): Promise<LoadResult> {
         non2xx,
         errors: result.errors,
         timeouts: result.timeouts,
-        latencyMs: {
-          p50: round(percentile(latencies, 50)),
-          p95: round(percentile(latencies, 95)),
-          p99: round(percentile(latencies, 99)),
-          mean: round(latencies.length ? sum / latencies.length : 0),
-          max: round(latencies[latencies.length - 1] ?? 0),
-        },
+        latencyMs: summarise(latencies),
         replayed,
         bodies,
         poolUsed: pool ? Math.min(poolNext, pool.length) : 0,
@@ -148,14 +130,17 @@ function run(job: LoadJob): Promise<LoadResult> {
   });
 }
 
-process.on('message', (job: LoadJob) => {
-  run(job).then(
-    (result) => process.send?.({ ok: true, result } satisfies ChildMessage),
+process.on('message', (job: LoadJob | FlowJob) => {
+  const done: Promise<LoadResult | FlowResult> =
+    'kind' in job && job.kind === 'flow' ? runFlow(job) : run(job as LoadJob);
+  done.then(
+    (result) =>
+      process.send?.({ ok: true, result } satisfies ChildMessage<LoadResult | FlowResult>),
     (err: unknown) =>
       process.send?.({
         ok: false,
         error: (err as Error).stack ?? String(err),
-      } satisfies ChildMessage),
+      } satisfies ChildMessage<never>),
   );
 });
 

@@ -1,4 +1,5 @@
 /** Messages between the orchestrator (bench/run.ts) and the load generator child (bench/load-generator.ts). */
+import type { LatencySummary } from './stats';
 
 /** How each request gets its Idempotency-Key. */
 export type IdempotencyMode =
@@ -41,7 +42,7 @@ export interface LoadResult {
   /** Connection errors (resets, refused) and timeouts, as autocannon counts them. */
   errors: number;
   timeouts: number;
-  latencyMs: { p50: number; p95: number; p99: number; mean: number; max: number };
+  latencyMs: LatencySummary;
   /** Responses that carried `Idempotent-Replayed: true`. */
   replayed: number;
   /** With collectBodies: HTTP status, body `id` and body `status` of each response. */
@@ -55,4 +56,74 @@ export interface LoadResult {
   unanswered: { key: string; path: string; body: string }[];
 }
 
-export type ChildMessage = { ok: true; result: LoadResult } | { ok: false; error: string };
+/**
+ * The full-flow scenario: `agents` virtual agents, agent i paying as buyers[i % buyers.length],
+ * each looping create session → delegate_payment → complete until `durationS` has passed (the
+ * flow in progress then finishes). Every request carries a fresh Idempotency-Key.
+ */
+export interface FlowJob {
+  kind: 'flow';
+  name: string;
+  baseUrl: string;
+  durationS: number;
+  agents: number;
+  merchantKey: string;
+  sellerId: string;
+  buyers: { id: string; buyerKey: string; mandateId: string }[];
+  /** POST /acp/checkout_sessions body. */
+  createBody: unknown;
+  /** The session total; delegate_payment's allowance.max_amount. */
+  amountPaise: number;
+  keyPrefix: string;
+  /** Per-request client timeout. */
+  timeoutS: number;
+}
+
+export const FLOW_STEPS = ['create', 'delegate_payment', 'complete'] as const;
+export type FlowStep = (typeof FLOW_STEPS)[number];
+
+export interface StepResult {
+  requests: number;
+  /** Responses per HTTP status; transport failures are counted in errors/timeouts instead. */
+  statusCounts: Record<string, number>;
+  /** Connection errors (reset, refused). */
+  errors: number;
+  timeouts: number;
+  /** Client-side latency of the answered requests. */
+  latencyMs: LatencySummary;
+}
+
+export interface FlowResult {
+  name: string;
+  durationS: number;
+  /** Seconds from the first request to the last response (the flows in progress at the deadline finish). */
+  elapsedS: number;
+  flowsStarted: number;
+  /** complete answered 200 with status completed. */
+  flowsCompleted: number;
+  /** Of those, completed before the deadline: flows/s = this ÷ durationS. */
+  flowsCompletedInWindow: number;
+  /** create → complete of the completed flows, ms. */
+  flowLatencyMs: LatencySummary;
+  steps: Record<FlowStep, StepResult>;
+  /** Up to 10 non-2xx answers (or transport failures), for the report. */
+  failureSamples: { step: FlowStep; http: number | null; body: string }[];
+  /** Ids of every session created (201), for the invariant checks. */
+  sessionIds: string[];
+  /** Sessions whose complete answered 200 + completed. */
+  completedSessionIds: string[];
+  /** complete answered 200 but with another status (declined, pending_approval…). */
+  completeNotCompleted: number;
+  /**
+   * Requests that started while a request of ANOTHER step for the same buyer was in flight
+   * (e.g. a complete while another agent's delegate_payment for that buyer runs): the
+   * interleaving this scenario exists to produce.
+   */
+  interleaved: number;
+  /** Most requests of one buyer in flight at once. */
+  maxInFlightPerBuyer: number;
+  /** complete requests that timed out or lost their connection (the server may have done them). */
+  unansweredCompletes: { key: string; path: string; body: string }[];
+}
+
+export type ChildMessage<R = LoadResult> = { ok: true; result: R } | { ok: false; error: string };

@@ -58,6 +58,7 @@ export function resultJson(outcomes: ScenarioOutcome[]): unknown[] {
     errors: o.result.errors,
     timeouts: o.result.timeouts,
     ...o.extra,
+    ...o.json,
     checks: o.checks,
   }));
 }

@@ -87,6 +87,9 @@ async function main(): Promise<number> {
           .map(([k, v]) => `${k}=${v}`)
           .join(' ');
         log(`${scenarioTable([outcome]).split('\n')[2]}${extra ? `\n  ${extra}` : ''}`);
+        for (const line of outcome.lines ?? []) {
+          log(line);
+        }
         log(checkLines(outcome.checks));
       } catch (err) {
         crashed = `scenario ${scenario.id} failed to run: ${(err as Error).stack ?? String(err)}`;
@@ -106,11 +109,15 @@ async function main(): Promise<number> {
     log(`\n${scenarioTable(outcomes)}`);
     log(`\nafter the run:\n${checkLines(final)}`);
     const completes = outcomes.find((o) => o.id === '5');
+    const flow = outcomes.find((o) => o.id === '7');
     const env = await machine(db, opts.redisUrl);
     log(
       `\nsummary: ${env.cpus} × ${env.cpu_model}, ${env.memory_gb} GB, node ${env.node}, Postgres ${env.postgres}, Redis ${env.redis}` +
         (completes
           ? `\n  full payments: ${completes.extra.completes_per_s} completes/s (${completes.extra.completed} in ${completes.result.elapsedS} s, p95 ${completes.result.latencyMs.p95} ms)`
+          : '') +
+        (flow
+          ? `\n  full flow: ${flow.extra.flows_per_s} flows/s (${flow.extra.agents} agents, ${flow.extra.buyers} buyers), p50/p99 ms create ${flow.extra.create_p50_p99_ms}, delegate_payment ${flow.extra.delegate_p50_p99_ms}, complete ${flow.extra.complete_p50_p99_ms}; 5xx: ${flow.extra.http_5xx}`
           : '') +
         `\n  checks: ${allChecks.length - failed.length}/${allChecks.length} passed${crashed ? '; a scenario crashed' : ''}` +
         `\n  ${passed ? 'PASS' : 'FAIL'}; database ${new URL(opts.databaseUrl).pathname.slice(1)} kept for inspection`,
@@ -132,6 +139,8 @@ async function main(): Promise<number> {
             connections: opts.connections,
             complete_pool: opts.poolSize ?? 'auto',
             buyers: opts.buyers,
+            flow_duration_s: opts.flowDurationS,
+            flow_agents: opts.flowAgents,
             only: opts.only,
             database_pool_max: running.config.databasePoolMax,
             log_level: running.config.logLevel,

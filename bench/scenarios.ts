@@ -4,7 +4,8 @@ import type { ChainEntryJson } from '../src/chains/chain-entry';
 import { verifyChain } from '../src/chains/verify-chain';
 import { API_VERSION, Http, mapLimit } from './http';
 import type { LoadGenerator } from './load-client';
-import type { LoadJob, LoadResult } from './protocol';
+import type { FlowJob, FlowResult, LoadJob, LoadResult } from './protocol';
+import { FLOW_STEPS } from './protocol';
 import {
   CATEGORY,
   completeItem,
@@ -12,6 +13,7 @@ import {
   createSession,
   mintPairs,
   newKey,
+  TEA,
   World,
 } from './seed';
 import type { BenchOptions } from './setup';
@@ -30,6 +32,10 @@ export interface ScenarioOutcome {
   checks: Check[];
   /** Scenario-specific figures (e.g. completes/s). */
   extra: Record<string, number | string>;
+  /** Printed under the scenario's row (e.g. the full flow's per-step table). */
+  lines?: string[];
+  /** Written with the scenario in bench/results/latest.json. */
+  json?: Record<string, unknown>;
 }
 
 export interface BenchContext {
@@ -119,7 +125,10 @@ interface Recovered {
  * same Idempotency-Key; so do we, until the in-flight twin has finished (409 → wait). Afterwards
  * the database is quiet and every side effect is accounted for.
  */
-async function recover(ctx: BenchContext, result: LoadResult): Promise<Recovered[]> {
+async function recover(
+  ctx: BenchContext,
+  result: Pick<LoadResult, 'unanswered'>,
+): Promise<Recovered[]> {
   return mapLimit(result.unanswered, 4, async (req) => {
     for (let attempt = 0; ; attempt++) {
       const res = await ctx.http.request<{ id?: string; status?: string }>('POST', req.path, {
@@ -528,7 +537,354 @@ const sellers: Scenario = {
   },
 };
 
-export const SCENARIOS: Scenario[] = [health, create, get, replay, replayShared, complete, sellers];
+/** One run of the virtual agents plus the replays of its completes that lost their answer. */
+interface FlowRun {
+  result: FlowResult;
+  recovered: Recovered[];
+}
+
+async function flowRun(ctx: BenchContext, name: string, durationS: number): Promise<FlowRun> {
+  const spec: FlowJob = {
+    kind: 'flow',
+    name,
+    baseUrl: ctx.baseUrl,
+    durationS,
+    agents: ctx.opts.flowAgents,
+    merchantKey: ctx.world.merchantKey,
+    sellerId: ctx.world.seller.id,
+    buyers: ctx.world.buyers.map(({ id, buyerKey, mandateId }) => ({ id, buyerKey, mandateId })),
+    createBody: CREATE_BODY,
+    amountPaise: TEA.unit_paise,
+    keyPrefix: newKey(`bench-${name}`),
+    timeoutS: 10,
+  };
+  const result = await ctx.load.runFlow(spec);
+  const recovered = await recover(ctx, { unanswered: result.unansweredCompletes });
+  return { result, recovered };
+}
+
+function statusText(counts: Record<string, number>): string {
+  const entries = Object.entries(counts);
+  return entries.length === 0 ? '-' : entries.map(([code, n]) => `${code}×${n}`).join(' ');
+}
+
+/** Per-step table printed under the scenario's row. */
+function flowLines(r: FlowResult, warm: FlowResult | null): string[] {
+  const rows = FLOW_STEPS.map((name) => {
+    const st = r.steps[name];
+    const failed = st.errors + st.timeouts;
+    return [
+      name,
+      String(st.requests),
+      rate(st.requests, r.elapsedS).toFixed(1),
+      st.latencyMs.p50.toFixed(1),
+      st.latencyMs.p95.toFixed(1),
+      st.latencyMs.p99.toFixed(1),
+      st.latencyMs.max.toFixed(1),
+      statusText(st.statusCounts) + (failed ? ` transport×${failed}` : ''),
+    ];
+  });
+  const f = r.flowLatencyMs;
+  rows.push([
+    'flow (all three)',
+    String(r.flowsCompleted),
+    rate(r.flowsCompletedInWindow, r.durationS).toFixed(1),
+    f.p50.toFixed(1),
+    f.p95.toFixed(1),
+    f.p99.toFixed(1),
+    f.max.toFixed(1),
+    `${r.flowsStarted} started, ${r.flowsCompleted} completed`,
+  ]);
+  const header = ['step', 'calls', 'per s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'statuses'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const fmt = (cells: string[]) =>
+    `  ${cells.map((c, i) => (i === 0 || i === 7 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')}`.trimEnd();
+  const calls = FLOW_STEPS.reduce((n, name) => n + r.steps[name].requests, 0);
+  const lines = [
+    fmt(header),
+    ...rows.map(fmt),
+    `  ${rate(r.flowsCompletedInWindow, r.durationS)} flows/s (${r.flowsCompletedInWindow} completed in the ${r.durationS} s window; the flows in progress then finished, last answer at ${r.elapsedS} s)`,
+    `  interleaving: ${r.interleaved} of ${calls} calls started while another step of the same buyer was in flight; up to ${r.maxInFlightPerBuyer} calls of one buyer at once`,
+  ];
+  if (warm) {
+    lines.push(
+      `  warm-up: ${warm.flowsCompleted} flows; ${FLOW_STEPS.map((name) => `${name} ${statusText(warm.steps[name].statusCounts)}`).join(', ')}`,
+    );
+  }
+  for (const sample of [...r.failureSamples, ...(warm?.failureSamples ?? [])].slice(0, 5)) {
+    lines.push(`  ${sample.step} → ${sample.http ?? 'no answer'}: ${sample.body}`);
+  }
+  return lines;
+}
+
+/** Calls that answered 5xx, per step, over the given runs (replays of lost completes included). */
+function serverErrors(runs: FlowRun[]): { total: number; byStep: Record<string, number> } {
+  const byStep: Record<string, number> = {};
+  let total = 0;
+  for (const { result, recovered } of runs) {
+    for (const name of FLOW_STEPS) {
+      for (const [code, n] of Object.entries(result.steps[name].statusCounts)) {
+        if (Number(code) >= 500) {
+          byStep[`${name} ${code}`] = (byStep[`${name} ${code}`] ?? 0) + n;
+          total += n;
+        }
+      }
+    }
+    for (const r of recovered.filter((x) => x.http >= 500)) {
+      byStep[`complete (replayed) ${r.http}`] = (byStep[`complete (replayed) ${r.http}`] ?? 0) + 1;
+      total++;
+    }
+  }
+  return { total, byStep };
+}
+
+const fullFlow: Scenario = {
+  id: '7',
+  title: 'full flow: create → delegate → complete',
+  measures:
+    'BENCH_FLOW_AGENTS virtual agents over the buyers, each looping create session → delegate_payment (buyer key, standing mandate) → complete with fresh Idempotency-Keys, ₹450 (no approval); calls for one buyer interleave; any 5xx fails. Row: flows/s and latency per flow',
+  async run(ctx) {
+    // Postgres's own count of deadlocks it broke in this database (informational: the service
+    // may retry them; what fails the scenario is a 5xx reaching the client).
+    const deadlocks = () =>
+      count(
+        ctx.db,
+        'SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()',
+      );
+    const deadlocksBefore = await deadlocks();
+    const warm = ctx.opts.warmupS > 0 ? await flowRun(ctx, 'flow-warmup', ctx.opts.warmupS) : null;
+    const measured = await flowRun(ctx, 'flow', ctx.opts.flowDurationS);
+    const runs = warm ? [warm, measured] : [measured];
+    const r = measured.result;
+    const completedOf = (bodies: Recovered[]) =>
+      bodies.filter((b) => b.http === 200 && b.status === 'completed').length;
+    const measuredRecovered = completedOf(measured.recovered);
+    ctx.completedUnmeasured +=
+      measuredRecovered + (warm ? warm.result.flowsCompleted + completedOf(warm.recovered) : 0);
+    const answered = runs.reduce(
+      (n, run) => n + run.result.flowsCompleted + completedOf(run.recovered),
+      0,
+    );
+    const sessionIds = runs.flatMap((run) => run.result.sessionIds);
+
+    // Invariants over every session this scenario created (warm-up included).
+    const scoped = `FROM payment_intents i WHERE i.source_kind = 'checkout' AND i.source_id = ANY($1)`;
+    const settled = await count(ctx.db, `SELECT count(*) AS n ${scoped} AND i.status = 'settled'`, [
+      sessionIds,
+    ]);
+    const { rows: byStatus } = await ctx.db.query<{ status: string; n: string }>(
+      `SELECT i.status, count(*) AS n ${scoped} GROUP BY i.status ORDER BY i.status`,
+      [sessionIds],
+    );
+    const sessionsCompleted = await count(
+      ctx.db,
+      `SELECT count(*) AS n FROM checkout_sessions WHERE id = ANY($1) AND status = 'completed'`,
+      [sessionIds],
+    );
+    // A settled intent has exactly one debit; no intent has two.
+    const badDebits = await count(
+      ctx.db,
+      `SELECT count(*) AS n FROM (
+         SELECT i.status, (SELECT count(*) FROM rail_transfers t WHERE t.intent_id = i.id AND t.direction = 'debit') AS d
+         ${scoped}) x
+        WHERE (x.status = 'settled' AND x.d <> 1) OR x.d > 1`,
+      [sessionIds],
+    );
+    const debits = await count(
+      ctx.db,
+      `SELECT count(*) AS n FROM rail_transfers t JOIN payment_intents i ON i.id = t.intent_id
+        WHERE i.source_kind = 'checkout' AND i.source_id = ANY($1) AND t.direction = 'debit'`,
+      [sessionIds],
+    );
+    const unpaidCompleted = await count(
+      ctx.db,
+      `SELECT count(*) AS n FROM checkout_sessions s WHERE s.id = ANY($1) AND s.status = 'completed'
+         AND NOT EXISTS (SELECT 1 FROM payment_intents i JOIN chain_entries c ON c.chain_id = i.receipt_id AND c.seq = 1
+                          WHERE i.source_kind = 'checkout' AND i.source_id = s.id AND i.status = 'settled')`,
+      [sessionIds],
+    );
+    const badOutbox = await count(
+      ctx.db,
+      `SELECT count(*) AS n ${scoped} AND i.status = 'settled'
+         AND (SELECT count(*) FROM outbox_events o WHERE o.type = 'intent.settled' AND o.subject_id = i.id) <> 1`,
+      [sessionIds],
+    );
+    const outboxEvents = await count(
+      ctx.db,
+      `SELECT count(*) AS n FROM outbox_events o JOIN payment_intents i ON i.id = o.subject_id
+        WHERE o.type = 'intent.settled' AND i.source_kind = 'checkout' AND i.source_id = ANY($1)`,
+      [sessionIds],
+    );
+    const { rows: intents } = await ctx.db.query<{
+      receipt_id: string | null;
+      buyer_agent_id: string;
+    }>(
+      `SELECT i.receipt_id, i.buyer_agent_id ${scoped} AND i.status = 'settled' ORDER BY i.settled_at`,
+      [sessionIds],
+    );
+    const keyOf = new Map(ctx.world.buyers.map((b) => [b.id, b.buyerKey]));
+    const step = Math.max(1, Math.floor(intents.length / 20));
+    const sample = intents
+      .filter((row, i) => row.receipt_id !== null && i % step === 0)
+      .slice(0, 20)
+      .map((row) => ({ id: row.receipt_id!, buyerKey: keyOf.get(row.buyer_agent_id)! }));
+
+    const fivexx = serverErrors(runs);
+    const deadlocksSeen = (await deadlocks()) - deadlocksBefore;
+    const transport = runs.reduce(
+      (n, run) =>
+        n +
+        FLOW_STEPS.reduce(
+          (m, s) => m + run.result.steps[s].errors + run.result.steps[s].timeouts,
+          0,
+        ),
+      0,
+    );
+    const lostAfterReplay = runs.reduce(
+      (n, run) => n + run.recovered.filter((x) => x.http !== 200).length,
+      0,
+    );
+    const other4xx: Record<string, number> = {};
+    for (const run of runs) {
+      for (const name of FLOW_STEPS) {
+        for (const [code, n] of Object.entries(run.result.steps[name].statusCounts)) {
+          if (Number(code) >= 300 && Number(code) < 500) {
+            other4xx[`${name} ${code}`] = (other4xx[`${name} ${code}`] ?? 0) + n;
+          }
+        }
+      }
+    }
+    const notCompleted = runs.reduce((n, run) => n + run.result.completeNotCompleted, 0);
+    const interleaveExpected = ctx.opts.flowAgents > ctx.world.buyers.length;
+    const statuses = Object.fromEntries(byStatus.map((row) => [row.status, Number(row.n)]));
+
+    const checks: Check[] = [
+      check(
+        'no 5xx on any step (warm-up and replays included)',
+        fivexx.total === 0,
+        fivexx.total === 0 ? 'none' : `${fivexx.total}: ${JSON.stringify(fivexx.byStep)}`,
+      ),
+      check(
+        'no connection errors or timeouts',
+        transport === 0,
+        `${transport} (lost completes replayed: ${lostAfterReplay} still not 200)`,
+      ),
+      check(
+        'no 3xx/4xx, every complete 200 is completed',
+        Object.keys(other4xx).length === 0 && notCompleted === 0,
+        `${JSON.stringify(other4xx)}; ${notCompleted} completes answered 200 without completed`,
+      ),
+      check(
+        'flows completed',
+        r.flowsCompleted > 0,
+        `${r.flowsCompleted} measured, ${answered} in all`,
+      ),
+      check(
+        'calls of different agents for one buyer interleaved',
+        !interleaveExpected || r.interleaved > 0,
+        interleaveExpected
+          ? `${r.interleaved} calls overlapped another step of their buyer`
+          : `not expected: ${ctx.opts.flowAgents} agents for ${ctx.world.buyers.length} buyers`,
+      ),
+      check(
+        'settled intents = completed responses (+ lost completes, recovered by replay)',
+        settled === answered,
+        `${settled} settled; ${answered} answered completed; intents by status ${JSON.stringify(statuses)}`,
+      ),
+      check(
+        'every completed session has a settled intent with a receipt',
+        unpaidCompleted === 0 && sessionsCompleted === settled,
+        `${sessionsCompleted} completed sessions, ${unpaidCompleted} without settled intent + receipt`,
+      ),
+      check(
+        'one debit rail_transfer per settled intent, no intent debited twice',
+        badDebits === 0 && debits === settled,
+        `${debits} debits for ${settled} settled; ${badDebits} intents off`,
+      ),
+      check(
+        'one intent.settled outbox event per settled intent',
+        badOutbox === 0 && outboxEvents === settled,
+        `${outboxEvents} events for ${settled} settled; ${badOutbox} intents off`,
+      ),
+      await verifyReceipts(ctx, sample),
+    ];
+
+    const calls = FLOW_STEPS.reduce((n, s) => n + r.steps[s].requests, 0);
+    const allStatuses: Record<string, number> = {};
+    for (const name of FLOW_STEPS) {
+      for (const [code, n] of Object.entries(r.steps[name].statusCounts)) {
+        allStatuses[code] = (allStatuses[code] ?? 0) + n;
+      }
+    }
+    const stepTransport = (s: (typeof FLOW_STEPS)[number]) => r.steps[s].errors;
+    // The table row counts flows: req/s = flows/s over the window, latency = one whole flow.
+    const row: LoadResult = {
+      name: r.name,
+      elapsedS: r.durationS,
+      responses: r.flowsCompletedInWindow,
+      statusCounts: allStatuses,
+      non2xx: Object.entries(allStatuses)
+        .filter(([code]) => !code.startsWith('2'))
+        .reduce((n, [, c]) => n + c, 0),
+      errors: FLOW_STEPS.reduce((n, s) => n + stepTransport(s), 0),
+      timeouts: FLOW_STEPS.reduce((n, s) => n + r.steps[s].timeouts, 0),
+      latencyMs: r.flowLatencyMs,
+      replayed: 0,
+      bodies: [],
+      poolUsed: 0,
+      unanswered: [],
+    };
+    const p = (s: (typeof FLOW_STEPS)[number]) => r.steps[s].latencyMs;
+    return {
+      ...outcome(this, row, checks, {
+        flows_per_s: rate(r.flowsCompletedInWindow, r.durationS),
+        completed: r.flowsCompleted,
+        calls,
+        http_5xx: fivexx.total,
+        agents: ctx.opts.flowAgents,
+        buyers: ctx.world.buyers.length,
+        create_p50_p99_ms: `${p('create').p50}/${p('create').p99}`,
+        delegate_p50_p99_ms: `${p('delegate_payment').p50}/${p('delegate_payment').p99}`,
+        complete_p50_p99_ms: `${p('complete').p50}/${p('complete').p99}`,
+      }),
+      lines: [
+        ...flowLines(r, warm?.result ?? null),
+        `  Postgres deadlocks detected in payments_bench during the scenario (warm-up included): ${deadlocksSeen}`,
+      ],
+      json: {
+        flow: {
+          duration_s: r.durationS,
+          elapsed_s: r.elapsedS,
+          flows_started: r.flowsStarted,
+          flows_completed: r.flowsCompleted,
+          flows_completed_in_window: r.flowsCompletedInWindow,
+          flow_latency_ms: r.flowLatencyMs,
+          steps: r.steps,
+          server_errors: fivexx.byStep,
+          failure_samples: r.failureSamples,
+          interleaved_calls: r.interleaved,
+          max_in_flight_per_buyer: r.maxInFlightPerBuyer,
+          warmup: warm
+            ? { flows_completed: warm.result.flowsCompleted, steps: warm.result.steps }
+            : null,
+          intents_by_status: statuses,
+          postgres_deadlocks: deadlocksSeen,
+        },
+      },
+    };
+  },
+};
+
+export const SCENARIOS: Scenario[] = [
+  health,
+  create,
+  get,
+  replay,
+  replayShared,
+  complete,
+  sellers,
+  fullFlow,
+];
 
 /** After every scenario: nothing was debited twice, and every settled payment was answered to a client. */
 export async function finalChecks(
@@ -542,7 +898,10 @@ export async function finalChecks(
     ctx.db,
     `SELECT count(*) AS n FROM payment_intents WHERE status = 'settled'`,
   );
-  const measured = Number(outcomes.find((o) => o.id === '5')?.extra.completed ?? 0);
+  // Completed responses of the measured phases (complete scenario and full flow).
+  const measured = outcomes
+    .filter((o) => o.id === '5' || o.id === '7')
+    .reduce((n, o) => n + Number(o.extra.completed ?? 0), 0);
   const answered = measured + ctx.completedUnmeasured;
   return [
     check(

@@ -21,6 +21,13 @@ export interface BenchOptions {
    * exact), so 1 measures one busy buyer and the default 10 measures the service.
    */
   buyers: number;
+  /** Full-flow scenario: measured seconds (BENCH_FLOW_DURATION_S, default 15). */
+  flowDurationS: number;
+  /**
+   * Full-flow scenario: virtual agents (BENCH_FLOW_AGENTS, default 20), agent i paying as buyer
+   * i % buyers, so with more agents than buyers one buyer's calls of different agents interleave.
+   */
+  flowAgents: number;
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
@@ -65,6 +72,8 @@ export function benchOptions(): BenchOptions {
     poolSize: process.env.BENCH_COMPLETE_POOL ? positiveInt('BENCH_COMPLETE_POOL', 3000) : null,
     only: process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null,
     buyers: positiveInt('BENCH_BUYERS', 10),
+    flowDurationS: positiveInt('BENCH_FLOW_DURATION_S', 15),
+    flowAgents: positiveInt('BENCH_FLOW_AGENTS', 20),
     databaseUrl,
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     queuePrefix: 'bench',
@@ -74,7 +83,9 @@ export function benchOptions(): BenchOptions {
 /**
  * The app reads its configuration from process.env when AppModule boots, so this runs before
  * anything under src/ is loaded. DAILY_CAP_PAISE is lifted so the buyer's daily cap never
- * declines a benchmark payment.
+ * declines a benchmark payment, and the rate limits (per credential, per public address) are
+ * lifted so the bench measures the work behind them, not the limiter's 429s: every request comes
+ * from one address and a handful of keys. The limiter itself still runs on every request.
  */
 export function applyAppEnv(opts: BenchOptions): void {
   Object.assign(process.env, {
@@ -84,6 +95,9 @@ export function applyAppEnv(opts: BenchOptions): void {
     MODE: 'test',
     QUEUE_PREFIX: opts.queuePrefix,
     DAILY_CAP_PAISE: '1000000000000000',
+    RATE_LIMIT_CREDENTIAL_PER_S: '1000000',
+    RATE_LIMIT_PUBLIC_PER_S: '1000000',
+    RATE_LIMIT_PUBLIC_BURST: '1000000',
     RUN_MIGRATIONS: 'false',
   });
 }
