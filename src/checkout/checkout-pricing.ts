@@ -1,3 +1,4 @@
+import { RequestValidationError } from '../common/errors/validation';
 import type { CheckoutStatus, StoredLineItem, StoredMessage } from './checkout-session.entity';
 
 /** What the agent asked for: ACP `Item` plus our optional `quantity` (BRIEF §4.1 deviation). */
@@ -29,6 +30,15 @@ export interface OfferFacts {
 export const MAX_LINE_QUANTITY = 1000;
 /** A session above this total blocks payment (maximum_exceeded); also keeps sums exact in JS numbers. */
 export const MAX_SESSION_TOTAL_PAISE = 1_000_000_000_000;
+/**
+ * Input limits (README "Input limits"): a requested quantity above MAX_REQUESTED_QUANTITY is refused
+ * with 400 by the DTO, and a priced session above MAX_PRICED_TOTAL_PAISE (₹10 lakh crore, well
+ * below 2^53) is refused with 400 here, so no stored amount can lose precision. Between
+ * MAX_LINE_QUANTITY / MAX_SESSION_TOTAL_PAISE and these, the session is stored not_ready_for_payment
+ * with a recoverable message.
+ */
+export const MAX_REQUESTED_QUANTITY = 1_000_000;
+export const MAX_PRICED_TOTAL_PAISE = 1_000_000_000_000_000;
 
 /** Duplicate ids become one line with the quantities added up [ours, BRIEF §4.1]. */
 export function mergeItems(items: RequestedItem[]): WantedLine[] {
@@ -80,10 +90,23 @@ export function priceLines(
   let nextNumber =
     previous.reduce((max, l) => Math.max(max, Number(/^li_(\d+)$/.exec(l.id)?.[1] ?? 0)), 0) + 1;
   const messages: StoredMessage[] = [];
+  let exactTotal = 0n;
   const lines = wanted.map((w, i): StoredLineItem => {
     const offer = offers.get(w.sku);
     if (!offer) {
       throw new Error(`priceLines: no offer for ${w.sku}`);
+    }
+    // Exact (BigInt) so that the refusal itself cannot be fooled by a rounded product.
+    exactTotal += BigInt(offer.unitPaise) * BigInt(w.quantity);
+    if (exactTotal > BigInt(MAX_PRICED_TOTAL_PAISE)) {
+      const param = `$.line_items[${w.index}].quantity`;
+      throw new RequestValidationError(
+        400,
+        'invalid_request',
+        'invalid',
+        `${param}: the checkout total would exceed ${formatRupees(MAX_PRICED_TOTAL_PAISE)}`,
+        param,
+      );
     }
     const before = previousBySku.get(w.sku);
     const line: StoredLineItem = {

@@ -13,10 +13,14 @@ import {
   IsNotEmpty,
   IsString,
   Length,
+  Max,
   MaxLength,
   Min,
   ValidateIf,
+  ValidationArguments,
 } from 'class-validator';
+import { MAX_UNIT_PAISE } from '../../listings/dto/put-listing.dto';
+import { MAX_LINE_QUANTITY, MAX_REQUESTED_QUANTITY } from '../checkout-pricing';
 
 /**
  * Optional but never null: the 2026-04-17 schema allows no null anywhere (BRIEF §4.2), so an
@@ -40,21 +44,27 @@ export class ItemDto {
   name?: string;
 
   @ApiPropertyOptional({
+    minimum: 0,
+    maximum: MAX_UNIT_PAISE,
     description:
       'Hint only (paise); the published price decides and a difference adds a price_change warning',
   })
   @Optional()
   @IsInt()
+  @Min(0)
+  @Max(MAX_UNIT_PAISE)
   unit_amount?: number;
 
   @ApiPropertyOptional({
     minimum: 1,
+    maximum: MAX_REQUESTED_QUANTITY,
     default: 1,
-    description: 'Deviation: not in the 2026-04-17 Item schema',
+    description: `Deviation: not in the 2026-04-17 Item schema. Above ${MAX_LINE_QUANTITY} the session is not_ready_for_payment (quantity_exceeded); above ${MAX_REQUESTED_QUANTITY} the request is refused`,
   })
   @Optional()
   @IsInt()
   @Min(1)
+  @Max(MAX_REQUESTED_QUANTITY)
   quantity?: number;
 }
 
@@ -123,6 +133,20 @@ export class MarketingConsentDto {
   @ApiProperty() @IsDefined() @IsString() channel: string;
   @ApiProperty() @IsDefined() @IsBoolean() opted_in: boolean;
 }
+
+/**
+ * For arrays of nested DTOs: every element must be a JSON object. ValidateNested alone descends
+ * into a nested array (`[[{…}]]`) and validates its elements instead, so `[[]]` would pass.
+ */
+export const EachObject = () =>
+  IsObject({
+    each: true,
+    message: (args: ValidationArguments) => {
+      const items = Array.isArray(args.value) ? (args.value as unknown[]) : [];
+      const i = items.findIndex((v) => v === null || typeof v !== 'object' || Array.isArray(v));
+      return `element ${i} must be a JSON object`;
+    },
+  });
 
 /** An optional ACP object we accept (schema-closed callers send it) but do not act on. */
 export const AcceptedObject = (description: string) =>

@@ -14,6 +14,7 @@ import {
 import {
   AddressDto,
   BuyerDto,
+  EachObject,
   MarketingConsentDto,
   Optional,
   RiskSignalsDto,
@@ -102,6 +103,7 @@ export class CompleteCheckoutSessionDto {
   })
   @Optional()
   @IsArray()
+  @EachObject()
   @ValidateNested({ each: true })
   @Type(() => MarketingConsentDto)
   marketing_consents?: MarketingConsentDto[];

@@ -17,6 +17,7 @@ import {
   AcceptedObject,
   BuyerDto,
   DiscountsDto,
+  EachObject,
   ItemDto,
   Optional,
   OptionalBuyer,
@@ -36,6 +37,7 @@ export class CreateCheckoutSessionDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_LINE_ITEMS)
+  @EachObject()
   @ValidateNested({ each: true })
   @Type(() => ItemDto)
   line_items: ItemDto[];

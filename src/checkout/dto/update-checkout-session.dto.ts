@@ -12,6 +12,7 @@ import {
 import {
   BuyerDto,
   DiscountsDto,
+  EachObject,
   ItemDto,
   Optional,
   SelectedFulfillmentOptionDto,
@@ -36,6 +37,7 @@ export class UpdateCheckoutSessionDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_LINE_ITEMS)
+  @EachObject()
   @ValidateNested({ each: true })
   @Type(() => ItemDto)
   line_items?: ItemDto[];
@@ -52,6 +54,7 @@ export class UpdateCheckoutSessionDto {
   })
   @Optional()
   @IsArray()
+  @EachObject()
   @ValidateNested({ each: true })
   @Type(() => SelectedFulfillmentOptionDto)
   selected_fulfillment_options?: SelectedFulfillmentOptionDto[];

@@ -1,15 +1,26 @@
 import { ValidationError } from 'class-validator';
 import { AppError } from './app-error';
 
+/**
+ * One member step of an RFC 9535 JSONPath: `.name` for plain names, otherwise a single-quoted
+ * bracket selector with the RFC's escapes (control characters and lone surrogates as \uXXXX).
+ */
+export function jsonPathMember(base: string, key: string): string {
+  if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
+    return `${base}.${key}`;
+  }
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is escaped
+  const escaped = key.replace(/[\\'\u0000-\u001f\u007f\ud800-\udfff]/g, (c) =>
+    c === '\\' || c === "'" ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return `${base}['${escaped}']`;
+}
+
 /** Builds an RFC 9535 JSONPath such as $.line_items[0].id from class-validator's property chain. */
 function pathOf(parents: (string | number)[]): string {
   return parents.reduce<string>(
     (acc, p) =>
-      typeof p === 'number' || /^\d+$/.test(String(p))
-        ? `${acc}[${p}]`
-        : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p)
-          ? `${acc}.${p}`
-          : `${acc}['${String(p).replace(/'/g, "\\'")}']`,
+      typeof p === 'number' || /^\d+$/.test(String(p)) ? `${acc}[${p}]` : jsonPathMember(acc, p),
     '$',
   );
 }

@@ -1,7 +1,9 @@
 import cookieParser from 'cookie-parser';
 import express, { NextFunction, Request, Response } from 'express';
 import { bodyParserError } from '../errors/all-exceptions.filter';
+import { AppError } from '../errors/app-error';
 import { requireJsonBody, requireJsonObject } from './content-type';
+import { refuseDeepJsonText, refuseHostileFormText, refuseHostileInput } from './hostile-input';
 import { idempotencyKeyEchoMiddleware, requestIdMiddleware } from './request-id';
 
 export type RawBodyRequest = Request & { rawBody?: Buffer };
@@ -21,14 +23,16 @@ function mappingParserErrors(parser: Middleware): Middleware {
       if (err === undefined || err === null) {
         return next();
       }
-      next(bodyParserError(err, req) ?? err);
+      // Our own refusals (the depth check in verify) pass as they are, code and param intact.
+      next(err instanceof AppError ? err : (bodyParserError(err, req) ?? err));
     });
 }
 
 /**
  * Middleware in the order every request meets it. Registered through Nest's MiddlewareConsumer
  * (not app.use) so parser errors reach the global exception filter and get our error bodies.
- * The raw bytes are kept on req.rawBody for HMAC checks over exactly what was sent.
+ * The raw bytes are kept on req.rawBody for HMAC checks over exactly what was sent. The last
+ * step refuses hostile input (hostile-input.ts) before any guard or handler sees the request.
  */
 export function httpPipeline(bodyLimit: string): Middleware[] {
   return [
@@ -40,13 +44,22 @@ export function httpPipeline(bodyLimit: string): Middleware[] {
         limit: bodyLimit,
         type: ['application/json', 'application/*+json'],
         strict: true,
-        verify: (req, _res, buf) => {
+        verify: (req, _res, buf, encoding) => {
           (req as RawBodyRequest).rawBody = buf;
+          // Before JSON.parse: a body nested thousands deep never reaches the parser or our code.
+          refuseDeepJsonText(buf, encoding);
         },
       }),
     ),
     requireJsonObject(JSON_APIS),
-    mappingParserErrors(express.urlencoded({ extended: false, limit: '64kb' })),
+    mappingParserErrors(
+      express.urlencoded({
+        extended: false,
+        limit: '64kb',
+        verify: (_req, _res, buf) => refuseHostileFormText(buf),
+      }),
+    ),
     cookieParser(),
+    refuseHostileInput,
   ];
 }

@@ -7,12 +7,14 @@ import {
   IsDefined,
   IsInt,
   IsNotEmpty,
+  IsObject,
   IsString,
   Matches,
   Max,
   MaxLength,
   Min,
   ValidateNested,
+  ValidationArguments,
 } from 'class-validator';
 
 export const SKU_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -59,6 +61,12 @@ export class OfferDto {
   category: string;
 }
 
+function firstNonObject(value: unknown): string {
+  const items = Array.isArray(value) ? (value as unknown[]) : [];
+  const i = items.findIndex((v) => v === null || typeof v !== 'object' || Array.isArray(v));
+  return `element ${i} must be a JSON object (an offer)`;
+}
+
 export class PutListingDto {
   @ApiProperty({ description: 'Whether the seller appears in GET /v1/pay/sellers' })
   @IsDefined()
@@ -74,6 +82,10 @@ export class PutListingDto {
   @IsDefined()
   @IsArray()
   @ArrayMaxSize(MAX_OFFERS)
+  // ValidateNested alone descends into a nested array (`offers: [[{…}]]` or `[[]]`) and validates
+  // its elements, so an array element passed as an "offer" without sku or unit_paise and reached
+  // Postgres as unit_paise "undefined" (500 "bigint: undefined"). Each offer must be an object.
+  @IsObject({ each: true, message: (args: ValidationArguments) => firstNonObject(args.value) })
   @ValidateNested({ each: true })
   @Type(() => OfferDto)
   offers: OfferDto[];
