@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module';
-import { ConfigError, loadConfig } from '../config/app.config';
+import { ConfigError, loadConfig, preferNoWorkers } from '../config/app.config';
 import { migrate } from '../database/migrate';
 import { preflight } from '../database/preflight';
 import { SandboxResult, SandboxService } from '../sandbox/sandbox.service';
@@ -48,8 +48,7 @@ async function main(): Promise<void> {
   const at = process.argv.indexOf('--webhook-url');
   const webhookUrl = at >= 0 ? process.argv[at + 1] : undefined;
   const print = holdStdout();
-  // A one-shot command must not take queue jobs from a running server (or schedule repeats).
-  process.env.RUN_WORKERS ??= 'false';
+  preferNoWorkers();
   const config = loadConfig();
   await preflight(config);
   await migrate(config.databaseUrl);

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { parseAes256Key } from '../common/crypto/sealed';
 
 /**
- * The only reader of process.env. Everything is validated once at boot; a bad value stops the
- * process with one line naming the variable.
+ * The only reader of process.env (a lint rule keeps it so). Each area of the service has one zod
+ * schema of the variables it reads; everything is validated once at boot, and a bad value stops
+ * the process with one line naming the variable. The README's "Configuration" table lists them.
  */
 export type Mode = 'sandbox' | 'test' | 'live';
 
@@ -63,153 +65,173 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
-function str(env: Env, name: string, fallback: string): string {
-  const v = env[name];
-  return v === undefined || v === '' ? fallback : v;
-}
-
-function int(env: Env, name: string, fallback: number, min = 0): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') {
-    return fallback;
-  }
-  if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-    throw new ConfigError(`${name} must be an integer >= ${min} (got "${raw}")`);
-  }
-  return Number(raw);
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') {
-    return fallback;
-  }
-  if (!['true', 'false', '1', '0'].includes(raw)) {
-    throw new ConfigError(`${name} must be true or false (got "${raw}")`);
-  }
-  return raw === 'true' || raw === '1';
-}
-
-function url(env: Env, name: string, fallback: string, protocols: string[]): string {
-  const raw = str(env, name, fallback);
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a URL (got "${raw}")`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
-  }
-  return raw.replace(/\/+$/, '');
-}
-
 /** 5s, 30s, 2m, 10m, 30m, 1h, 2h, 4h, 8h, 8h: eleven attempts over about 24 hours. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [
   5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 28_800_000,
 ];
 
-function webhookSecretKey(env: Env, mode: Mode): Buffer {
-  const raw = env.WEBHOOK_SECRET_KEY;
-  if (raw === undefined || raw === '') {
-    if (mode === 'live') {
-      throw new ConfigError('WEBHOOK_SECRET_KEY is required in live mode (32 bytes, base64 or hex)');
-    }
-    // Sandbox/test only: a fixed, public development key, so secrets survive restarts.
-    return createHash('sha256').update('agent-payments dev webhook secret key (never live)').digest();
-  }
-  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) {
-    throw new ConfigError('WEBHOOK_SECRET_KEY must be 32 bytes, base64 or 64 hex characters');
-  }
-  return key;
+// Variable kinds. Each issue message completes "<VARIABLE> …"; formatIssue adds the value given.
+
+const integer = (min: number, error = `must be an integer >= ${min}`) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error })
+    .transform(Number)
+    .pipe(z.number().min(min, { error }).max(Number.MAX_SAFE_INTEGER, { error: 'is too large (at most 2^53 - 1)' }));
+
+const flag = z.enum(['true', 'false', '1', '0'], { error: 'must be true or false' }).transform((v) => v === 'true' || v === '1');
+
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .refine((v) => URL.canParse(v), { error: 'must be a URL', abort: true })
+    .refine((v) => protocols.includes(new URL(v).protocol), { error: `must use ${protocols.join(' or ')}` })
+    .transform((v) => v.replace(/\/+$/, ''));
+
+const aes256Key = z
+  .string()
+  .refine((v) => parseAes256Key(v) !== null, { error: 'must be 32 bytes, base64 or 64 hex characters', abort: true })
+  .transform((v) => parseAes256Key(v) as Buffer);
+
+const msList = z
+  .string()
+  .transform((v) => v.split(',').map((p) => p.trim()))
+  .pipe(z.array(integer(1, 'must be comma-separated positive integers')));
+
+const removed = (instead: string) => z.never({ error: `was replaced by ${instead}` }).optional();
+
+// One schema per area.
+
+const serverEnv = z.object({
+  MODE: z.enum(['sandbox', 'test', 'live'], { error: 'must be sandbox, test or live' }).default('sandbox'),
+  PORT: integer(0).default(3000),
+  BASE_URL: url(['http:', 'https:']).optional(),
+  APP_URL: url(['http:', 'https:']).optional(),
+  LOG_LEVEL: z.string().default('info'),
+  BODY_LIMIT: z.string().default('256kb'),
+  SESSION_COOKIE_SECURE: flag.optional(),
+  RUN_MIGRATIONS: flag.default(true),
+  RUN_WORKERS: flag.default(true),
+});
+
+const storageEnv = z.object({
+  DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/payments'),
+  DATABASE_POOL_MAX: integer(2).default(20),
+  REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  QUEUE_PREFIX: z.string().default('svc'),
+  IDEMPOTENCY_TTL_HOURS: integer(24).default(24),
+});
+
+const paymentsEnv = z.object({
+  APPROVAL_THRESHOLD_PAISE: integer(0).default(200_000),
+  APPROVAL_TTL_S: integer(1).default(24 * 3600),
+  DAILY_CAP_PAISE: integer(1).default(5_000_000),
+  CHECKOUT_SESSION_TTL_S: integer(1).default(15 * 60),
+});
+
+const signingEnv = z.object({
+  SIGNATURE_CLOCK_SKEW_S: integer(1).default(300),
+  SIGNING_PRIVATE_KEY: z.string().optional(),
+  SIGNING_KEY_ENCRYPTION_KEY: aes256Key.optional(),
+});
+
+const rateLimitEnv = z.object({
+  RATE_LIMIT_LOGIN_PER_MIN: integer(1).default(10),
+  RATE_LIMIT_CREDENTIAL_PER_S: integer(1).optional(),
+  RATE_LIMIT_PUBLIC_PER_S: integer(1).default(10),
+  RATE_LIMIT_PUBLIC_BURST: integer(1).default(20),
+  RATE_LIMIT_PUBLIC_PER_MIN: removed('RATE_LIMIT_PUBLIC_PER_S and RATE_LIMIT_PUBLIC_BURST'),
+});
+
+const webhooksEnv = z.object({
+  WEBHOOK_SECRET_KEY: aes256Key.optional(),
+  WEBHOOK_DISPATCH_INTERVAL_MS: integer(10).default(1000),
+  WEBHOOK_TIMEOUT_MS: integer(100).default(10_000),
+  WEBHOOK_RETRY_SCHEDULE_MS: msList.default(DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS),
+});
+
+const appEnv = z.object({
+  ...serverEnv.shape,
+  ...storageEnv.shape,
+  ...paymentsEnv.shape,
+  ...signingEnv.shape,
+  ...rateLimitEnv.shape,
+  ...webhooksEnv.shape,
+});
+
+/** Sandbox and test only: fixed, public development keys, so sealed secrets survive restarts. */
+function devKey(purpose: string): Buffer {
+  return createHash('sha256').update(`agent-payments dev ${purpose} (never live)`).digest();
 }
 
-function signingKeyEncryptionKey(env: Env, mode: Mode): Buffer | null {
-  const raw = env.SIGNING_KEY_ENCRYPTION_KEY;
-  if (raw === undefined || raw === '') {
-    // Sandbox/test only: a fixed, public development key, so a generated key survives restarts.
-    return mode === 'live'
-      ? null
-      : createHash('sha256').update('agent-payments dev signing key encryption key (never live)').digest();
-  }
-  const key = parseAes256Key(raw);
-  if (!key) {
-    throw new ConfigError('SIGNING_KEY_ENCRYPTION_KEY must be 32 bytes, base64 or 64 hex characters');
-  }
-  return key;
-}
-
-function msList(env: Env, name: string, fallback: number[]): number[] {
+function formatIssue(issue: z.core.$ZodIssue, env: Env): string {
+  const name = String(issue.path[0] ?? 'configuration');
   const raw = env[name];
-  if (raw === undefined || raw === '') {
-    return fallback;
-  }
-  const parts = raw.split(',').map((p) => p.trim());
-  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p) || Number(p) < 1 || !Number.isSafeInteger(Number(p)))) {
-    throw new ConfigError(`${name} must be comma-separated positive integers (got "${raw}")`);
-  }
-  return parts.map(Number);
-}
-
-/** RATE_LIMIT_PUBLIC_PER_MIN (per minute, discovery only) became a per-second limit on every public route. */
-function rateLimitPublicPerSecond(env: Env): number {
-  if (env.RATE_LIMIT_PUBLIC_PER_MIN !== undefined && env.RATE_LIMIT_PUBLIC_PER_MIN !== '') {
-    throw new ConfigError('RATE_LIMIT_PUBLIC_PER_MIN was replaced by RATE_LIMIT_PUBLIC_PER_S and RATE_LIMIT_PUBLIC_BURST');
-  }
-  return int(env, 'RATE_LIMIT_PUBLIC_PER_S', 10, 1);
+  const secret = /KEY|SECRET/.test(name);
+  return raw === undefined || secret ? `${name} ${issue.message}` : `${name} ${issue.message} (got "${raw}")`;
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
-  const mode = str(env, 'MODE', 'sandbox');
-  if (mode !== 'sandbox' && mode !== 'test' && mode !== 'live') {
-    throw new ConfigError(`MODE must be sandbox, test or live (got "${mode}")`);
+  // Unset and empty mean the same: use the default.
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = appEnv.safeParse(given);
+  if (!parsed.success) {
+    throw new ConfigError(formatIssue(parsed.error.issues[0], given));
   }
-  const port = int(env, 'PORT', 3000);
-  const baseUrl = url(env, 'BASE_URL', `http://localhost:${port}`, ['http:', 'https:']);
-  if (mode === 'live' && !baseUrl.startsWith('https:')) {
+  const e = parsed.data;
+  const mode = e.MODE;
+  const live = mode === 'live';
+  const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
+  if (live && !baseUrl.startsWith('https:')) {
     throw new ConfigError('BASE_URL must be https in live mode');
   }
-  const pem = env.SIGNING_PRIVATE_KEY;
-  if (mode === 'live' && !pem) {
+  if (live && !e.SIGNING_PRIVATE_KEY) {
     throw new ConfigError(
       'SIGNING_PRIVATE_KEY is required in live mode (Ed25519 PKCS#8 PEM); generated keys are for sandbox and test only',
     );
   }
+  if (live && !e.WEBHOOK_SECRET_KEY) {
+    throw new ConfigError('WEBHOOK_SECRET_KEY is required in live mode (32 bytes, base64 or hex)');
+  }
   return {
     mode,
-    port,
+    port: e.PORT,
     baseUrl,
-    appUrl: url(env, 'APP_URL', `${baseUrl}/app`, ['http:', 'https:']),
-    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/payments', [
-      'postgres:',
-      'postgresql:',
-    ]),
-    databasePoolMax: int(env, 'DATABASE_POOL_MAX', 20, 2),
-    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
-    queuePrefix: str(env, 'QUEUE_PREFIX', 'svc'),
-    logLevel: str(env, 'LOG_LEVEL', 'info'),
-    bodyLimit: str(env, 'BODY_LIMIT', '256kb'),
-    idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 24),
-    signatureSkewSeconds: int(env, 'SIGNATURE_CLOCK_SKEW_S', 300, 1),
-    signingPrivateKeyPem: pem && pem.length > 0 ? pem.replace(/\\n/g, '\n') : null,
-    signingKeyEncryptionKey: signingKeyEncryptionKey(env, mode),
-    approvalThresholdPaise: int(env, 'APPROVAL_THRESHOLD_PAISE', 200_000, 0),
-    approvalTtlSeconds: int(env, 'APPROVAL_TTL_S', 24 * 3600, 1),
-    dailyCapPaise: int(env, 'DAILY_CAP_PAISE', 5_000_000, 1),
-    checkoutSessionTtlSeconds: int(env, 'CHECKOUT_SESSION_TTL_S', 15 * 60, 1),
-    runMigrations: bool(env, 'RUN_MIGRATIONS', true),
-    runWorkers: bool(env, 'RUN_WORKERS', true),
-    sessionCookieSecure: bool(env, 'SESSION_COOKIE_SECURE', mode === 'live'),
-    rateLimitLoginPerMinute: int(env, 'RATE_LIMIT_LOGIN_PER_MIN', 10, 1),
-    rateLimitCredentialPerSecond: int(env, 'RATE_LIMIT_CREDENTIAL_PER_S', mode === 'live' ? 100 : 25, 1),
-    rateLimitPublicPerSecond: rateLimitPublicPerSecond(env),
-    rateLimitPublicBurst: int(env, 'RATE_LIMIT_PUBLIC_BURST', 20, 1),
-    webhookSecretKey: webhookSecretKey(env, mode),
-    webhookDispatchIntervalMs: int(env, 'WEBHOOK_DISPATCH_INTERVAL_MS', 1000, 10),
-    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
-    webhookRetryScheduleMs: msList(env, 'WEBHOOK_RETRY_SCHEDULE_MS', DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS),
+    appUrl: e.APP_URL ?? `${baseUrl}/app`,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    redisUrl: e.REDIS_URL,
+    queuePrefix: e.QUEUE_PREFIX,
+    logLevel: e.LOG_LEVEL,
+    bodyLimit: e.BODY_LIMIT,
+    idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
+    signatureSkewSeconds: e.SIGNATURE_CLOCK_SKEW_S,
+    signingPrivateKeyPem: e.SIGNING_PRIVATE_KEY ? e.SIGNING_PRIVATE_KEY.replace(/\\n/g, '\n') : null,
+    signingKeyEncryptionKey: e.SIGNING_KEY_ENCRYPTION_KEY ?? (live ? null : devKey('signing key encryption key')),
+    approvalThresholdPaise: e.APPROVAL_THRESHOLD_PAISE,
+    approvalTtlSeconds: e.APPROVAL_TTL_S,
+    dailyCapPaise: e.DAILY_CAP_PAISE,
+    checkoutSessionTtlSeconds: e.CHECKOUT_SESSION_TTL_S,
+    runMigrations: e.RUN_MIGRATIONS,
+    runWorkers: e.RUN_WORKERS,
+    sessionCookieSecure: e.SESSION_COOKIE_SECURE ?? live,
+    rateLimitLoginPerMinute: e.RATE_LIMIT_LOGIN_PER_MIN,
+    rateLimitCredentialPerSecond: e.RATE_LIMIT_CREDENTIAL_PER_S ?? (live ? 100 : 25),
+    rateLimitPublicPerSecond: e.RATE_LIMIT_PUBLIC_PER_S,
+    rateLimitPublicBurst: e.RATE_LIMIT_PUBLIC_BURST,
+    webhookSecretKey: e.WEBHOOK_SECRET_KEY ?? devKey('webhook secret key'),
+    webhookDispatchIntervalMs: e.WEBHOOK_DISPATCH_INTERVAL_MS,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
   };
+}
+
+/**
+ * One-shot commands (the sandbox CLI) must not take queue jobs from a running server: unless the
+ * operator said otherwise, the app they boot runs no workers.
+ */
+export function preferNoWorkers(): void {
+  process.env.RUN_WORKERS ??= 'false';
 }
 
 /** Injection token for the validated AppConfig. */
