@@ -23,7 +23,7 @@ import { loggerOptions } from './common/http/logging';
 import { WebModule } from './web/web.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
-import { ListingsModule } from './listings/listings.module';
+import { SellerModule } from './seller/seller.module';
 import { CheckoutModule } from './checkout/checkout.module';
 import { McpModule } from './mcp/mcp.module';
 import { QuotesModule } from './quotes/quotes.module';
@@ -59,7 +59,7 @@ import { RefundsModule } from './refunds/refunds.module';
     QuotesModule,
     IntentsModule,
     RefundsModule,
-    ListingsModule,
+    SellerModule,
     CheckoutModule,
   ],
 })

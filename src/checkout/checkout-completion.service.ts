@@ -6,7 +6,7 @@ import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { TokensService } from '../delegate-payment/tokens.service';
-import { ListingsService } from '../listings/listings.service';
+import { SellerService } from '../seller/seller.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
@@ -52,7 +52,7 @@ export class CheckoutCompletionService implements OnModuleInit {
     private readonly audit: AuditLog,
     private readonly repo: CheckoutSessionRepository,
     private readonly checkout: CheckoutService,
-    private readonly listings: ListingsService,
+    private readonly listings: SellerService,
     private readonly tokens: TokensService,
     private readonly payments: PaymentsService,
     private readonly sources: PaymentSources,

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ChainsModule } from '../chains/chains.module';
 import { DelegatePaymentModule } from '../delegate-payment/delegate-payment.module';
-import { ListingsModule } from '../listings/listings.module';
+import { SellerModule } from '../seller/seller.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { AcpDocumentsController } from './acp-documents.controller';
 import { CheckoutCompletionService } from './checkout-completion.service';
@@ -14,7 +14,7 @@ import { OrderPageService } from './order-page.service';
 
 /** ACP merchant checkout, discovery, the payment handler documents and the order page. */
 @Module({
-  imports: [AccountsModule, ListingsModule, PaymentsModule, DelegatePaymentModule, ChainsModule],
+  imports: [AccountsModule, SellerModule, PaymentsModule, DelegatePaymentModule, ChainsModule],
   controllers: [CheckoutController, AcpDocumentsController, CheckoutPagesController],
   providers: [
     CheckoutService,

@@ -6,7 +6,7 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
-import { ListingsService } from '../listings/listings.service';
+import { SellerService } from '../seller/seller.service';
 import { PaymentsService } from '../payments/payments.service';
 import { parseCancelBody } from './checkout-input';
 import {
@@ -38,7 +38,7 @@ export class CheckoutService {
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly repo: CheckoutSessionRepository,
-    private readonly listings: ListingsService,
+    private readonly listings: SellerService,
     private readonly accounts: AccountsService,
     private readonly payments: PaymentsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

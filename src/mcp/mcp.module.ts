@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
-import { ListingsModule } from '../listings/listings.module';
+import { SellerModule } from '../seller/seller.module';
 import { RefundsModule } from '../refunds/refunds.module';
 import { McpAuthGuard } from './mcp-auth.guard';
 import { McpRefundRequestRepository } from './mcp-refund-request.repository';
@@ -12,7 +12,7 @@ import { MCP_TOOL_CLASSES } from './tools';
 
 /** The MCP server at /mcp (Streamable HTTP, stateless, agent credential). Tools: tools/index.ts. */
 @Module({
-  imports: [AccountsModule, ListingsModule, RefundsModule],
+  imports: [AccountsModule, SellerModule, RefundsModule],
   controllers: [McpController],
   providers: [
     McpService,

@@ -9,7 +9,7 @@ export interface QuoteParty {
   role: 'seller' | 'buyer' | 'both';
 }
 
-/** The only SQL of the quotes module besides the offer catalog. */
+/** The only SQL of the quotes module (offers are looked up through SellerService). */
 @Injectable()
 export class QuoteRepository {
   constructor(private readonly tx: Tx) {}

@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
 import { PaymentsModule } from '../payments/payments.module';
-import { OfferCatalogRepository } from './offer-catalog.repository';
+import { SellerModule } from '../seller/seller.module';
 import { QuoteRepository } from './quote.repository';
 import { QuotesController } from './quotes.controller';
 import { QuotesService } from './quotes.service';
 
+/** Quotes (from a seller's offers, or free-form), quote payments through the pipeline. */
 @Module({
-  imports: [PaymentsModule],
+  imports: [PaymentsModule, SellerModule],
   controllers: [QuotesController],
-  providers: [QuotesService, QuoteRepository, OfferCatalogRepository],
+  providers: [QuotesService, QuoteRepository],
   exports: [QuotesService],
 })
 export class QuotesModule {}

@@ -6,12 +6,12 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { SellerService } from '../seller/seller.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
 import { PayQuoteResponse, PublicQuoteView, QuoteResponse } from './dto/quote.response';
-import { OfferCatalogRepository } from './offer-catalog.repository';
 import { Quote, QuoteLineItem } from './quote.entity';
 import { toIntentOutcome, toQuoteResponse } from './quote.mapper';
 import { QuoteRepository } from './quote.repository';
@@ -51,7 +51,7 @@ export class QuotesService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly quotes: QuoteRepository,
-    private readonly catalog: OfferCatalogRepository,
+    private readonly sellers: SellerService,
     private readonly payments: PaymentsService,
     private readonly sources: PaymentSources,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
@@ -76,14 +76,14 @@ export class QuotesService implements OnModuleInit {
       throw quoteErrors.wrongRole('buyer');
     }
     return this.tx.run(async () => {
-      const seller = await this.catalog.findListedSeller(sellerAgentId);
+      const seller = await this.sellers.findListedSeller(sellerAgentId);
       if (!seller) {
         throw quoteErrors.sellerNotFound(sellerAgentId);
       }
       if (seller.agentId === buyer.id) {
         throw quoteErrors.buyerIsSeller('$.sku');
       }
-      const offer = await this.catalog.findActiveOffer(seller.agentId, sku);
+      const offer = await this.sellers.findActiveOffer(seller.agentId, sku);
       if (!offer) {
         throw quoteErrors.offerNotFound(sku);
       }

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
-import { ListingsModule } from '../listings/listings.module';
+import { SellerModule } from '../seller/seller.module';
 import { MandatesModule } from '../mandates/mandates.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -8,7 +8,7 @@ import { SandboxService } from './sandbox.service';
 
 /** Demo workspace bootstrap for `npm run sandbox` (src/cli/sandbox.ts) and tests. */
 @Module({
-  imports: [AccountsModule, ProtocolKeysModule, ListingsModule, MandatesModule, WebhooksModule],
+  imports: [AccountsModule, ProtocolKeysModule, SellerModule, MandatesModule, WebhooksModule],
   providers: [SandboxService],
   exports: [SandboxService],
 })

@@ -9,8 +9,8 @@ import type { ProtocolKeyRole } from '../protocol-keys/protocol-key.entity';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
-import { PutListingDto } from '../listings/dto/put-listing.dto';
-import { ListingsService } from '../listings/listings.service';
+import { PutListingDto } from '../seller/dto/put-listing.dto';
+import { SellerService } from '../seller/seller.service';
 import { MandatesService } from '../mandates/mandates.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 
@@ -78,7 +78,7 @@ export class SandboxService {
     private readonly tx: Tx,
     private readonly accounts: AccountsService,
     private readonly protocolKeys: ProtocolKeysService,
-    private readonly listings: ListingsService,
+    private readonly listings: SellerService,
     private readonly mandates: MandatesService,
     private readonly webhooks: WebhookEndpointsService,
     private readonly clock: Clock,

@@ -19,7 +19,7 @@ import {
   ValidateIf,
   ValidationArguments,
 } from 'class-validator';
-import { MAX_UNIT_PAISE } from '../../listings/dto/put-listing.dto';
+import { MAX_UNIT_PAISE } from '../../seller/dto/put-listing.dto';
 import { MAX_LINE_QUANTITY, MAX_REQUESTED_QUANTITY } from '../checkout-pricing';
 
 /**

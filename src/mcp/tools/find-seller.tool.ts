@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
-import { CATEGORY_PATTERN } from '../../listings/dto/put-listing.dto';
-import { ListingsService } from '../../listings/listings.service';
+import { CATEGORY_PATTERN } from '../../seller/dto/put-listing.dto';
+import { SellerService } from '../../seller/seller.service';
 import { McpTool } from '../mcp-tool';
 
 export const FIND_SELLER_MAX_LIMIT = 50;
@@ -74,7 +74,7 @@ export class FindSellerTool implements McpTool<typeof input, typeof output> {
   readonly outputSchema = output;
   readonly annotations = { readOnlyHint: true, openWorldHint: false };
 
-  constructor(private readonly listings: ListingsService) {}
+  constructor(private readonly listings: SellerService) {}
 
   async call(args: z.output<typeof input>): Promise<z.output<typeof output>> {
     const page = await this.listings.searchSellers({

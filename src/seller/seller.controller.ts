@@ -5,12 +5,12 @@ import type { AgentPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { ListingResponse, SellerPage, SellersQuery } from './dto/listing.response';
 import { PutListingDto } from './dto/put-listing.dto';
-import { ListingsService } from './listings.service';
+import { SellerService } from './seller.service';
 
 @ApiTags('sellers')
 @Controller('v1/pay')
-export class ListingsController {
-  constructor(private readonly listings: ListingsService) {}
+export class SellerController {
+  constructor(private readonly listings: SellerService) {}
 
   @Put('agents/:agent_id/listing')
   @Auth('agent')

@@ -1,7 +1,7 @@
 import { AppError } from '../common/errors/app-error';
 import { RequestValidationError } from '../common/errors/validation';
 
-export const listingErrors = {
+export const sellerErrors = {
   agentNotFound: (id: string) =>
     new AppError(404, 'invalid_request', 'not_found', `No agent ${id}`),
   notYourListing: () =>

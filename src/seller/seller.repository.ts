@@ -20,6 +20,13 @@ export interface SellerFilter {
   q?: string;
 }
 
+/** A listed, enabled seller agent: who a buyer may ask for a quote. */
+export interface ListedSeller {
+  agentId: string;
+  workspaceId: string;
+  name: string;
+}
+
 export interface SellerRow {
   id: string;
   name: string;
@@ -31,7 +38,7 @@ export interface SellerRow {
  * still resolve its name and price. Every query joins the caller's transaction (Tx).
  */
 @Injectable()
-export class ListingsRepository {
+export class SellerRepository {
   constructor(private readonly tx: Tx) {}
 
   /** Creates or updates the listing row; the upsert also row-locks it, serialising PUTs of one seller. */
@@ -70,6 +77,17 @@ export class ListingsRepository {
         WHERE seller_agent_id = $1 AND active AND NOT (sku = ANY($3::text[]))`,
       [sellerAgentId, now, offers.map((o) => o.sku)],
     );
+  }
+
+  /** The seller if it is an enabled seller agent with listed = true; otherwise null. */
+  async findListedSeller(agentId: string): Promise<ListedSeller | null> {
+    const [row] = await this.tx.manager.query<{ id: string; workspace_id: string; name: string }[]>(
+      `SELECT a.id, a.workspace_id, a.name
+         FROM seller_listings l JOIN agents a ON a.id = l.agent_id
+        WHERE l.agent_id = $1 AND l.listed AND a.disabled_at IS NULL AND a.role IN ('seller', 'both')`,
+      [agentId],
+    );
+    return row ? { agentId: row.id, workspaceId: row.workspace_id, name: row.name } : null;
   }
 
   findListing(agentId: string): Promise<SellerListing | null> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { AccountsService } from '../../src/accounts/accounts.service';
 import { randomToken } from '../../src/common/ids';
-import { ListingsService } from '../../src/listings/listings.service';
+import { SellerService } from '../../src/seller/seller.service';
 import { startApp, TestApp } from '../support/app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
@@ -127,8 +127,8 @@ describe('Listings', () => {
         ['b', true, '50000', 'B, dearer'],
         ['c', true, '45000', 'Offer c'],
       ]);
-      expect(await t.get(ListingsService).findActiveOffer(seller.id, 'a')).toBeNull();
-      expect((await t.get(ListingsService).findActiveOffer(seller.id, 'b'))?.unitPaise).toBe(
+      expect(await t.get(SellerService).findActiveOffer(seller.id, 'a')).toBeNull();
+      expect((await t.get(SellerService).findActiveOffer(seller.id, 'b'))?.unitPaise).toBe(
         50_000,
       );
 
@@ -482,7 +482,7 @@ describe('Listings', () => {
         listed: true,
         offers: [offer('d', { category: cat })],
       }).expect(200);
-      const page = await t.get(ListingsService).searchSellers({ category: cat });
+      const page = await t.get(SellerService).searchSellers({ category: cat });
       expect(page).toEqual({
         object: 'list',
         data: [

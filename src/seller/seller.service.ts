@@ -9,8 +9,8 @@ import { Tx } from '../database/tx';
 import { ListingResponse, OfferView, SellerView } from './dto/listing.response';
 import { PutListingDto } from './dto/put-listing.dto';
 import { Offer } from './entities/offer.entity';
-import { listingErrors } from './listings.errors';
-import { ListingsRepository, SellerFilter } from './listings.repository';
+import { sellerErrors } from './seller.errors';
+import { ListedSeller, SellerFilter, SellerRepository } from './seller.repository';
 
 export interface SellerSearch extends SellerFilter {
   limit?: number;
@@ -23,13 +23,13 @@ export function toOfferView(o: Offer): OfferView {
 
 /** Seller listings (spec §2 "Offer and listing"): publishing, the seller directory, offer lookup. */
 @Injectable()
-export class ListingsService {
+export class SellerService {
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly accounts: AccountsService,
-    private readonly repo: ListingsRepository,
+    private readonly repo: SellerRepository,
   ) {}
 
   /** PUT semantics: the body is the whole listing; offers left out are withdrawn, not deleted. */
@@ -41,15 +41,15 @@ export class ListingsService {
     if (agentId !== caller.id) {
       // Another agent of the caller's workspace exists (403); anything else is not ours to reveal (404).
       await this.accounts.getAgent(caller.workspaceId, agentId);
-      throw listingErrors.notYourListing();
+      throw sellerErrors.notYourListing();
     }
     if (!canSell(caller.role)) {
-      throw listingErrors.notASeller();
+      throw sellerErrors.notASeller();
     }
     const seen = new Set<string>();
     body.offers.forEach((o, i) => {
       if (seen.has(o.sku)) {
-        throw listingErrors.duplicateSku(i, o.sku);
+        throw sellerErrors.duplicateSku(i, o.sku);
       }
       seen.add(o.sku);
     });
@@ -123,6 +123,11 @@ export class ListingsService {
       has_more: hasMore,
       next_cursor: hasMore && last ? encodeCursor(last) : null,
     };
+  }
+
+  /** The seller if it is listed and an enabled seller agent (quotes from offers ask it); else null. */
+  findListedSeller(agentId: string): Promise<ListedSeller | null> {
+    return this.repo.findListedSeller(agentId);
   }
 
   /** The published, active offer for this SKU, or null. Checkout and quotes price from it. */
