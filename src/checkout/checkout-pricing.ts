@@ -1,3 +1,4 @@
+import { formatRupees } from '../common/money';
 import { RequestValidationError } from '../common/errors/validation';
 import type { CheckoutStatus, StoredLineItem, StoredMessage } from './checkout-session.entity';
 
@@ -61,10 +62,6 @@ export function wantedFromStored(lines: StoredLineItem[]): WantedLine[] {
   return lines.map((l, index) => ({ sku: l.sku, quantity: l.quantity, index }));
 }
 
-export function formatRupees(paise: number): string {
-  const rupees = Math.floor(paise / 100).toLocaleString('en-IN');
-  return `₹${rupees}.${String(paise % 100).padStart(2, '0')}`;
-}
 
 export function lineTotal(l: StoredLineItem): number {
   return l.unit_paise * l.quantity;

@@ -3,6 +3,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module';
+import { formatRupees } from '../common/money';
 import { ConfigError, loadConfig, preferNoWorkers } from '../config/app.config';
 import { migrate } from '../database/migrate';
 import { preflight } from '../database/preflight';
@@ -35,7 +36,7 @@ function forHumans(r: SandboxResult): string {
     `  Merchant key   ${r.merchant_protocol_key}   (role merchant, for /acp checkout)`,
     `  Buyer key      ${r.buyer_protocol_key}   (role buyer, for delegate_payment)`,
     `  Mandate        ${r.mandate_id}   (active, any seller)`,
-    ...r.offers.map((o) => `  Offer          ${o.sku}  ${o.name}  ₹${(o.unit_paise / 100).toFixed(2)}`),
+    ...r.offers.map((o) => `  Offer          ${o.sku}  ${o.name}  ${formatRupees(o.unit_paise)}`),
     ...(r.webhook ? [`  Webhook        ${r.webhook.url}  endpoint ${r.webhook.endpoint_id}  secret ${r.webhook.secret}`] : []),
     '',
     'These secrets are shown once. Run `npm run sandbox` again for fresh ones; the previous ones stop working.',

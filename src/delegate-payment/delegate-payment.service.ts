@@ -1,3 +1,4 @@
+import { paiseFromSql } from '../common/money';
 import { Inject, Injectable } from '@nestjs/common';
 import { CheckoutSession, CheckoutStatus } from '../checkout/checkout-session.entity';
 import { AuditActor, AuditLog } from '../common/audit';
@@ -221,7 +222,7 @@ export class DelegatePaymentService {
       id: r.id,
       merchantAgentId: r.merchant_agent_id,
       merchantName: r.merchant_name,
-      maxAmountPaise: Number(r.max_amount_paise),
+      maxAmountPaise: paiseFromSql(r.max_amount_paise),
       expiresAt: new Date(r.expires_at),
       checkoutSessionId: r.checkout_session_id,
       mandateId: r.mandate_id,

@@ -5,9 +5,9 @@ import { ApprovalDecision, ApprovalsService, ApprovalWithdrawn } from '../approv
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
+import { paiseFromSql } from '../common/money';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { paiseFromSql } from '../database/bigint.transformer';
 import { Tx } from '../database/tx';
 import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate } from '../mandates/mandate.entity';

@@ -1,3 +1,4 @@
+import { paiseFromSql } from '../common/money';
 import { Inject, Injectable } from '@nestjs/common';
 import { ChainEntryJson } from '../chains/chain-entry';
 import { ChainService } from '../chains/chain.service';
@@ -84,8 +85,8 @@ export class ReceiptsService {
       intent_id: intent.id,
       buyer_agent_id: intent.buyer_agent_id,
       seller_agent_id: intent.seller_agent_id,
-      amount_paise: Number(intent.amount_paise),
-      amount_refunded_paise: Number(intent.amount_refunded_paise),
+      amount_paise: paiseFromSql(intent.amount_paise),
+      amount_refunded_paise: paiseFromSql(intent.amount_refunded_paise),
       currency: intent.currency,
       status: intent.status,
       entries: await this.chains.entries(receiptId),

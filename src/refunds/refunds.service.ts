@@ -1,3 +1,4 @@
+import { formatRupees } from '../common/money';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { Approval } from '../approvals/approval.entity';
 import { ApprovalDecision, ApprovalsService } from '../approvals/approvals.service';
@@ -280,7 +281,7 @@ export class RefundsService implements OnModuleInit {
     ]);
     const what = refund.amountPaise === intent.amountPaise ? 'a full refund' : 'a partial refund';
     const why = refund.reason ? ` Reason: ${refund.reason}` : '';
-    return `${seller} asks ${what} of ${rupees(refund.amountPaise)} (of ${rupees(intent.amountPaise)}) to ${buyer} for payment ${intent.id}.${why}`;
+    return `${seller} asks ${what} of ${formatRupees(refund.amountPaise)} (of ${formatRupees(intent.amountPaise)}) to ${buyer} for payment ${intent.id}.${why}`;
   }
 
   private eventData(refund: Refund): Record<string, unknown> {
@@ -297,7 +298,3 @@ export class RefundsService implements OnModuleInit {
   }
 }
 
-/** ₹1,234.50 (Indian digit grouping) for approval summaries a person reads. */
-function rupees(paise: number): string {
-  return `₹${Math.floor(paise / 100).toLocaleString('en-IN')}.${String(paise % 100).padStart(2, '0')}`;
-}

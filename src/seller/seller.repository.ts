@@ -1,3 +1,4 @@
+import { paiseFromSql } from '../common/money';
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { newId } from '../common/ids';
@@ -181,7 +182,7 @@ export class SellerRepository {
         sellerAgentId: r.seller_agent_id,
         sku: r.sku,
         name: r.name,
-        unitPaise: Number(r.unit_paise),
+        unitPaise: paiseFromSql(r.unit_paise),
         category: r.category,
         active: true,
       }),

@@ -1,4 +1,5 @@
 import hbs from 'hbs';
+import { formatRupees } from '../common/money';
 
 let registered = false;
 
@@ -9,12 +10,7 @@ export function registerViewHelpers(): void {
   }
   registered = true;
   const h = hbs.handlebars;
-  h.registerHelper('rupees', (paise: number) => {
-    const sign = paise < 0 ? '-' : '';
-    const abs = Math.abs(paise);
-    const rupees = Math.floor(abs / 100).toLocaleString('en-IN');
-    return `${sign}₹${rupees}.${String(abs % 100).padStart(2, '0')}`;
-  });
+  h.registerHelper('rupees', (paise: number) => formatRupees(paise));
   h.registerHelper('eq', (a: unknown, b: unknown) => a === b);
   h.registerHelper('iso', (d: Date | string | null) => (d ? new Date(d).toISOString() : ''));
   h.registerHelper('json', (v: unknown) => JSON.stringify(v, null, 2));
