@@ -2,12 +2,10 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { ProtocolKeyRole } from '../../protocol-keys/protocol-key.entity';
-import { AppError, commonErrors } from '../errors/app-error';
+import { AppError } from '../errors/app-error';
 import { RequestSignatureVerifier } from '../signing/request-signature.verifier';
 import { ACP_ROLE, setPrincipal } from './auth.decorators';
-import { bearerOf } from './bearer';
 import { CredentialResolver } from './credential.resolver';
-import { KIND_LABEL } from './principal';
 
 export const ACP_VERSION = '2026-04-17';
 /** Newest first (BRIEF §2.2). */
@@ -29,17 +27,7 @@ export class AcpGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<Request>();
     const role = this.reflector.getAllAndOverride<ProtocolKeyRole>(ACP_ROLE, [ctx.getHandler(), ctx.getClass()]);
-    const secret = bearerOf(req);
-    if (!secret) {
-      throw commonErrors.unauthorized('Send Authorization: Bearer <protocol key>');
-    }
-    const principal = await this.credentials.resolve(secret);
-    if (!principal) {
-      throw commonErrors.unauthorized('Protocol key is unknown or revoked');
-    }
-    if (principal.kind !== 'protocol_key') {
-      throw new AppError(403, 'invalid_request', 'wrong_credential', `ACP routes take a protocol key, not ${KIND_LABEL[principal.kind]}`);
-    }
+    const principal = await this.credentials.requireBearer(req, ['protocol_key'], 'protocol key');
     if (principal.role !== role) {
       throw new AppError(403, 'invalid_request', 'wrong_role', `This route needs a ${role} protocol key; this key's role is ${principal.role}`);
     }

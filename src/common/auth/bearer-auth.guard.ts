@@ -1,12 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppError, commonErrors } from '../errors/app-error';
 import { RequestSignatureVerifier } from '../signing/request-signature.verifier';
 import { AUTH_KINDS, setPrincipal } from './auth.decorators';
-import { bearerOf } from './bearer';
 import { CredentialResolver } from './credential.resolver';
-import { KIND_LABEL, PrincipalKind } from './principal';
+import type { PrincipalKind } from './principal';
 
 /**
  * /v1 authentication: Bearer API key or agent credential. A valid credential of the wrong kind
@@ -24,22 +22,7 @@ export class BearerAuthGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<Request>();
     const kinds = this.reflector.getAllAndOverride<PrincipalKind[]>(AUTH_KINDS, [ctx.getHandler(), ctx.getClass()]) ?? [];
-    const secret = bearerOf(req);
-    if (!secret) {
-      throw commonErrors.unauthorized('Send Authorization: Bearer <credential>');
-    }
-    const principal = await this.credentials.resolve(secret);
-    if (!principal) {
-      throw commonErrors.unauthorized('Credential is unknown or revoked');
-    }
-    if (!kinds.includes(principal.kind)) {
-      throw new AppError(
-        403,
-        'invalid_request',
-        'wrong_credential',
-        `This route takes ${kinds.map((k) => KIND_LABEL[k]).join(' or ')}, not ${KIND_LABEL[principal.kind]}`,
-      );
-    }
+    const principal = await this.credentials.requireBearer(req, kinds, 'credential');
     if (principal.kind === 'agent' && principal.publicKey) {
       await this.signatures.verify(req, principal.publicKey);
     }

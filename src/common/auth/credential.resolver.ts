@@ -5,7 +5,10 @@ import { ApiKey } from '../../accounts/entities/api-key.entity';
 import { ProtocolKey } from '../../protocol-keys/protocol-key.entity';
 import { Tx } from '../../database/tx';
 import { sha256Hex } from '../crypto/secrets';
-import { Principal } from './principal';
+import type { Request } from 'express';
+import { AppError, commonErrors } from '../errors/app-error';
+import { bearerOf } from './bearer';
+import { KIND_LABEL, Principal, PrincipalKind } from './principal';
 
 /**
  * Turns a bearer secret into a principal by looking up its SHA-256. Revoked keys and disabled
@@ -14,6 +17,35 @@ import { Principal } from './principal';
 @Injectable()
 export class CredentialResolver {
   constructor(private readonly tx: Tx) {}
+
+  /**
+   * The opening every bearer guard shares: the request's Bearer credential, resolved, and of one
+   * of the accepted kinds. Missing, unknown or revoked is 401; a valid credential of another kind
+   * (e.g. a protocol key on /v1) is 403 `wrong_credential`. `noun` names what to send in the 401.
+   */
+  async requireBearer<K extends PrincipalKind>(
+    req: Request,
+    accepted: readonly K[],
+    noun: string,
+  ): Promise<Extract<Principal, { kind: K }>> {
+    const secret = bearerOf(req);
+    if (!secret) {
+      throw commonErrors.unauthorized(`Send Authorization: Bearer <${noun}>`);
+    }
+    const principal = await this.resolve(secret);
+    if (!principal) {
+      throw commonErrors.unauthorized(`${noun[0].toUpperCase()}${noun.slice(1)} is unknown or revoked`);
+    }
+    if (!(accepted as readonly PrincipalKind[]).includes(principal.kind)) {
+      throw new AppError(
+        403,
+        'invalid_request',
+        'wrong_credential',
+        `This route takes ${accepted.map((k) => KIND_LABEL[k]).join(' or ')}, not ${KIND_LABEL[principal.kind]}`,
+      );
+    }
+    return principal as Extract<Principal, { kind: K }>;
+  }
 
   async resolve(secret: string): Promise<Principal | null> {
     const hash = sha256Hex(secret);
