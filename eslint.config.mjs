@@ -1,4 +1,5 @@
-// Type-aware lint rules that encode the habits in STYLE.md §7.
+// Type-aware lint rules for the habits we keep: awaited promises, exhaustive switches, strict
+// equality, braces everywhere, no console, configuration read only in src/config.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

@@ -215,9 +215,9 @@ export class ApprovalsService implements OnModuleInit {
     await this.audit.record(
       approval.workspaceId,
       personId ? { type: 'person', id: personId } : { type: 'system', id: 'approval-timeout' },
-      `approval.${decision}`,
+      `approval.${approval.status}`,
       approval.id,
-      { kind: approval.kind, subject_id: approval.subjectId, ...(outcome ? { withdrawn: outcome.withdrawn } : {}) },
+      { kind: approval.kind, subject_id: approval.subjectId, ...(outcome ? { decision, note: approval.note } : {}) },
     );
   }
 

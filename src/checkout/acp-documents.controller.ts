@@ -14,8 +14,8 @@ import {
 const CACHE_HOUR = 'public, max-age=3600';
 
 /**
- * Public ACP documents: discovery (BRIEF §7) and the svc_upi_mandate handler's spec and schemas
- * (BRIEF §5.7: the URIs in every session must resolve). No auth, no API-Version.
+ * Public ACP documents: discovery and the svc_upi_mandate handler's spec and schemas
+ * (docs/acp.md §8: the URIs in every session must resolve). No auth, no API-Version.
  */
 @ApiTags('acp-discovery')
 @Controller()
@@ -34,7 +34,7 @@ export class AcpDocumentsController {
       protocol: {
         name: 'acp',
         version: ACP_VERSION,
-        // Oldest first here (discovery), newest first in Error.supported_versions (BRIEF §2.2).
+        // Oldest first here, newest first in Error.supported_versions (docs/acp.md §1, §8).
         supported_versions: [...SUPPORTED_ACP_VERSIONS].reverse(),
         documentation_url: `${this.config.baseUrl}/docs`,
       },

@@ -21,7 +21,7 @@ import { checkoutErrors } from './checkout.errors';
 import type { AcpCheckoutSession } from './dto/checkout-session.response';
 import type { CompleteCheckoutSessionDto } from './dto/complete-checkout-session.dto';
 
-/** BRIEF §5.5: a refused or failed payment leaves the session payable with this message. */
+/** docs/acp.md §5: a refused or failed payment leaves the session payable with this message. */
 export function paymentDeclinedMessage(
   intent: Pick<PaymentIntent, 'status' | 'declineReason'>,
 ): StoredMessage {
@@ -41,8 +41,8 @@ export function paymentDeclinedMessage(
 }
 
 /**
- * Complete (BRIEF §4.4) and the session side of payments that finish later (a person approves or
- * declines). Everything runs under the session row lock; lock order is session → token → buyer
+ * Complete (docs/acp.md §5) and the session side of payments that finish later (a person approves
+ * or declines). Everything runs under the session row lock; lock order is session → token → buyer
  * agent → mandate → intent, the same as the approval path (PaymentSources.lock).
  */
 @Injectable()

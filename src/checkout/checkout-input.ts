@@ -17,7 +17,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** BRIEF §4.4: our handler + svc_mandate instrument + svc_delegated_token (or spt) credential. */
+/** docs/acp.md §5: our handler + svc_mandate instrument + svc_delegated_token (or spt) credential. */
 export function parsePaymentData(pd: PaymentDataDto): PaymentCredential {
   if (pd.handler_id === undefined && pd.instrument === undefined) {
     if (pd.purchase_order_number !== undefined) {
@@ -108,8 +108,8 @@ export interface StoredIntentTrace {
 }
 
 /**
- * The optional cancel body (BRIEF §4.5). Open object: unknown keys are ignored. An unknown
- * reason_code is stored as `other` (the RFC asks for lenient enums); a nested metadata value is 400.
+ * The optional cancel body (docs/acp.md §4). Open object: unknown keys are ignored. An unknown
+ * reason_code is stored as `other` (the enum is read leniently); a nested metadata value is 400.
  */
 export function parseCancelBody(body: unknown): StoredIntentTrace | null {
   if (body === undefined || body === null) {

@@ -2,7 +2,7 @@ import { formatRupees } from '../common/money';
 import { RequestValidationError } from '../common/errors/validation';
 import type { CheckoutStatus, StoredLineItem, StoredMessage } from './checkout-session.entity';
 
-/** What the agent asked for: ACP `Item` plus our optional `quantity` (BRIEF §4.1 deviation). */
+/** What the agent asked for: ACP `Item` plus our optional `quantity` (docs/acp.md §4, Deviations). */
 export interface RequestedItem {
   id: string;
   quantity?: number;
@@ -41,7 +41,7 @@ export const MAX_SESSION_TOTAL_PAISE = 1_000_000_000_000;
 export const MAX_REQUESTED_QUANTITY = 1_000_000;
 export const MAX_PRICED_TOTAL_PAISE = 1_000_000_000_000_000;
 
-/** Duplicate ids become one line with the quantities added up [ours, BRIEF §4.1]. */
+/** Duplicate ids become one line with the quantities added up (our choice, docs/acp.md §4). */
 export function mergeItems(items: RequestedItem[]): WantedLine[] {
   const bySku = new Map<string, WantedLine>();
   items.forEach((item, index) => {

@@ -66,9 +66,10 @@ function messagesFor(f: SessionFacts): StoredMessage[] {
 }
 
 /**
- * The whole session as ACP 2026-04-17 `CheckoutSession` (BRIEF §5.9), or `CheckoutSessionWithOrder`
- * once completed. Every response (create, update, get, complete, cancel) is built here, so the
- * shapes cannot drift apart. The intent trace is write-only and never appears.
+ * The whole session as ACP 2026-04-17 `CheckoutSession` (docs/acp.md §4), or
+ * `CheckoutSessionWithOrder` once completed. Every response (create, update, get, complete, cancel)
+ * is built here, so the shapes cannot drift apart. The intent trace is write-only and never
+ * appears.
  */
 export function toAcpSession(f: SessionFacts, config: AppConfig): AcpCheckoutSession {
   const s = f.session;

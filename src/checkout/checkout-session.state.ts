@@ -1,8 +1,9 @@
 import type { CheckoutStatus } from './checkout-session.entity';
 
 /**
- * Session status rules (spec §3, BRIEF §4.4, §5.3, §11), pure. `expired` is derived: an open
- * session past expires_at reads as expired whether or not a write has persisted it yet.
+ * Session status rules (docs/acp.md §4–§5; docs/architecture.md "State machines"), pure. `expired`
+ * is derived: an open session past expires_at reads as expired whether or not a write has persisted
+ * it yet.
  */
 export const OPEN_STATUSES: readonly CheckoutStatus[] = [
   'ready_for_payment',

@@ -10,7 +10,7 @@ import { CompleteCheckoutSessionDto } from './dto/complete-checkout-session.dto'
 import { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';
 import { UpdateCheckoutSessionDto } from './dto/update-checkout-session.dto';
 
-/** ACP 2026-04-17 merchant checkout (BRIEF §1), for the merchant protocol key of a seller agent. */
+/** ACP 2026-04-17 merchant checkout (docs/acp.md §4–§5), for a seller agent's merchant protocol key. */
 @ApiTags('acp-checkout')
 @Controller('acp/checkout_sessions')
 @AcpRoute('merchant')

@@ -2,7 +2,7 @@ import { AppError } from '../common/errors/app-error';
 import { RequestValidationError } from '../common/errors/validation';
 import type { CheckoutStatus } from './checkout-session.entity';
 
-/** Checkout codes (BRIEF §3.2, §11). Body-shape failures are RequestValidationErrors, like the pipe's. */
+/** Checkout codes (docs/acp.md §7). Body-shape failures are RequestValidationErrors, like the pipe's. */
 export const checkoutErrors = {
   notFound: (id: string) =>
     new AppError(404, 'invalid_request', 'not_found', `No checkout session ${id}`),
@@ -14,7 +14,7 @@ export const checkoutErrors = {
       `The seller publishes no offer with SKU ${id}`,
       `$.line_items[${index}].id`,
     ),
-  /** Update or complete in a state that does not allow it (400, BRIEF §11). */
+  /** Update or complete in a state that does not allow it (400, docs/acp.md §4). */
   invalidState: (id: string, status: CheckoutStatus, action: string) =>
     new AppError(
       400,
@@ -22,7 +22,7 @@ export const checkoutErrors = {
       'invalid_state',
       `Checkout session ${id} is ${status} and cannot be ${action}`,
     ),
-  /** Cancel of a completed or canceled session (405, spec §7.3). */
+  /** Cancel of a completed or canceled session (405, docs/acp.md §4). */
   notCancelable: (id: string, status: CheckoutStatus) =>
     new AppError(
       405,

@@ -27,9 +27,9 @@ import type { SelectedFulfillmentOptionDto } from './dto/checkout-request.parts'
 import type { UpdateCheckoutSessionDto } from './dto/update-checkout-session.dto';
 
 /**
- * ACP checkout sessions (BRIEF §4, spec §3): create, update, retrieve and cancel. Completion is
- * CheckoutCompletionService. A merchant key sees only sessions of the seller agent it is bound to;
- * any other session id is 404, exactly like an unknown one.
+ * ACP checkout sessions (docs/acp.md §4; docs/architecture.md "State machines"): create, update,
+ * retrieve and cancel. Completion is CheckoutCompletionService. A merchant key sees only sessions
+ * of the seller agent it is bound to; any other session id is 404, exactly like an unknown one.
  */
 @Injectable()
 export class CheckoutService {
@@ -142,7 +142,7 @@ export class CheckoutService {
     return this.present(session);
   }
 
-  /** Cancel (BRIEF §4.5): any state but completed/canceled; a payment awaiting approval is withdrawn. */
+  /** Cancel (docs/acp.md §4): any state but completed/canceled; a payment awaiting approval is withdrawn. */
   async cancelSession(
     caller: ProtocolKeyPrincipal,
     id: string,
@@ -163,7 +163,7 @@ export class CheckoutService {
         status: 'canceled',
         canceledAt: now,
         updatedAt: now,
-        // Write-only and stored once; never returned (BRIEF §4.5).
+        // Write-only and stored once; never returned (docs/acp.md §4).
         intentTrace: session.intentTrace ?? (trace as Record<string, unknown> | null),
         messages: [
           {
@@ -255,7 +255,7 @@ function discountWarnings(body: {
   }));
 }
 
-/** Only fo_digital exists and it always covers every line; accept line-item ids or item ids (BRIEF §5.9). */
+/** Only fo_digital exists and it always covers every line; accept line-item ids or item ids (docs/acp.md §4). */
 function checkSelection(
   options: SelectedFulfillmentOptionDto[],
   lines: { id: string; sku: string }[],

@@ -40,7 +40,7 @@ export interface OrderPage {
 }
 
 /**
- * The public order page behind order.permalink_url (BRIEF §5.8): anyone holding the unguessable
+ * The public order page behind order.permalink_url (docs/acp.md §9): anyone holding the unguessable
  * order id sees what was bought, from whom, for how much, and the receipt's chain hashes to check
  * against /.well-known/jwks.json. No buyer details, tokens or mandate ids.
  */

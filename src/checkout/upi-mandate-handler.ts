@@ -1,11 +1,11 @@
 import type { AppConfig } from '../config/app.config';
 
-/** Our only ACP payment handler (BRIEF §5.7, spec §2 "Payment handler"). */
+/** Our only ACP payment handler (docs/acp.md §8). */
 export const HANDLER_ID = 'svc_upi_mandate';
 /** Date of OUR handler spec (not the ACP version); bump it when the documents below change. */
 export const HANDLER_VERSION = '2026-04-17';
 export const INSTRUMENT_TYPE = 'svc_mandate';
-/** `spt` is accepted too: the generic name ACP handlers use for a delegate_payment token (BRIEF §4.4). */
+/** `spt` is accepted too: the generic name ACP handlers use for a delegate_payment token (docs/acp.md §5). */
 export const CREDENTIAL_TYPES = ['svc_delegated_token', 'spt'] as const;
 export const TOKEN_PATTERN = '^vt_[A-Za-z0-9]+$';
 export const RAILS = ['upi_reserve_pay', 'upi_otm'] as const;

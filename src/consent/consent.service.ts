@@ -24,7 +24,8 @@ export interface IssueKeyInput {
 
 /**
  * The consent centre: everything a person has allowed agents to do (protocol keys, mandates,
- * live delegated tokens), each revocable in one tap, plus issuing protocol keys (spec §2).
+ * live delegated tokens), each revocable in one tap, plus issuing protocol keys (README "Mandates,
+ * approvals and the consent centre").
  * Revocations are plain row updates that every later request re-reads, so they take effect on
  * the very next request.
  */
@@ -131,11 +132,14 @@ export class ConsentService implements OnModuleInit {
   async revokeToken(person: SignedInPerson, id: string): Promise<void> {
     await this.tx.run(() =>
       this.tokens.revoke(person.workspaceId, id, person.personId, async () => {
-        const declined = await this.payments.declineWaitingOn(
+        const waiting = await this.payments.waitingOn({ tokenId: id });
+        // Declined here when its source is free; otherwise whoever holds the source (an approval
+        // being decided re-checks the token, now revoked) or the sweep declines it.
+        await this.payments.declineWaitingOn(
           { tokenId: id },
           { code: 'token_revoked', reason: `Delegated token ${id} was revoked` },
         );
-        return declined.length > 0;
+        return waiting.length > 0;
       }),
     );
   }

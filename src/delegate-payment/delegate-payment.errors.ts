@@ -1,10 +1,10 @@
 import { AppError } from '../common/errors/app-error';
 
 /**
- * delegate_payment refusals (BRIEF §6.4). `invalid_card` is the only validation code in the
+ * delegate_payment refusals (docs/acp.md §6). `invalid_card` is the only validation code in the
  * official closed enum; invalid_allowance, mandate_not_found and mandate_cap_exceeded are our
- * documented [deviation] codes. All are 400: agents read 409 as "retry" and 422 as an
- * idempotency conflict (BRIEF §3.2). Messages never echo card data.
+ * documented deviation codes (docs/acp.md "Deviations"). All are 400: agents read 409 as "retry"
+ * and 422 as an idempotency conflict (docs/acp.md §7). Messages never echo card data.
  */
 export const delegatePaymentErrors = {
   cardRefused: () =>

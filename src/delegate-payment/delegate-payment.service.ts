@@ -18,7 +18,7 @@ import { AllowanceDto, DelegatePaymentDto } from './dto/delegate-payment.dto';
 import { DelegatePaymentResponse } from './dto/delegate-payment.response';
 import { parsePaymentMethod } from './payment-method';
 
-/** Spec §8: a delegated token lives at most 7 days. */
+/** A delegated token lives at most 7 days (docs/acp.md §6). */
 const MAX_TOKEN_LIFETIME_MS = 7 * 24 * 3600_000;
 const OPEN_SESSION: ReadonlySet<CheckoutStatus> = new Set([
   'ready_for_payment',
@@ -54,7 +54,7 @@ export interface LiveToken {
   waitingIntentId: string | null;
 }
 
-/** The allowance's values (the schema already fixed its shape): BRIEF §6.1 "our business rules". */
+/** The allowance's values (the schema already fixed its shape): docs/acp.md §6 allowance rules. */
 function checkAllowance(a: AllowanceDto, now: Date): CheckedAllowance {
   if (a.reason !== 'one_time') {
     throw errors.invalidAllowance('$.allowance.reason', 'allowance.reason must be "one_time"');
@@ -105,8 +105,8 @@ function checkAllowance(a: AllowanceDto, now: Date): CheckedAllowance {
 }
 
 /**
- * The PSP side of ACP (BRIEF §6): mints one-time delegated tokens (vt_…) drawn on a UPI mandate
- * of the calling buyer agent. Spending them is TokensService.redeem at complete time.
+ * The PSP side of ACP (docs/acp.md §6): mints one-time delegated tokens (vt_…) drawn on a UPI
+ * mandate of the calling buyer agent. Spending them is TokensService.redeem at complete time.
  */
 @Injectable()
 export class DelegatePaymentService {

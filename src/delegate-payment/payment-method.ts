@@ -43,10 +43,11 @@ function isStringMap(v: unknown): boolean {
 }
 
 /**
- * Our overlay of DelegatePaymentRequest.payment_method (BRIEF §6.3): oneOf [PaymentMethodCard,
- * PaymentMethodSvcMandate]. Anything card-like is refused with invalid_card before any other
- * check looks at it, so card data never reaches a message, a log line or a row; any other type is
- * invalid_card too. A svc_mandate object is closed: {type, mandate_id?, metadata?}.
+ * Our overlay of DelegatePaymentRequest.payment_method (docs/acp.md §6, Deviations): oneOf
+ * [PaymentMethodCard, PaymentMethodSvcMandate]. Anything card-like is refused with invalid_card
+ * before any other check looks at it, so card data never reaches a message, a log line or a row;
+ * any other type is invalid_card too. A svc_mandate object is closed:
+ * {type, mandate_id?, metadata?}.
  */
 export function parsePaymentMethod(raw: Record<string, unknown>): SvcMandateMethod {
   if (

@@ -2,7 +2,7 @@ import { AppError } from '../common/errors/app-error';
 
 const TOKEN_PARAM = '$.payment_data.instrument.credential.token';
 
-/** Complete-time token errors (spec §7, BRIEF §3.2 seed additions). */
+/** Complete-time token errors (docs/acp.md §5, §7; our own codes, see its Deviations). */
 export const tokenErrors = {
   invalid: () => new AppError(400, 'invalid_request', 'token_invalid', 'Unknown delegated token', TOKEN_PARAM),
   used: () => new AppError(400, 'invalid_request', 'token_used', 'This delegated token was already spent; request a new one', TOKEN_PARAM),

@@ -3,11 +3,10 @@ import { canBuy, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import type { AgentPrincipal, ApiKeyPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
-import { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
+import { RefusalKeepingWrites, Tx } from '../database/tx';
 import { MandateResponse } from './dto/mandate.response';
 import { Mandate, MandateKind, MandateRail, MandateStatus } from './mandate.entity';
 import { toMandateResponse } from './mandate.mapper';
@@ -47,13 +46,11 @@ export interface MandateListFilter {
   startingAfter?: string;
 }
 
-/** A person's decision, or the clock's, that must be committed even though the caller is told "no". */
-type Outcome = { mandate: Mandate } | { refused: AppError };
-
 /**
- * UPI mandates of buyer agents (DOMAIN A): a per-payment cap, an optional seller list and a
- * validity window, authorised once by a person of the workspace in the app. Created by buyer
- * agents or API keys (standing) and by delegate_payment without a mandate_id (one_time).
+ * UPI mandates of buyer agents (README "Mandates, approvals and the consent centre"): a per-payment
+ * cap, an optional seller list and a validity window, authorised once by a person of the workspace
+ * in the app. Created by buyer agents or API keys (standing) and by delegate_payment without a
+ * mandate_id (one_time).
  */
 @Injectable()
 export class MandatesService {
@@ -219,7 +216,7 @@ export class MandatesService {
    * Revoking a mandate that is already revoked or expired changes nothing.
    */
   async revoke(workspaceId: string, id: string, actor: AuditActor): Promise<Mandate> {
-    const outcome = await this.tx.run(async (): Promise<Outcome> => {
+    return this.tx.run(async () => {
       await this.repo.lockUsableTokens(id);
       const m = await this.lock(workspaceId, id);
       const now = this.clock.now();
@@ -228,9 +225,8 @@ export class MandatesService {
       } else if (isRevocable(m.status)) {
         await this.markRevoked(m, now, actor, 'mandate.revoked');
       }
-      return { mandate: m };
+      return m;
     });
-    return this.settle(outcome);
   }
 
   private async decide(
@@ -238,31 +234,23 @@ export class MandatesService {
     id: string,
     apply: (m: Mandate, now: Date) => Promise<void>,
   ): Promise<Mandate> {
-    const outcome = await this.tx.run(async (): Promise<Outcome> => {
+    return this.tx.run(async () => {
       const m = await this.lock(workspaceId, id);
       const now = this.clock.now();
       if (expiryIsUnpersisted(m, now)) {
-        // Persist the expiry and refuse; returned rather than thrown so the write commits.
+        // The expiry is a fact the refusal must not roll back: it commits, then the caller is told.
         await this.markExpired(m);
-        return { refused: mandateErrors.expired(id) };
+        throw new RefusalKeepingWrites(mandateErrors.expired(id));
       }
       if (m.status === 'expired') {
-        return { refused: mandateErrors.expired(id) };
+        throw mandateErrors.expired(id);
       }
       if (m.status !== 'pending_authorisation') {
-        return { refused: mandateErrors.notPending(id, m.status) };
+        throw mandateErrors.notPending(id, m.status);
       }
       await apply(m, now);
-      return { mandate: m };
+      return m;
     });
-    return this.settle(outcome);
-  }
-
-  private settle(outcome: Outcome): Mandate {
-    if ('refused' in outcome) {
-      throw outcome.refused;
-    }
-    return outcome.mandate;
   }
 
   private async lock(workspaceId: string, id: string): Promise<Mandate> {

@@ -9,7 +9,13 @@ export type DeclineCode =
   | 'daily_cap_exceeded';
 
 export interface RuleInput {
-  mandate: Mandate;
+  /**
+   * The mandate the payment draws on; null when none is drawn because the person on the hosted
+   * payment page authorised this one payment themselves (PayAuthority 'person_on_page'). The
+   * mandate rules (status, validity, per-payment cap, seller list) then do not apply; the rules
+   * of the buyer agent itself (token, daily cap) still do.
+   */
+  mandate: Mandate | null;
   /** The delegated token the payment draws on, if any (checkout payments). */
   token?: { id: string; status: string } | null;
   amountPaise: number;
@@ -30,20 +36,29 @@ export function evaluateBuyerRules(r: RuleInput): Decline | null {
   if (r.token && r.token.status === 'revoked') {
     return { code: 'token_revoked', reason: `Delegated token ${r.token.id} was revoked` };
   }
-  if (r.mandate.status !== 'active') {
-    return { code: 'mandate_not_active', reason: `Mandate ${r.mandate.id} is ${r.mandate.status}` };
-  }
-  if (r.now < r.mandate.validFrom || r.now >= r.mandate.validUntil) {
-    return { code: 'mandate_expired', reason: `Mandate ${r.mandate.id} is outside its validity window` };
-  }
-  if (r.amountPaise > r.mandate.perPaymentCapPaise) {
-    return { code: 'mandate_cap_exceeded', reason: `Amount is above the mandate's per-payment cap of ${r.mandate.perPaymentCapPaise} paise` };
-  }
-  if (r.mandate.payeeAgentIds && !r.mandate.payeeAgentIds.includes(r.sellerAgentId)) {
-    return { code: 'seller_not_allowed', reason: `Seller ${r.sellerAgentId} is not on the mandate's seller list` };
+  const decline = r.mandate ? mandateDecline(r.mandate, r) : null;
+  if (decline) {
+    return decline;
   }
   if (r.spentTodayPaise + r.amountPaise > r.dailyCapPaise) {
     return { code: 'daily_cap_exceeded', reason: `The buyer's daily spending cap of ${r.dailyCapPaise} paise would be exceeded` };
+  }
+  return null;
+}
+
+/** The rules of the mandate a payment draws on, in evaluateBuyerRules' order. */
+function mandateDecline(mandate: Mandate, r: RuleInput): Decline | null {
+  if (mandate.status !== 'active') {
+    return { code: 'mandate_not_active', reason: `Mandate ${mandate.id} is ${mandate.status}` };
+  }
+  if (r.now < mandate.validFrom || r.now >= mandate.validUntil) {
+    return { code: 'mandate_expired', reason: `Mandate ${mandate.id} is outside its validity window` };
+  }
+  if (r.amountPaise > mandate.perPaymentCapPaise) {
+    return { code: 'mandate_cap_exceeded', reason: `Amount is above the mandate's per-payment cap of ${mandate.perPaymentCapPaise} paise` };
+  }
+  if (mandate.payeeAgentIds && !mandate.payeeAgentIds.includes(r.sellerAgentId)) {
+    return { code: 'seller_not_allowed', reason: `Seller ${r.sellerAgentId} is not on the mandate's seller list` };
   }
   return null;
 }

@@ -1,6 +1,6 @@
 /**
  * The rail port. Today the sandbox rail; a gateway adapter (orders, UPI mandates, refunds) plugs
- * in here behind the same interface, chosen by configuration (spec §4 "Planned").
+ * in here behind the same interface, chosen by configuration (README "Planned: gateway").
  */
 export interface RailDebitRequest {
   intentId: string;

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { In } from 'typeorm';
 import { Agent } from '../accounts/entities/agent.entity';
 import { Approval } from '../approvals/approval.entity';
 import { ApprovalDecision, ApprovalsService, ApprovalWithdrawn } from '../approvals/approvals.service';
@@ -44,11 +45,12 @@ export interface WaitingDecline {
 }
 
 /**
- * The one payment pipeline (spec §1): every checkout, quote payment and hosted-page payment
- * becomes an intent that passes the buyer's rules, asks a person above the threshold, settles on
- * the rail and ends on a signed receipt with an outbox event. Callers run it inside their
- * transaction. Lock order (docs/architecture.md): source → token → buyer agent → mandate →
- * intent → approval, every one FOR NO KEY UPDATE so foreign-key checks (KEY SHARE) never wait.
+ * The one payment pipeline (docs/architecture.md "Payment pipeline"): every checkout, quote payment
+ * and hosted-page payment becomes an intent that passes the buyer's rules, asks a person above the
+ * threshold, settles on the rail and ends on a signed receipt with an outbox event. Callers run it
+ * inside their transaction. Lock order (docs/architecture.md "Lock order"): source → token →
+ * buyer agent → mandate → intent → approval, every one FOR NO KEY UPDATE so foreign-key checks
+ * (KEY SHARE) never wait.
  *
  * A payment waiting for a person is checked against the whole rule set again when the person
  * approves (under the same locks), and is declined when its mandate or token ends first.
@@ -169,11 +171,7 @@ export class PaymentsService implements OnModuleInit {
    */
   async declineWaitingOn(on: { mandateId: string } | { tokenId: string }, decline: WaitingDecline): Promise<string[]> {
     const m = this.tx.manager;
-    const [column, value] = 'mandateId' in on ? ['mandate_id', on.mandateId] : ['token_id', on.tokenId];
-    const waiting = await m.query<{ id: string; source_kind: IntentSourceKind; source_id: string }[]>(
-      `SELECT id, source_kind, source_id FROM payment_intents WHERE ${column} = $1 AND status = 'requires_approval' ORDER BY id`,
-      [value],
-    );
+    const waiting = await this.waitingOn(on);
     const declined: string[] = [];
     for (const row of waiting) {
       const source = this.sources.get(row.source_kind);
@@ -193,6 +191,15 @@ export class PaymentsService implements OnModuleInit {
       declined.push(intent.id);
     }
     return declined;
+  }
+
+  /** Payments waiting for approval on this mandate or token (no locks). */
+  waitingOn(on: { mandateId: string } | { tokenId: string }): Promise<{ id: string; source_kind: IntentSourceKind; source_id: string }[]> {
+    const [column, value] = 'mandateId' in on ? ['mandate_id', on.mandateId] : ['token_id', on.tokenId];
+    return this.tx.manager.query(
+      `SELECT id, source_kind, source_id FROM payment_intents WHERE ${column} = $1 AND status = 'requires_approval' ORDER BY id`,
+      [value],
+    );
   }
 
   /**
@@ -234,6 +241,46 @@ export class PaymentsService implements OnModuleInit {
       await this.sources.get(intent.sourceKind)?.onDeclined(intent);
       return true;
     });
+  }
+
+  /**
+   * Read for the app: what this buyer agent has committed since the start of the Indian day
+   * (settled, processing and waiting for approval), the amount the daily cap is checked against.
+   */
+  async committedToday(buyerAgentId: string): Promise<number> {
+    return this.spentToday(buyerAgentId, this.clock.now(), null);
+  }
+
+  /** Read for the app: settled and in-flight amounts drawn on each mandate (refunds not deducted). */
+  async usedOnMandates(mandateIds: string[]): Promise<Map<string, number>> {
+    if (mandateIds.length === 0) {
+      return new Map();
+    }
+    const rows = await this.tx.manager.query<{ mandate_id: string; total: string }[]>(
+      `SELECT mandate_id, COALESCE(SUM(amount_paise), 0)::text AS total FROM payment_intents
+        WHERE mandate_id = ANY($1) AND status IN ('processing', 'settled') GROUP BY mandate_id`,
+      [mandateIds],
+    );
+    return new Map(rows.map((r) => [r.mandate_id, paiseFromSql(r.total)]));
+  }
+
+  /** Read for the app: the newest payments made by a workspace's buyer agents. */
+  async recentForBuyerWorkspace(workspaceId: string, limit: number): Promise<PaymentIntent[]> {
+    return this.tx.manager.find(PaymentIntent, {
+      where: { buyerWorkspaceId: workspaceId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+    });
+  }
+
+  /** Read for the app: intents by id (any party); unknown ids are left out. */
+  async intentsByIds(ids: string[]): Promise<PaymentIntent[]> {
+    return ids.length === 0 ? [] : this.tx.manager.findBy(PaymentIntent, { id: In(ids) });
+  }
+
+  /** Read for the app: the intent a receipt belongs to, or null. */
+  async intentByReceipt(receiptId: string): Promise<PaymentIntent | null> {
+    return this.tx.manager.findOneBy(PaymentIntent, { receiptId });
   }
 
   async getIntent(id: string): Promise<PaymentIntent> {

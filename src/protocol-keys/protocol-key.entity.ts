@@ -3,7 +3,10 @@ import type { PublicKeyAlg } from '../common/signing/public-key';
 
 export type ProtocolKeyRole = 'merchant' | 'buyer';
 
-/** Spec §2 "Protocol key": bearer for /acp, bound to one agent, optionally with a public key. */
+/**
+ * A protocol key (README "Credentials and who uses which"): bearer for /acp, bound to one agent,
+ * optionally with a public key.
+ */
 @Entity('protocol_keys')
 export class ProtocolKey {
   @PrimaryColumn('text') id: string;

@@ -12,7 +12,7 @@ import type { Quote, StoredQuoteStatus } from './quote.entity';
  */
 export type QuoteStatus = StoredQuoteStatus | 'expired';
 
-/** Spec §8: quotes made from a published offer are valid 15 minutes. */
+/** Quotes made from a published offer are valid 15 minutes (README "Seller surface"). */
 export const OFFER_QUOTE_TTL_SECONDS = 15 * 60;
 /** Free-form quotes: default and bounds of expires_in_seconds. */
 export const FREE_FORM_QUOTE_TTL = { default: 15 * 60, min: 60, max: 24 * 3600 } as const;

@@ -20,10 +20,11 @@ import { statusAfterRefusal } from './refund.state';
 import { refundErrors } from './refunds.errors';
 
 /**
- * Refunds (spec §3, §5 rule 6): the seller agent asks, a person in the seller's workspace always
- * approves (ApprovalsService, kind 'refund'), then the rail credits and the intent's receipt chain
- * records it. Concurrent requests on one intent serialise on the intent row lock, so the sum of
- * pending and succeeded refunds never exceeds the amount paid.
+ * Refunds (README "Seller surface"; docs/architecture.md "State machines"): the seller agent asks,
+ * a person in the seller's workspace always approves (ApprovalsService, kind 'refund'), then the
+ * rail credits and the intent's receipt chain records it. Concurrent requests on one intent
+ * serialise on the intent row lock, so the sum of pending and succeeded refunds never exceeds the
+ * amount paid.
  */
 @Injectable()
 export class RefundsService implements OnModuleInit {

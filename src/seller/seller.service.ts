@@ -21,7 +21,7 @@ export function toOfferView(o: Offer): OfferView {
   return { sku: o.sku, name: o.name, unit_paise: o.unitPaise, category: o.category };
 }
 
-/** Seller listings (spec §2 "Offer and listing"): publishing, the seller directory, offer lookup. */
+/** Seller listings (README "Seller surface"): publishing, the seller directory, offer lookup. */
 @Injectable()
 export class SellerService {
   constructor(

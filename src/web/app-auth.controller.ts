@@ -14,7 +14,7 @@ import type { SignedInPerson } from './signed-in-person';
 
 const EMPTY_SIGNUP = { workspace_name: '', name: '', email: '' };
 
-/** Sign-up, sign-in and sign-out pages of the app (STYLE §2: one service call per handler). */
+/** Sign-up, sign-in and sign-out pages of the app (one service call per handler). */
 @AppController()
 @Controller('app')
 export class AppAuthController {

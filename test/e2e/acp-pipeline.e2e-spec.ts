@@ -6,7 +6,7 @@ import { ProbeController } from '../support/probe.controller';
 import { acpHeaders, keyPair, SeededWorkspace, seedWorkspace, signHeaders } from '../support/seed';
 
 /**
- * The shared ACP request pipeline (BRIEF §2–3): AcpGuard (auth → role → API-Version →
+ * The shared ACP request pipeline (docs/acp.md §1–§3, §7): AcpGuard (auth → role → API-Version →
  * signature), the IdempotencyInterceptor, the HTTP middleware (request id, 415, body limit,
  * parser errors) and the global filter, exercised through the test-only probe route
  * (test/support/probe.controller.ts), which writes one audit row per execution.
@@ -55,7 +55,7 @@ describe('ACP request pipeline', () => {
         .send({ note: 'a' });
       expect(res.status).toBe(401);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
-      // BRIEF §2.3: every POST response echoes the key, also the guard's refusals.
+      // docs/acp.md §1–§2: every POST response echoes the key, also the guard's refusals.
       expect(res.headers['idempotency-key']).toBe(key);
       expect(res.body).toEqual({
         type: 'invalid_request',

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, exportJWK } from 'jose';
 import request from 'supertest';
-import { GENESIS_HASH } from '../../src/chains/chain-entry';
+import { ChainEntryJson, GENESIS_HASH } from '../../src/chains/chain-entry';
 import { ChainService } from '../../src/chains/chain.service';
 import { SigningKeyRepository } from '../../src/chains/signing-key.repository';
 import { SigningKeyService } from '../../src/chains/signing-key.service';
@@ -219,6 +219,50 @@ describe(ChainService.name, () => {
     await expect(
       run(process.execPath, ['docs/verify-receipt.mjs', file, `${t.url}/.well-known/jwks.json`]),
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('INVALID at seq 2') });
+  });
+
+  it('refuses a chain spliced from two histories the service signed, at the prev_hash link', async () => {
+    const id = newChainId();
+    // History b: signed by the service, then rolled back, so the same chain_id can be written again.
+    const rollback = new Error('roll back history b');
+    const b: ChainEntryJson[] = [];
+    await expect(
+      t.get(Tx).run(async () => {
+        for (const step of ['b1', 'b2', 'b3']) {
+          b.push(await chains.append(id, { step, amount_paise: 999_00 }));
+        }
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    // History a: the one the database keeps.
+    for (const step of ['a1', 'a2', 'a3']) {
+      await chains.append(id, { step, amount_paise: 100 });
+    }
+    const a = await chains.entries(id);
+    const jwks = (await request(t.url).get('/.well-known/jwks.json')).body;
+    expect(await verifyChain(b, jwks)).toMatchObject({ valid: true, length: 3 });
+    expect(await chains.verify(id)).toMatchObject({ valid: true, length: 3 });
+
+    // Every entry's own hash and signature are valid; only the link from a2 to b3 is not.
+    const spliced = [a[0], a[1], b[2]];
+    expect(await verifyChain(spliced, jwks)).toEqual({
+      valid: false,
+      length: 3,
+      first_bad_seq: 3,
+      reason: 'prev_hash: does not equal the hash of seq 2',
+    });
+    const file = join(tmpdir(), `${id}-spliced.json`);
+    await writeFile(file, JSON.stringify(spliced));
+    await expect(
+      promisify(execFile)(process.execPath, [
+        'docs/verify-receipt.mjs',
+        file,
+        `${t.url}/.well-known/jwks.json`,
+      ]),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: 'INVALID at seq 3: prev_hash does not link to the previous hash\n',
+    });
   });
 
   describe('signing key', () => {

@@ -15,7 +15,7 @@ import {
 } from '../factories/payment-fixtures';
 
 /**
- * ACP 2026-04-17 merchant checkout (BRIEF §1, §4, §5, §11; spec §3, §7–8). Every session body the
+ * ACP 2026-04-17 merchant checkout (docs/acp.md §4–§5, §7–§9). Every session body the
  * service returns is validated against the official JSON Schema (CheckoutSession, or
  * CheckoutSessionWithOrder once completed). Mandates and tokens come from test/factories.
  */

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { migrate } from '../../src/database/migrate';
+import { ACP_SKIP_LINE, officialAcpSchemasAvailable } from './acp-schema';
 import { RUN_DATABASE_PREFIX, TEST_DATABASE_URL } from './test-db';
 
 function alive(pid: number): boolean {
@@ -17,6 +18,10 @@ function alive(pid: number): boolean {
  * left by earlier runs whose process is gone are dropped; a run still going is left alone.
  */
 export default async function globalSetup(): Promise<void> {
+  // Once per run: responses are still validated against openapi/openapi.json (test/support/acp-schema.ts).
+  if (!officialAcpSchemasAvailable()) {
+    process.stdout.write(`\n${ACP_SKIP_LINE}\n`);
+  }
   const name = decodeURIComponent(new URL(TEST_DATABASE_URL).pathname.slice(1));
   const admin = new URL(TEST_DATABASE_URL);
   admin.pathname = '/postgres';

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { IsIn, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { AcpRoute, Auth, Caller } from '../../src/common/auth/auth.decorators';
 import type { AgentPrincipal, ProtocolKeyPrincipal } from '../../src/common/auth/principal';
@@ -6,6 +7,7 @@ import { AppError } from '../../src/common/errors/app-error';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { randomToken } from '../../src/common/ids';
 import { Tx } from '../../src/database/tx';
+import { PaymentsService } from '../../src/payments/payments.service';
 
 export class ProbeDto {
   @IsString() note: string;
@@ -80,5 +82,73 @@ export class AgentProbeController {
   @Idempotent()
   create(@Caller() caller: AgentPrincipal, @Body() body: AgentProbeDto) {
     return { agent: caller.id, note: body.note };
+  }
+}
+
+export class PayProbeDto {
+  @IsString() buyer_agent_id: string;
+  @IsString() seller_agent_id: string;
+  @IsString() mandate_id: string;
+  @IsInt() @Min(1) amount_paise: number;
+  @IsIn(['commit', 'roll_back']) then: 'commit' | 'roll_back';
+}
+
+/** Thrown inside the probe's transaction to undo a payment that has already settled. */
+class RolledBackOnPurpose extends Error {}
+
+/**
+ * POST /v1/_probe/pay runs PaymentsService.pay inside a transaction of its own and then commits
+ * it, or throws after the payment settled (`then: 'roll_back'`). Either way it answers 200 with
+ * what the transaction saw just before it ended: the intent, its receipt, and how many outbox
+ * rows and chain entries it had written. Used by outbox-rollback.e2e-spec.
+ */
+@Controller('v1/_probe/pay')
+@Auth('api_key')
+export class PayProbeController {
+  constructor(
+    private readonly tx: Tx,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  async pay(@Body() body: PayProbeDto) {
+    // PaymentsModule exports it to its importers only; the probe sits in the root test module.
+    const payments = this.moduleRef.get(PaymentsService, { strict: false });
+    if (this.tx.active) {
+      throw new Error('the probe must own the outermost transaction');
+    }
+    let seen: Record<string, unknown> = {};
+    try {
+      await this.tx.run(async (m) => {
+        const outcome = await payments.pay({
+          buyerAgentId: body.buyer_agent_id,
+          sellerAgentId: body.seller_agent_id,
+          amountPaise: body.amount_paise,
+          mandateId: body.mandate_id,
+          tokenId: null,
+          source: { kind: 'quote', id: `qt_probe_${randomToken(10)}` },
+          description: 'rollback probe',
+          receiptContext: {},
+        });
+        const { id, receiptId } = outcome.intent;
+        const [inside] = await m.query<{ outbox: number; entries: number; status: string }[]>(
+          `SELECT (SELECT count(*)::int FROM outbox_events WHERE subject_id = $1) AS outbox,
+                  (SELECT count(*)::int FROM chain_entries WHERE chain_id = $2) AS entries,
+                  (SELECT status FROM payment_intents WHERE id = $1) AS status`,
+          [id, receiptId],
+        );
+        seen = { outcome: outcome.status, intent_id: id, receipt_id: receiptId, inside };
+        if (body.then === 'roll_back') {
+          throw new RolledBackOnPurpose();
+        }
+      });
+    } catch (err) {
+      if (!(err instanceof RolledBackOnPurpose)) {
+        throw err;
+      }
+      return { ...seen, rolled_back: true };
+    }
+    return { ...seen, rolled_back: false };
   }
 }

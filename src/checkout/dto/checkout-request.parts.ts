@@ -23,12 +23,12 @@ import { MAX_UNIT_PAISE } from '../../seller/dto/put-listing.dto';
 import { MAX_LINE_QUANTITY, MAX_REQUESTED_QUANTITY } from '../checkout-pricing';
 
 /**
- * Optional but never null: the 2026-04-17 schema allows no null anywhere (BRIEF §4.2), so an
- * absent key is skipped and a null one fails the validators that follow.
+ * Optional but never null: the 2026-04-17 schema allows no null anywhere (docs/acp.md §1 step 6),
+ * so an absent key is skipped and a null one fails the validators that follow.
  */
 export const Optional = () => ValidateIf((_o: unknown, v: unknown) => v !== undefined);
 
-/** ACP `Item` (closed) plus our optional `quantity` (BRIEF §4.1 deviation). */
+/** ACP `Item` (closed) plus our optional `quantity` (docs/acp.md §4, "Deviations"). */
 export class ItemDto {
   @ApiProperty({ example: 'sku_tea_1kg', description: 'The published offer SKU' })
   @IsDefined()

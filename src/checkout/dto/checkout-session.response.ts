@@ -4,9 +4,9 @@ const OBJECT = { type: 'object', additionalProperties: true } as const;
 const OBJECTS = { type: 'array', items: { type: 'object', additionalProperties: true } } as const;
 
 /**
- * ACP 2026-04-17 `CheckoutSession` / `CheckoutSessionWithOrder` as we emit it (BRIEF §5.9). The
- * official JSON Schema is the contract (tests validate every response against it); this class only
- * documents the top level in our OpenAPI.
+ * ACP 2026-04-17 `CheckoutSession` / `CheckoutSessionWithOrder` as we emit it (docs/acp.md §4, §9).
+ * The official JSON Schema is the contract (tests validate every response against it); this class
+ * only documents the top level in our OpenAPI.
  */
 export class AcpCheckoutSession {
   @ApiProperty({ example: 'cs_…' }) id: string;

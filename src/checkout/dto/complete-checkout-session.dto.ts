@@ -72,7 +72,7 @@ export class PaymentDataDto {
   approval_required?: boolean;
 }
 
-/** ACP `CheckoutSessionCompleteRequest` (closed, BRIEF §4.4). */
+/** ACP `CheckoutSessionCompleteRequest` (closed, docs/acp.md §5). */
 export class CompleteCheckoutSessionDto {
   @ApiProperty({ type: PaymentDataDto })
   @IsDefined()

@@ -26,8 +26,8 @@ import {
 export const MAX_LINE_ITEMS = 100;
 
 /**
- * ACP `CheckoutSessionCreateRequest` (closed, BRIEF §4.1). `capabilities` is a plain object on
- * purpose: unknown capability values are ignored, never refused (capability negotiation RFC).
+ * ACP `CheckoutSessionCreateRequest` (closed, docs/acp.md §4). `capabilities` is a plain object on
+ * purpose: unknown capability values are ignored, never refused (docs/acp.md §4).
  * fulfillment_details, fulfillment_groups and affiliate_attribution are accepted and ignored
  * (digital delivery needs no address); discount codes are answered with a warning per code.
  */

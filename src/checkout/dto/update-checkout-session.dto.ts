@@ -22,7 +22,7 @@ import {
 } from './checkout-request.parts';
 import { MAX_LINE_ITEMS } from './create-checkout-session.dto';
 
-/** ACP `CheckoutSessionUpdateRequest` (closed, BRIEF §4.2): absent keys leave fields unchanged; null is refused. */
+/** ACP `CheckoutSessionUpdateRequest` (closed, docs/acp.md §4): absent keys leave fields unchanged; null is refused. */
 export class UpdateCheckoutSessionDto {
   @OptionalBuyer()
   buyer?: BuyerDto;

@@ -8,11 +8,11 @@ import { ACP_ROLE, setPrincipal } from './auth.decorators';
 import { CredentialResolver } from './credential.resolver';
 
 export const ACP_VERSION = '2026-04-17';
-/** Newest first (BRIEF §2.2). */
+/** Newest first (docs/acp.md §1). */
 export const SUPPORTED_ACP_VERSIONS = [ACP_VERSION];
 
 /**
- * The shared ACP request pipeline, steps 1–3 of BRIEF §2.6: protocol key and role (401/403),
+ * The shared ACP request pipeline, steps 1–3 of docs/acp.md §1: protocol key and role (401/403),
  * API-Version (400 + supported_versions), Signature/Timestamp when the key has a public key
  * (401). Idempotency (steps 4–5) is the IdempotencyInterceptor; validation (6) the global pipe.
  */

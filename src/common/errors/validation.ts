@@ -51,10 +51,10 @@ function firstLeaf(
 }
 
 /**
- * A request refused by the global ValidationPipe (BRIEF §2.6 step 6). The idempotency interceptor
- * does not store it against the key: the handler never started, and the caller is expected to
- * fix the body and retry with the same key (Stripe's rule: results are saved only once an
- * endpoint has started executing).
+ * A request refused by the global ValidationPipe (docs/acp.md §1 step 6). The idempotency
+ * interceptor does not store it against the key: the handler never started, and the caller is
+ * expected to fix the body and retry with the same key (Stripe's rule: results are saved only once
+ * an endpoint has started executing).
  */
 export class RequestValidationError extends AppError {}
 

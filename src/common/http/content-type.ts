@@ -22,7 +22,7 @@ export function underPrefixes(req: Request, prefixes: string[]): boolean {
 }
 
 /**
- * JSON APIs take JSON only (BRIEF §2.1: anything else is 415). A POST with no body and no
+ * JSON APIs take JSON only (docs/acp.md §1: anything else is 415). A POST with no body and no
  * Content-Type is allowed (ACP cancel). Form posts of the person-facing app are not under
  * these prefixes.
  */

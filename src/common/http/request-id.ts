@@ -9,7 +9,7 @@ export function requestIdOf(req: Request): string {
 }
 
 /**
- * Echoes a client's Request-Id (BRIEF §2.4) or generates req_…, once per request. The access
+ * Echoes a client's Request-Id (docs/acp.md §1) or generates req_…, once per request. The access
  * logger runs first and calls this too, so the log line and the response carry the same id.
  */
 export function assignRequestId(req: Request, res: Response): string {
@@ -32,9 +32,9 @@ export function requestIdMiddleware(req: Request, res: Response, next: NextFunct
 const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /**
- * BRIEF §2.3 "Response echo": every POST response carries the Idempotency-Key it was sent with,
- * including the 401/403/400 answers of the guards that run before the idempotency interceptor.
- * Only a well-formed key (1–255 characters) is echoed.
+ * Idempotency-Key echo (docs/acp.md §1–§2): every POST response carries the Idempotency-Key it was
+ * sent with, including the 401/403/400 answers of the guards that run before the idempotency
+ * interceptor. Only a well-formed key (1–255 characters) is echoed.
  */
 export function idempotencyKeyEchoMiddleware(
   req: Request,

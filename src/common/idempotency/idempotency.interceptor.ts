@@ -69,7 +69,7 @@ function lockId(parts: string[]): string {
 }
 
 /**
- * Idempotency-Key semantics of BRIEF §2.3 on every mutating route.
+ * Idempotency-Key semantics (README "Idempotency", docs/acp.md §2) on every mutating route.
  *
  * The whole request runs in one Postgres transaction (Tx): a stored result is replayed (or 422)
  * straight away; otherwise we take a transaction-scoped advisory lock on (caller, method, path,

@@ -1,4 +1,4 @@
-/** Queue and job names, payload types and option presets (STYLE §4). */
+/** Queue and job names, payload types and option presets, in one place. */
 export const QUEUES = {
   maintenance: 'maintenance',
   approvals: 'approvals',

@@ -35,7 +35,7 @@ export function parsePublicKey(input: unknown, param: string): ParsedPublicKey {
   return { pem: key.export({ type: 'spki', format: 'pem' }).toString(), alg };
 }
 
-/** base64url with or without padding (BRIEF §2.5). */
+/** base64url with or without padding (docs/acp.md §3). */
 export function decodeBase64Url(s: string): Buffer | null {
   if (!/^[A-Za-z0-9_-]+={0,2}$/.test(s)) {
     return null;

@@ -17,7 +17,8 @@ const staleTimestamp = (message: string) =>
   new AppError(401, 'invalid_request', 'stale_timestamp', message, 'Timestamp');
 
 /**
- * BRIEF §2.5 profile: Signature = base64url(sign(Timestamp \n METHOD \n path?query \n JCS(body))),
+ * Our signing profile (README "Signing requests", docs/acp.md §3):
+ * Signature = base64url(sign(Timestamp \n METHOD \n path?query \n JCS(body))),
  * Ed25519 or P-256 (r||s), |now − Timestamp| ≤ SIGNATURE_CLOCK_SKEW_S, each signature accepted once.
  */
 @Injectable()

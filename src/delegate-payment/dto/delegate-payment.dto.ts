@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 
 /*
- * DelegatePaymentRequest of ACP 2026-04-17 (BRIEF §6.1), closed at every level by the global
+ * DelegatePaymentRequest of ACP 2026-04-17 (docs/acp.md §6), closed at every level by the global
  * whitelist. These classes check the official schema's shapes (types, required, lengths, enums
  * of risk signals); the allowance's business values (reason, currency, amount, expiry) are the
  * service's rules and answer invalid_allowance. payment_method is parsed by payment-method.ts,

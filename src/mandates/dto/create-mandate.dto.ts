@@ -18,7 +18,10 @@ import {
 } from 'class-validator';
 import type { MandateRail } from '../mandate.entity';
 
-/** ₹5 lakh: the largest per-payment cap the sandbox accepts (UPI's highest per-transaction tier, DOMAIN A.8). */
+/**
+ * ₹5 lakh: the largest per-payment cap the sandbox accepts. It is UPI's highest per-transaction
+ * limit, allowed only for some merchant categories (e.g. tax, hospitals, education); most are ₹1 lakh.
+ */
 export const MAX_PER_PAYMENT_CAP_PAISE = 50_000_000;
 const AGENT_ID = /^agt_[A-Za-z0-9]+$/;
 

@@ -73,7 +73,8 @@ type Output = z.output<typeof output>;
 
 /**
  * Asks a refund (same use case as POST /v1/pay/intents/{id}/refunds). It never moves money: the
- * refund waits for a person in the seller's workspace to approve it in the app (spec §5 rule 6).
+ * refund waits for a person in the seller's workspace to approve it in the app (README "Seller
+ * surface").
  */
 @Injectable()
 export class IssueRefundTool implements McpTool<typeof input, typeof output> {

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { paise } from '../../database/bigint.transformer';
 
-/** A published price (spec §2 "Offer and listing"). Withdrawn offers stay, inactive, for history. */
+/** A published price (README "Seller surface"). Withdrawn offers stay, inactive, for history. */
 @Entity('offers')
 export class Offer {
   @PrimaryColumn('text') id: string;

@@ -1,4 +1,9 @@
 import fc from 'fast-check';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { calculateJwkThumbprint, exportJWK, JSONWebKeySet } from 'jose';
 import { createHash, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { canonicalJson } from '../../../src/common/canonical-json';
@@ -142,6 +147,74 @@ describe('verifyChain', () => {
       valid: false,
       first_bad_seq: 4,
       reason: 'head: chain records 4 entries, found 3',
+    });
+  });
+
+  describe('a chain spliced from two validly signed histories', () => {
+    // Two histories of one chain_id that differ from seq 1: every entry's own hash (over its own
+    // prev_hash) and signature is valid, so only the prev_hash link can reveal the splice.
+    const forked = (keysA: TestKey[], keysB: TestKey[]) =>
+      Promise.all([
+        buildChain([{ n: 1 }, { n: 2 }, { n: 3, to: 'alice' }, { n: 4 }], keysA, 'chain_fork'),
+        buildChain(
+          [{ n: 1, v: 'b' }, { n: 2, amount: 9 }, { n: 3, to: 'mallory' }, { n: 4 }],
+          keysB,
+          'chain_fork',
+        ),
+      ]);
+
+    it.each([
+      ['one key', () => [k1], () => [k1]],
+      ['two keys, both trusted', () => [k1], () => [k2]],
+    ])('fails on the prev_hash link at the splice point (%s)', async (_name, keysA, keysB) => {
+      const [a, b] = await forked(keysA(), keysB());
+      // Each history on its own is sound, and the entries taken from b carry their own valid hash.
+      expect(await verifyChain(a, jwks)).toMatchObject({ valid: true, length: 4 });
+      expect(await verifyChain(b, jwks)).toMatchObject({ valid: true, length: 4 });
+      expect(entryHash(b[2].prev_hash, b[2])).toBe(b[2].hash);
+      expect(b[2].prev_hash).not.toBe(a[1].hash);
+
+      const spliced = clone([a[0], a[1], b[2], b[3]]);
+      expect(await verifyChain(spliced, jwks)).toEqual({
+        valid: false,
+        length: 4,
+        first_bad_seq: 3,
+        reason: 'prev_hash: does not equal the hash of seq 2',
+      });
+      // Spliced the other way round, and at the first link.
+      expect(await verifyChain(clone([b[0], b[1], a[2]]), jwks)).toMatchObject({
+        first_bad_seq: 3,
+        reason: 'prev_hash: does not equal the hash of seq 2',
+      });
+      expect(await verifyChain(clone([a[0], b[1], b[2], b[3]]), jwks)).toMatchObject({
+        first_bad_seq: 2,
+        reason: 'prev_hash: does not equal the hash of seq 1',
+      });
+    });
+
+    it('docs/verify-receipt.mjs reports the same broken link', async () => {
+      const [a, b] = await forked([k1], [k2]);
+      const dir = await mkdtemp(join(tmpdir(), 'splice-'));
+      const run = (file: string) =>
+        promisify(execFile)(process.execPath, [
+          'docs/verify-receipt.mjs',
+          file,
+          join(dir, 'jwks.json'),
+        ]);
+      try {
+        await writeFile(join(dir, 'jwks.json'), JSON.stringify(jwks));
+        for (const [name, entries] of Object.entries({ a, b, spliced: [a[0], a[1], b[2], b[3]] })) {
+          await writeFile(join(dir, `${name}.json`), JSON.stringify(entries));
+        }
+        expect((await run(join(dir, 'a.json'))).stdout).toContain('valid: 4 entries');
+        expect((await run(join(dir, 'b.json'))).stdout).toContain('valid: 4 entries');
+        await expect(run(join(dir, 'spliced.json'))).rejects.toMatchObject({
+          code: 1,
+          stderr: 'INVALID at seq 3: prev_hash does not link to the previous hash\n',
+        });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
   });
 

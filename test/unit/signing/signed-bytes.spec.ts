@@ -38,7 +38,7 @@ const bodyOf = (v: Vector): unknown =>
   v.body_json === undefined ? undefined : JSON.parse(v.body_json);
 const bytesOf = (v: Vector) => signedBytes(v.timestamp, v.method, v.path, bodyOf(v));
 
-/** Known-answer vectors for the BRIEF §2.5 signing profile (test/fixtures/signing/vectors.json). */
+/** Known-answer vectors for our signing profile, docs/acp.md §3 (test/fixtures/signing/vectors.json). */
 describe('signed bytes and detached signatures (known answers)', () => {
   const { private_key_pem, public_key_pem, vectors } = fixtures.ed25519;
   const privateKey = createPrivateKey(private_key_pem);
