@@ -29,6 +29,8 @@ import { McpModule } from './mcp/mcp.module';
 import { QuotesModule } from './quotes/quotes.module';
 import { IntentsModule } from './intents/intents.module';
 import { RefundsModule } from './refunds/refunds.module';
+import { PublicPayModule } from './public-pay/public-pay.module';
+import { AppNotFoundModule, AppPagesModule } from './web/app-pages.module';
 
 @Module({
   imports: [
@@ -61,6 +63,10 @@ import { RefundsModule } from './refunds/refunds.module';
     RefundsModule,
     SellerModule,
     CheckoutModule,
+    PublicPayModule,
+    AppPagesModule,
+    // Last: its catch-all answers unknown /app paths with an HTML 404 after every real route.
+    AppNotFoundModule,
   ],
 })
 export class AppModule implements NestModule {

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { Logger } from 'nestjs-pino';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { validationErrorFactory } from './common/errors/validation';
+import { securityHeaders } from './common/http/security-headers';
+import { APP_CONFIG, AppConfig } from './config/app.config';
 import { buildOpenApiDocument } from './openapi/openapi.document';
 import { registerViewHelpers } from './views/view-helpers';
 
@@ -15,6 +17,8 @@ export function configureApp(app: NestExpressApplication, opts: { quietLogs?: bo
   }
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
+  // First of all, so every response carries them: pages, API, errors, /docs and static files.
+  app.use(securityHeaders({ live: app.get<AppConfig>(APP_CONFIG).mode === 'live' }));
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(
     new ValidationPipe({
@@ -27,6 +31,12 @@ export function configureApp(app: NestExpressApplication, opts: { quietLogs?: bo
     }),
   );
   app.setBaseViewsDir(join(__dirname, '..', 'views'));
+  // Same-origin stylesheet of the pages (the CSP refuses inline styles).
+  app.useStaticAssets(join(__dirname, '..', 'views', 'assets'), {
+    prefix: '/app/assets/',
+    index: false,
+    maxAge: '1h',
+  });
   app.setViewEngine('hbs');
   registerViewHelpers();
   app.enableShutdownHooks();

@@ -1,35 +1,23 @@
-import { Body, Controller, Get, Inject, OnModuleInit, Param, Post, Query, Redirect, Render } from '@nestjs/common';
+import { Body, Controller, Get, Inject, OnModuleInit, Param, Post, Query, Redirect, Render, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { AppLayout } from '../web/app-layout.service';
+import { ApprovalsPagesService, DecisionVerb } from '../web/approvals-pages.service';
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
-import { CsrfForm } from '../web/dto/app-forms.dto';
+import { DecisionForm } from '../web/dto/app-forms.dto';
 import type { SignedInPerson } from '../web/signed-in-person';
-import type { Approval } from './approval.entity';
-import { ApprovalsService } from './approvals.service';
-
-function view(a: Approval) {
-  return {
-    id: a.id,
-    kind: a.kind,
-    summary: a.summary,
-    amount_paise: a.amountPaise,
-    status: a.status,
-    expires_at: a.expiresAt.toISOString(),
-    decided_at: a.decidedAt?.toISOString() ?? null,
-    note: a.note,
-  };
-}
 
 /**
  * The approvals inbox: the only place a payment above the threshold or a refund is approved.
  * Signed-in person + CSRF token (SignedIn); no bearer credential of any kind reaches these routes.
+ * Answers on amounts above the threshold need `confirm=yes` (the confirmation page's form).
  */
 @AppController()
 @SignedIn()
 @Controller('app/approvals')
 export class ApprovalsPageController implements OnModuleInit {
   constructor(
-    private readonly approvals: ApprovalsService,
+    private readonly pages: ApprovalsPagesService,
     @Inject(AppLayout) private readonly layout: AppLayout,
   ) {}
 
@@ -39,30 +27,43 @@ export class ApprovalsPageController implements OnModuleInit {
 
   @Get()
   @Render('app/approvals')
-  async inbox(@CurrentPerson() person: SignedInPerson, @Query('done') done?: string) {
-    const all = await this.approvals.list(person.workspaceId, 'all');
-    const doneId = typeof done === 'string' ? done.slice(0, 100) : null;
-    return this.layout.page(person, 'Approvals', {
-      pending: all.filter((a) => a.status === 'pending').map(view),
-      decided: all.filter((a) => a.status !== 'pending').slice(0, 20).map(view),
-      done: doneId,
-      doneNote: all.find((a) => a.id === doneId)?.note ?? null,
-    });
+  inbox(@CurrentPerson() person: SignedInPerson) {
+    return this.pages.inbox(person);
+  }
+
+  @Get(':id')
+  @Render('app/approval')
+  detail(@CurrentPerson() person: SignedInPerson, @Param('id') id: string) {
+    return this.pages.detail(person, id);
+  }
+
+  @Get(':id/confirm')
+  async confirm(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('id') id: string,
+    @Query('decision') decision: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    const verb: DecisionVerb = decision === 'deny' ? 'deny' : 'approve';
+    const page = await this.pages.confirmPage(person, id, verb);
+    if (page) {
+      res.render('app/approval-confirm', page);
+    } else {
+      res.redirect(303, `/app/approvals/${encodeURIComponent(id)}`);
+    }
   }
 
   @Post(':id/approve')
   @Idempotent()
   @Redirect('/app/approvals', 303)
-  async approve(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() _form: CsrfForm) {
-    await this.approvals.decide(person.workspaceId, id, person.personId, 'approved');
-    return { url: `/app/approvals?done=${encodeURIComponent(id)}` };
+  async approve(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() form: DecisionForm) {
+    return { url: await this.pages.decide(person, id, 'approve', form.confirm === 'yes') };
   }
 
   @Post(':id/deny')
   @Idempotent()
   @Redirect('/app/approvals', 303)
-  async deny(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() _form: CsrfForm) {
-    await this.approvals.decide(person.workspaceId, id, person.personId, 'denied');
-    return { url: `/app/approvals?done=${encodeURIComponent(id)}` };
+  async deny(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() form: DecisionForm) {
+    return { url: await this.pages.decide(person, id, 'deny', form.confirm === 'yes') };
   }
 }

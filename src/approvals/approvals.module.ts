@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { WebModule } from '../web/web.module';
 import { ApprovalTimeoutProcessor } from './approval-timeout.processor';
-import { ApprovalsPageController } from './approvals-page.controller';
 import { ApprovalsService } from './approvals.service';
 
+/** ApprovalsService and its timeout. The inbox page (approvals-page.controller.ts) is declared in AppPagesModule. */
 @Module({
   imports: [WebModule],
-  controllers: [ApprovalsPageController],
   providers: [ApprovalsService, ApprovalTimeoutProcessor],
   exports: [ApprovalsService],
 })

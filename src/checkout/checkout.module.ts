@@ -4,6 +4,7 @@ import { ChainsModule } from '../chains/chains.module';
 import { DelegatePaymentModule } from '../delegate-payment/delegate-payment.module';
 import { SellerModule } from '../seller/seller.module';
 import { PaymentsModule } from '../payments/payments.module';
+import { AppPagesModule } from '../web/app-pages.module';
 import { AcpDocumentsController } from './acp-documents.controller';
 import { CheckoutCompletionService } from './checkout-completion.service';
 import { CheckoutPagesController } from './checkout-pages.controller';
@@ -14,7 +15,7 @@ import { OrderPageService } from './order-page.service';
 
 /** ACP merchant checkout, discovery, the payment handler documents and the order page. */
 @Module({
-  imports: [AccountsModule, SellerModule, PaymentsModule, DelegatePaymentModule, ChainsModule],
+  imports: [AccountsModule, SellerModule, PaymentsModule, DelegatePaymentModule, ChainsModule, AppPagesModule],
   controllers: [CheckoutController, AcpDocumentsController, CheckoutPagesController],
   providers: [
     CheckoutService,

@@ -3,6 +3,10 @@ import { AccountsService } from '../accounts/accounts.service';
 import { ChainService } from '../chains/chain.service';
 import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import type { MandateRail } from '../mandates/mandate.entity';
+import { AppReadModel } from '../web/app-read-model';
+import { ReceiptEntryView, receiptEntryViews } from '../web/app-receipts.service';
+import { formatIst } from '../web/local-time';
 import { PaymentsService } from '../payments/payments.service';
 import { lineTotal, sessionTotal } from './checkout-pricing';
 import { CheckoutSessionRepository } from './checkout-session.repository';
@@ -17,6 +21,8 @@ export interface OrderPage {
     sellerName: string;
     completedAt: string;
     totalPaise: number;
+    refundedPaise: number;
+    paymentMethod: string;
     lines: {
       name: string;
       sku: string;
@@ -27,22 +33,21 @@ export interface OrderPage {
   };
   receipt: {
     id: string;
-    entries: {
-      seq: number;
-      hash: string;
-      prevHash: string;
-      createdAt: string;
-      kid: string;
-      type: string;
-    }[];
+    entries: ReceiptEntryView[];
   } | null;
   jwksUrl: string;
 }
 
+const RAIL: Record<MandateRail, string> = {
+  upi_reserve_pay: 'UPI Reserve Pay mandate',
+  upi_otm: 'UPI one-time mandate',
+};
+
 /**
  * The public order page behind order.permalink_url (docs/acp.md §9): anyone holding the unguessable
  * order id sees what was bought, from whom, for how much, and the receipt's chain hashes to check
- * against /.well-known/jwks.json. No buyer details, tokens or mandate ids.
+ * against /.well-known/jwks.json, times in IST. No buyer details or tokens; the mandate only as
+ * its rail and last four characters.
  */
 @Injectable()
 export class OrderPageService {
@@ -51,6 +56,7 @@ export class OrderPageService {
     private readonly payments: PaymentsService,
     private readonly chains: ChainService,
     private readonly accounts: AccountsService,
+    private readonly read: AppReadModel,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -64,6 +70,7 @@ export class OrderPageService {
     const intent = await this.payments.getIntent(session.intentId);
     const seller = await this.accounts.getAgent(session.workspaceId, session.sellerAgentId);
     const entries = intent.receiptId ? await this.chains.entries(intent.receiptId) : [];
+    const mandate = intent.mandateId ? (await this.read.mandates([intent.mandateId])).get(intent.mandateId) : undefined;
     return {
       title: `Order ${orderId}`,
       modeBanner:
@@ -77,8 +84,10 @@ export class OrderPageService {
         status: 'confirmed',
         checkoutSessionId: session.id,
         sellerName: seller.name,
-        completedAt: (session.completedAt ?? session.updatedAt).toISOString(),
+        completedAt: formatIst(session.completedAt ?? session.updatedAt),
         totalPaise: sessionTotal(session.lineItems),
+        refundedPaise: intent.amountRefundedPaise,
+        paymentMethod: mandate ? `${RAIL[mandate.rail]} ····${mandate.id.slice(-4)}` : 'UPI mandate',
         lines: session.lineItems.map((l) => ({
           name: l.name,
           sku: l.sku,
@@ -90,14 +99,7 @@ export class OrderPageService {
       receipt: intent.receiptId
         ? {
             id: intent.receiptId,
-            entries: entries.map((e) => ({
-              seq: e.seq,
-              hash: e.hash,
-              prevHash: e.prev_hash,
-              createdAt: e.created_at,
-              kid: e.kid,
-              type: typeof e.payload.type === 'string' ? e.payload.type : 'entry',
-            })),
+            entries: receiptEntryViews(entries),
           }
         : null,
       jwksUrl: `${this.config.baseUrl}/.well-known/jwks.json`,

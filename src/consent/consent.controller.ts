@@ -1,11 +1,16 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Redirect, Render } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Redirect, Render, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
-import { CsrfForm } from '../web/dto/app-forms.dto';
+import { DecisionForm } from '../web/dto/app-forms.dto';
 import type { SignedInPerson } from '../web/signed-in-person';
-import { ConsentService } from './consent.service';
+import { ConsentService, RevokeKind } from './consent.service';
 import { IssueProtocolKeyForm } from './dto/consent-forms.dto';
 
-/** {appUrl}/consent: a signed-in person sees and revokes what agents may do. Every form carries _csrf. */
+/**
+ * {appUrl}/consent: a signed-in person sees and revokes what agents may do. Every form carries
+ * _csrf; a revocation needs `confirm=yes` from its confirmation page (without it the person is
+ * sent there and nothing changes).
+ */
 @AppController()
 @SignedIn()
 @Controller('app/consent')
@@ -30,33 +35,58 @@ export class ConsentController {
     });
   }
 
+  @Get('protocol-keys/:id/revoke')
+  confirmProtocolKey(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Res() res: Response) {
+    return this.confirm(person, 'protocol-keys', id, res);
+  }
+
+  @Get('mandates/:id/revoke')
+  confirmMandate(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Res() res: Response) {
+    return this.confirm(person, 'mandates', id, res);
+  }
+
+  @Get('tokens/:id/revoke')
+  confirmToken(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Res() res: Response) {
+    return this.confirm(person, 'tokens', id, res);
+  }
+
   @Post('protocol-keys/:id/revoke')
   @Redirect('/app/consent', 303)
-  async revokeProtocolKey(
-    @CurrentPerson() person: SignedInPerson,
-    @Param('id') id: string,
-    @Body() _form: CsrfForm,
-  ): Promise<void> {
+  async revokeProtocolKey(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() form: DecisionForm) {
+    if (form.confirm !== 'yes') {
+      return { url: confirmUrl('protocol-keys', id) };
+    }
     await this.consent.revokeProtocolKey(person, id);
   }
 
   @Post('mandates/:id/revoke')
   @Redirect('/app/consent', 303)
-  async revokeMandate(
-    @CurrentPerson() person: SignedInPerson,
-    @Param('id') id: string,
-    @Body() _form: CsrfForm,
-  ): Promise<void> {
+  async revokeMandate(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() form: DecisionForm) {
+    if (form.confirm !== 'yes') {
+      return { url: confirmUrl('mandates', id) };
+    }
     await this.consent.revokeMandate(person, id);
   }
 
   @Post('tokens/:id/revoke')
   @Redirect('/app/consent', 303)
-  async revokeToken(
-    @CurrentPerson() person: SignedInPerson,
-    @Param('id') id: string,
-    @Body() _form: CsrfForm,
-  ): Promise<void> {
+  async revokeToken(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() form: DecisionForm) {
+    if (form.confirm !== 'yes') {
+      return { url: confirmUrl('tokens', id) };
+    }
     await this.consent.revokeToken(person, id);
   }
+
+  private async confirm(person: SignedInPerson, kind: RevokeKind, id: string, res: Response): Promise<void> {
+    const page = await this.consent.revokeConfirmPage(person, kind, id);
+    if (page) {
+      res.render('app/revoke-confirm', page);
+    } else {
+      res.redirect(303, '/app/consent');
+    }
+  }
+}
+
+function confirmUrl(kind: RevokeKind, id: string): string {
+  return `/app/consent/${kind}/${encodeURIComponent(id)}/revoke`;
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import { formatIst } from '../web/local-time';
 import type { Mandate, MandateRail, MandateStatus } from './mandate.entity';
 import { MandateRepository } from './mandate.repository';
 import { effectiveMandateStatus, isRevocable } from './mandate.state';
@@ -16,19 +17,7 @@ const STATUS_LABEL: Record<MandateStatus, string> = {
   expired: 'expired',
 };
 
-const IST = new Intl.DateTimeFormat('en-IN', {
-  timeZone: 'Asia/Kolkata',
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  hour12: false,
-});
-
-export function formatIst(d: Date): string {
-  return `${IST.format(d)} IST`;
-}
+export { formatIst };
 
 /** What the app pages show for a mandate: names instead of ids, status as of now. */
 export interface MandateView {

@@ -47,11 +47,13 @@ const STATUS_TEXT: Record<string, string> = {
   '413': 'request_too_large',
   '415': 'unsupported_media_type: bodies must be application/json',
   '422': 'idempotency_conflict: same Idempotency-Key, different body',
+  '429': 'too_many_requests: over the rate limit (per credential, or per address on public routes); see Retry-After and RateLimit-* headers',
   '500': 'processing_error (never stored against an Idempotency-Key)',
+  '503': 'service_unavailable: PostgreSQL (or, for /health, Redis) is unreachable, or a transaction conflict persisted; retry after Retry-After',
 };
 
 function errorStatuses(path: string, method: string, op: OperationObject): string[] {
-  const statuses = ['400', '404', '500'];
+  const statuses = ['400', '404', '429', '500', '503'];
   const secured = (op.security ?? []).length > 0;
   if (secured) {
     statuses.push('401', '403');

@@ -21,17 +21,28 @@ import { PAYMENT_RAIL, PaymentRail } from './payment-rail';
 import { PaymentSources } from './payment-sources';
 import { paymentErrors } from './payments.errors';
 
-export interface PayRequest {
+/**
+ * Who authorised a payment. Agents pay under a mandate their person authorised beforehand (and a
+ * person approves each payment above the threshold). On the hosted payment page the person pays
+ * the quote themselves: their act on the page is the approval, so no mandate is drawn
+ * (`mandateId: null`, the intent's mandate_id stays null) and no separate approval is asked; the
+ * buyer agent's rules that need no mandate (the daily cap) still apply. Nothing but an explicit
+ * `authorisedBy: 'person_on_page'` can leave out the mandate.
+ */
+export type PayAuthority =
+  | { mandateId: string; authorisedBy?: 'mandate' }
+  | { mandateId: null; authorisedBy: 'person_on_page' };
+
+export type PayRequest = PayAuthority & {
   buyerAgentId: string;
   sellerAgentId: string;
   amountPaise: number;
-  mandateId: string;
   tokenId: string | null;
   source: { kind: IntentSourceKind; id: string };
   description: string;
   /** Extra facts recorded on the receipt (checkout session, line items, quote…). */
   receiptContext: Record<string, unknown>;
-}
+};
 
 export type PayOutcome =
   | { status: 'settled'; intent: PaymentIntent }
@@ -51,6 +62,8 @@ export interface WaitingDecline {
  * inside their transaction. Lock order (docs/architecture.md "Lock order"): source → token →
  * buyer agent → mandate → intent → approval, every one FOR NO KEY UPDATE so foreign-key checks
  * (KEY SHARE) never wait.
+ * For a hosted-page payment the source is two rows, the quote then its hosted checkout
+ * (src/public-pay), and there is no mandate (PayAuthority 'person_on_page').
  *
  * A payment waiting for a person is checked against the whole rule set again when the person
  * approves (under the same locks), and is declined when its mandate or token ends first.
@@ -86,10 +99,13 @@ export class PaymentsService implements OnModuleInit {
       // Serialise payments of one buyer agent, so the daily cap cannot be overrun by a race.
       const buyer = await m.findOne(Agent, { where: { id: req.buyerAgentId }, lock: { mode: 'for_no_key_update' } });
       const seller = await m.findOneBy(Agent, { id: req.sellerAgentId });
-      const mandate = await m.findOne(Mandate, { where: { id: req.mandateId }, lock: { mode: 'for_no_key_update' } });
-      if (!buyer || !seller || !mandate) {
+      const mandate =
+        req.mandateId === null ? null : await m.findOne(Mandate, { where: { id: req.mandateId }, lock: { mode: 'for_no_key_update' } });
+      if (!buyer || !seller || (req.mandateId !== null && !mandate)) {
         throw new Error('pay() called with unknown buyer, seller or mandate');
       }
+      const onPage = req.authorisedBy === 'person_on_page';
+      const receiptContext = onPage ? { ...req.receiptContext, authorised_by: 'person_on_page' } : req.receiptContext;
       const intent: PaymentIntent = Object.assign(new PaymentIntent(), {
         id: newId('pi'),
         buyerWorkspaceId: buyer.workspaceId,
@@ -102,12 +118,12 @@ export class PaymentsService implements OnModuleInit {
         sourceKind: req.source.kind,
         sourceId: req.source.id,
         tokenId: req.tokenId,
-        mandateId: mandate.id,
+        mandateId: mandate?.id ?? null,
         status: 'processing',
         declineCode: null,
         declineReason: null,
         description: req.description,
-        receiptContext: req.receiptContext,
+        receiptContext,
         rail: this.rail.name,
         railReference: null,
         receiptId: null,
@@ -115,21 +131,15 @@ export class PaymentsService implements OnModuleInit {
         updatedAt: now,
         settledAt: null,
       });
-      const decline = evaluateBuyerRules({
-        mandate,
-        amountPaise: req.amountPaise,
-        sellerAgentId: seller.id,
-        now,
-        spentTodayPaise: await this.spentToday(buyer.id, now, null),
-        dailyCapPaise: this.config.dailyCapPaise,
-      });
+      const decline = await this.newPaymentDecline(mandate, { buyerAgentId: buyer.id, sellerAgentId: seller.id, amountPaise: req.amountPaise }, now);
       if (decline) {
         Object.assign(intent, { status: 'declined', declineCode: decline.code, declineReason: decline.reason });
         await m.insert(PaymentIntent, intent);
         await this.audit.record(buyer.workspaceId, { type: 'agent', id: buyer.id }, 'intent.declined', intent.id, { code: decline.code });
         return { status: 'declined', intent, decline };
       }
-      if (req.amountPaise > this.config.approvalThresholdPaise) {
+      // The person on the hosted page is approving this very payment: no second approval.
+      if (!onPage && req.amountPaise > this.config.approvalThresholdPaise) {
         intent.status = 'requires_approval';
         await m.insert(PaymentIntent, intent);
         const approval = await this.approvals.request({
@@ -143,8 +153,21 @@ export class PaymentsService implements OnModuleInit {
         return { status: 'requires_approval', intent, approval };
       }
       await m.insert(PaymentIntent, intent);
-      return this.settle(intent, req.receiptContext);
+      return this.settle(intent, receiptContext);
     });
+  }
+
+  /**
+   * The decline pay() would answer right now, without writing or locking anything: for a page
+   * that must say beforehand whether a payment can go ahead (the hosted payment page's
+   * `payable`). The same rules on the same inputs as pay(); pay() decides again under its locks.
+   */
+  async previewDecline(req: PayAuthority & { buyerAgentId: string; sellerAgentId: string; amountPaise: number }): Promise<Decline | null> {
+    const mandate = req.mandateId === null ? null : await this.tx.manager.findOneBy(Mandate, { id: req.mandateId });
+    if (req.mandateId !== null && !mandate) {
+      return { code: 'mandate_not_active', reason: `Mandate ${req.mandateId} does not exist` };
+    }
+    return this.newPaymentDecline(mandate, req, this.clock.now());
   }
 
   /**
@@ -427,6 +450,22 @@ export class PaymentsService implements OnModuleInit {
         : { code: 'approval_expired', reason: 'Nobody approved this payment in time' },
     );
     await source?.onDeclined(intent);
+  }
+
+  /** The buyer's rules for a payment not yet recorded (pay() and previewDecline). */
+  private async newPaymentDecline(
+    mandate: Mandate | null,
+    p: { buyerAgentId: string; sellerAgentId: string; amountPaise: number },
+    now: Date,
+  ): Promise<Decline | null> {
+    return evaluateBuyerRules({
+      mandate,
+      amountPaise: p.amountPaise,
+      sellerAgentId: p.sellerAgentId,
+      now,
+      spentTodayPaise: await this.spentToday(p.buyerAgentId, now, null),
+      dailyCapPaise: this.config.dailyCapPaise,
+    });
   }
 
   /**

@@ -1,9 +1,14 @@
 import type { PayOutcome } from '../payments/payments.service';
-import { QuoteIntentOutcome, QuoteResponse } from './dto/quote.response';
+import { PublicQuoteView, QuoteIntentOutcome, QuoteResponse } from './dto/quote.response';
 import type { Quote } from './quote.entity';
-import { effectiveStatus } from './quote.state';
+import { effectiveStatus, whyNotPayable } from './quote.state';
 
-export function toQuoteResponse(q: Quote, now: Date): QuoteResponse {
+/** `{app_url}/pay/<quote_id>`: the hosted payment page of a quote (spec §4 "Public pay API"). */
+export function payUrlOf(appUrl: string, quoteId: string): string {
+  return `${appUrl.replace(/\/+$/, '')}/pay/${encodeURIComponent(quoteId)}`;
+}
+
+export function toQuoteResponse(q: Quote, now: Date, appUrl: string): QuoteResponse {
   return {
     id: q.id,
     object: 'quote',
@@ -27,6 +32,7 @@ export function toQuoteResponse(q: Quote, now: Date): QuoteResponse {
     intent_id: q.intentId,
     paid_at: q.paidAt?.toISOString() ?? null,
     canceled_at: q.canceledAt?.toISOString() ?? null,
+    pay_url: payUrlOf(appUrl, q.id),
   };
 }
 
@@ -40,5 +46,30 @@ export function toIntentOutcome(outcome: PayOutcome): QuoteIntentOutcome {
     decline_reason: intent.declineReason,
     receipt_id: intent.receiptId,
     approval_id: outcome.status === 'requires_approval' ? outcome.approval.id : null,
+  };
+}
+
+/**
+ * The quote's part of the public view (spec §2 "Public quote view"): payable as far as the quote's
+ * own status goes. The hosted payment page (src/public-pay) adds the buyer's rules and its checkout.
+ */
+export function toPublicQuoteView(
+  q: Quote,
+  now: Date,
+  ctx: {
+    buyerName: string;
+    rail: 'sandbox' | 'gateway';
+    mode: 'sandbox' | 'test' | 'live';
+    appUrl: string;
+  },
+): PublicQuoteView {
+  const blocked = whyNotPayable(effectiveStatus(q, now));
+  return {
+    quote: { ...toQuoteResponse(q, now, ctx.appUrl), buyer_name: ctx.buyerName },
+    rail: ctx.rail,
+    mode: ctx.mode,
+    payable: blocked === null,
+    reason: blocked?.reason ?? null,
+    checkout: null,
   };
 }

@@ -1,19 +1,23 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { canBuy, canSell } from '../accounts/entities/agent.entity';
-import { AuditLog } from '../common/audit';
+import { AuditActor, AuditLog } from '../common/audit';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
-import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { SellerService } from '../seller/seller.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 import { PaymentSources } from '../payments/payment-sources';
-import { PaymentsService } from '../payments/payments.service';
+import {
+  PayAuthority,
+  PayOutcome,
+  PayRequest,
+  PaymentsService,
+} from '../payments/payments.service';
 import { PayQuoteResponse, PublicQuoteView, QuoteResponse } from './dto/quote.response';
 import { Quote, QuoteLineItem } from './quote.entity';
-import { toIntentOutcome, toQuoteResponse } from './quote.mapper';
+import { payUrlOf, toIntentOutcome, toPublicQuoteView, toQuoteResponse } from './quote.mapper';
 import { QuoteRepository } from './quote.repository';
 import {
   effectiveStatus,
@@ -23,6 +27,7 @@ import {
   whyNotPayable,
 } from './quote.state';
 import { quoteErrors } from './quotes.errors';
+import { unguessableId } from './unguessable-id';
 
 export interface FreeFormQuoteInput {
   buyerAgentId: string;
@@ -41,8 +46,10 @@ export interface PayQuoteInput {
 /**
  * Quotes: a price addressed to one buyer agent, made from a seller's published offer or as a
  * free-form item list by the seller. Paying one runs the shared pipeline (PaymentsService.pay)
- * with source {kind: 'quote'}; `payAsBuyer` is the one place that does it, for the agent route
- * and the hosted payment page alike. Lock order: quote → (pipeline) buyer agent → mandate → intent.
+ * through `payThroughPipeline`, the one place that does it: `payAsBuyer` (agent route, under a
+ * mandate, source {kind: 'quote'}) and `payOnPage` (hosted payment page, authorised by the person
+ * on it, source {kind: 'hosted'}). Lock order: quote → (hosted checkout) → (pipeline) buyer agent →
+ * mandate → intent.
  */
 @Injectable()
 export class QuotesService implements OnModuleInit {
@@ -117,7 +124,7 @@ export class QuotesService implements OnModuleInit {
           sku,
         },
       );
-      return toQuoteResponse(quote, now);
+      return this.respond(quote, now);
     });
   }
 
@@ -168,7 +175,7 @@ export class QuotesService implements OnModuleInit {
           amount_paise: quote.amountPaise,
         },
       );
-      return toQuoteResponse(quote, now);
+      return this.respond(quote, now);
     });
   }
 
@@ -178,7 +185,7 @@ export class QuotesService implements OnModuleInit {
     if (!quote || (quote.sellerAgentId !== agentId && quote.buyerAgentId !== agentId)) {
       throw quoteErrors.notFound(quoteId);
     }
-    return toQuoteResponse(quote, this.clock.now());
+    return this.respond(quote, this.clock.now());
   }
 
   /** The seller withdraws an open quote; a payment waiting for a person is declined with it. */
@@ -210,7 +217,7 @@ export class QuotesService implements OnModuleInit {
         'quote.canceled',
         quote.id,
       );
-      return toQuoteResponse(quote, now);
+      return this.respond(quote, now);
     });
   }
 
@@ -232,64 +239,122 @@ export class QuotesService implements OnModuleInit {
       if (!(await this.quotes.mandateBelongsTo(input.mandateId, input.buyerAgentId))) {
         throw quoteErrors.mandateNotFound(input.mandateId);
       }
-      const outcome = await this.payments.pay({
-        buyerAgentId: quote.buyerAgentId,
-        sellerAgentId: quote.sellerAgentId,
-        amountPaise: quote.amountPaise,
-        mandateId: input.mandateId,
-        tokenId: null,
-        source: { kind: 'quote', id: quote.id },
-        description: describe(quote),
-        receiptContext: {
-          quote_id: quote.id,
-          category: quote.category,
-          line_items: quote.lineItems,
-        },
-      });
-      const now = this.clock.now();
-      if (outcome.status === 'settled' || outcome.status === 'requires_approval') {
-        const changes =
-          outcome.status === 'settled'
-            ? { status: 'paid' as const, intentId: outcome.intent.id, paidAt: now, updatedAt: now }
-            : { status: 'pending_approval' as const, intentId: outcome.intent.id, updatedAt: now };
-        Object.assign(quote, changes);
-        await this.quotes.update(quote.id, changes);
-      }
-      await this.audit.record(
-        quote.buyerWorkspaceId,
+      const outcome = await this.payThroughPipeline(
+        quote,
+        { mandateId: input.mandateId },
+        { kind: 'quote', id: quote.id },
         { type: 'agent', id: quote.buyerAgentId },
-        'quote.pay',
-        quote.id,
-        {
-          intent_id: outcome.intent.id,
-          outcome: outcome.status,
-        },
+        {},
       );
-      return { quote: toQuoteResponse(quote, now), intent: toIntentOutcome(outcome) };
+      return { quote: this.respond(quote, this.clock.now()), intent: toIntentOutcome(outcome) };
     });
   }
 
-  /** What the hosted payment page shows for a quote (spec §2 "Public quote view"); no credential. */
+  /**
+   * Pays a quote from the hosted payment page (src/public-pay): the same pipeline and the same
+   * quote bookkeeping as payAsBuyer, but the authority is the person on the page, so no mandate is
+   * drawn and no separate approval is asked (their act on the page is the approval); the buyer
+   * agent's rules that need no mandate (its daily cap) still apply. The source is the hosted
+   * checkout. Caller holds the quote lock, then the checkout lock (quote → hosted checkout →
+   * buyer agent → intent), and has checked that the quote is payable.
+   */
+  payOnPage(quote: Quote, hostedCheckoutId: string): Promise<PayOutcome> {
+    return this.payThroughPipeline(
+      quote,
+      { mandateId: null, authorisedBy: 'person_on_page' },
+      { kind: 'hosted', id: hostedCheckoutId },
+      { type: 'system', id: 'pay_page' },
+      { hosted_checkout_id: hostedCheckoutId },
+    );
+  }
+
+  /** The quote by id for the hosted payment page: the unguessable id is the capability. */
+  findForPage(quoteId: string): Promise<Quote | null> {
+    return this.quotes.find(quoteId);
+  }
+
+  /**
+   * The quote's part of the public view (payable as far as its status goes). The hosted payment
+   * page's full view, with the buyer's rules and the checkout, is PublicPayService.getView.
+   */
   async getPublicView(quoteId: string): Promise<PublicQuoteView> {
     const quote = await this.quotes.find(quoteId);
     if (!quote) {
       throw quoteErrors.notFound(quoteId);
     }
-    const now = this.clock.now();
-    const blocked = whyNotPayable(effectiveStatus(quote, now));
-    return {
-      quote: toQuoteResponse(quote, now),
-      rail: this.rail.name,
-      mode: this.config.mode,
-      payable: blocked === null,
-      reason: blocked?.reason ?? null,
-      checkout: null,
-    };
+    return this.publicView(quote, this.clock.now());
   }
 
-  /** Locks a quote row (FOR UPDATE) for a payment source that wraps a quote (hosted checkout). */
-  async lockQuote(quoteId: string): Promise<void> {
-    await this.quotes.lock(quoteId);
+  /** toPublicQuoteView with this service's rail, mode and app URL. */
+  async publicView(quote: Quote, now: Date): Promise<PublicQuoteView> {
+    return toPublicQuoteView(quote, now, {
+      buyerName: await this.buyerName(quote),
+      rail: this.rail.name,
+      mode: this.config.mode,
+      appUrl: this.config.appUrl,
+    });
+  }
+
+  /**
+   * Locks a quote row (FOR NO KEY UPDATE) for a payment source that wraps a quote (hosted
+   * checkout): the quote comes first in the lock order, as in payAsBuyer and cancel.
+   */
+  lockQuote(quoteId: string, opts: { skipLocked?: boolean } = {}): Promise<Quote | null> {
+    return this.quotes.lock(quoteId, opts);
+  }
+
+  /** The name of the buyer agent a quote is addressed to, as the hosted page shows it. */
+  async buyerName(quote: Quote): Promise<string> {
+    return (await this.quotes.findEnabledAgent(quote.buyerAgentId))?.name ?? 'the buyer';
+  }
+
+  /** `{app_url}/pay/<quote_id>`: the link a seller sends so the buyer's person can pay. */
+  payUrl(quoteId: string): string {
+    return payUrlOf(this.config.appUrl, quoteId);
+  }
+
+  /** Both quote payment paths: the pipeline, then the quote's state and audit. Caller holds the quote lock. */
+  private async payThroughPipeline(
+    quote: Quote,
+    authority: PayAuthority,
+    source: PayRequest['source'],
+    actor: AuditActor,
+    receiptExtra: Record<string, unknown>,
+  ): Promise<PayOutcome> {
+    const outcome = await this.payments.pay({
+      buyerAgentId: quote.buyerAgentId,
+      sellerAgentId: quote.sellerAgentId,
+      amountPaise: quote.amountPaise,
+      tokenId: null,
+      source,
+      description: describe(quote),
+      receiptContext: {
+        quote_id: quote.id,
+        category: quote.category,
+        line_items: quote.lineItems,
+        ...receiptExtra,
+      },
+      ...authority,
+    });
+    const now = this.clock.now();
+    if (outcome.status === 'settled' || outcome.status === 'requires_approval') {
+      const changes =
+        outcome.status === 'settled'
+          ? { status: 'paid' as const, intentId: outcome.intent.id, paidAt: now, updatedAt: now }
+          : { status: 'pending_approval' as const, intentId: outcome.intent.id, updatedAt: now };
+      Object.assign(quote, changes);
+      await this.quotes.update(quote.id, changes);
+    }
+    await this.audit.record(quote.buyerWorkspaceId, actor, 'quote.pay', quote.id, {
+      intent_id: outcome.intent.id,
+      outcome: outcome.status,
+      ...(authority.mandateId === null ? { authorised_by: authority.authorisedBy } : {}),
+    });
+    return outcome;
+  }
+
+  private respond(quote: Quote, now: Date): QuoteResponse {
+    return toQuoteResponse(quote, now, this.config.appUrl);
   }
 
   /**
@@ -336,7 +401,7 @@ export class QuotesService implements OnModuleInit {
       throw quoteErrors.amountTooLarge();
     }
     return Object.assign(new Quote(), {
-      id: newId('qt'),
+      id: unguessableId('qt'),
       sellerWorkspaceId: p.seller.workspaceId,
       sellerAgentId: p.seller.id,
       sellerName: p.seller.name,

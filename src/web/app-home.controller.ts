@@ -1,20 +1,34 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Redirect, Render } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, OnModuleInit, Param, Post, Redirect, Render } from '@nestjs/common';
 import { AppHomeService } from './app-home.service';
+import { AppLayout } from './app-layout.service';
 import { AppController, CurrentPerson, SignedIn } from './current-person.decorator';
 import { CreateApiKeyForm, CsrfForm } from './dto/app-forms.dto';
 import type { SignedInPerson } from './signed-in-person';
 
-/** The signed-in home page and its API-key forms. */
+/** The signed-in home (a person's overview) and the developer console with its API-key forms. */
 @AppController()
 @SignedIn()
 @Controller('app')
-export class AppHomeController {
-  constructor(private readonly home: AppHomeService) {}
+export class AppHomeController implements OnModuleInit {
+  constructor(
+    private readonly home: AppHomeService,
+    private readonly layout: AppLayout,
+  ) {}
+
+  onModuleInit(): void {
+    this.layout.registerNav({ key: 'developers', label: 'Developers', href: '/app/developers', order: 90 });
+  }
 
   @Get()
   @Render('app/home')
   homePage(@CurrentPerson() person: SignedInPerson) {
     return this.home.homePage(person);
+  }
+
+  @Get('developers')
+  @Render('app/developers')
+  developersPage(@CurrentPerson() person: SignedInPerson) {
+    return this.home.developersPage(person);
   }
 
   @Post('api-keys')
@@ -25,7 +39,7 @@ export class AppHomeController {
   }
 
   @Post('api-keys/:id/revoke')
-  @Redirect('/app', 303)
+  @Redirect('/app/developers', 303)
   async revokeApiKey(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,

@@ -15,7 +15,7 @@ export interface NavItem {
 export interface AppPageLocals {
   title: string;
   me: { name: string; email: string; workspaceName: string };
-  nav: NavItem[];
+  nav: (NavItem & { current: boolean })[];
   csrfToken: string;
   modeBanner: string | null;
 }
@@ -47,11 +47,12 @@ export class AppLayout {
     );
   }
 
-  page<T extends object>(person: SignedInPerson, title: string, data: T): AppPageLocals & T {
+  /** `current`: the nav key of this page (marked aria-current="page"). */
+  page<T extends object>(person: SignedInPerson, title: string, data: T, current?: string): AppPageLocals & T {
     return {
       title,
       me: { name: person.name, email: person.email, workspaceName: person.workspaceName },
-      nav: this.nav(),
+      nav: this.nav().map((i) => ({ ...i, current: i.key === current })),
       csrfToken: person.csrfToken,
       modeBanner: this.modeBanner(),
       ...data,

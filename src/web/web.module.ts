@@ -1,8 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AppAuthController } from './app-auth.controller';
-import { AppHomeController } from './app-home.controller';
-import { AppHomeService } from './app-home.service';
 import { AppLayout } from './app-layout.service';
 import { AppSignupService } from './app-signup.service';
 import { CsrfGuard, PreSessionCsrfGuard } from './csrf.guard';
@@ -14,11 +12,12 @@ import { SessionCookies } from './session-cookies';
 
 /**
  * The person-facing app under /app: sessions, CSRF, layout and the account pages. Feature modules
- * that add pages import this module and use @SignedIn(), @CurrentPerson() and AppLayout.
+ * that add pages import this module and use @SignedIn(), @CurrentPerson() and AppLayout. The home,
+ * approvals, receipts and developer pages live in AppPagesModule (app-pages.module.ts).
  */
 @Module({
   imports: [AccountsModule],
-  controllers: [AppAuthController, AppHomeController],
+  controllers: [AppAuthController],
   providers: [
     PersonSessionRepository,
     PersonSessionService,
@@ -29,7 +28,6 @@ import { SessionCookies } from './session-cookies';
     NoStoreInterceptor,
     AppLayout,
     AppSignupService,
-    AppHomeService,
   ],
   exports: [
     PersonSessionService,

@@ -80,10 +80,10 @@ describe('ACP end to end', () => {
         },
       });
 
-  async function personPost(ws: SeededWorkspace, pagePath: string, formPath: string): Promise<number> {
+  async function personPost(ws: SeededWorkspace, pagePath: string, formPath: string, fields: Record<string, string> = {}): Promise<number> {
     const s = await signIn(t, ws.email, ws.password);
     const page = await request(t.url).get(pagePath).set('Cookie', s.cookie).expect(200);
-    const res = await request(t.url).post(formPath).set('Cookie', s.cookie).type('form').send({ _csrf: csrfFieldOf(page.text) });
+    const res = await request(t.url).post(formPath).set('Cookie', s.cookie).type('form').send({ _csrf: csrfFieldOf(page.text), ...fields });
     return res.status;
   }
 
@@ -184,7 +184,7 @@ describe('ACP end to end', () => {
       [session.id],
     );
     expect(approval.workspace_id).toBe(buyer.workspaceId);
-    expect(await personPost(buyer, '/app/approvals', `/app/approvals/${approval.id}/approve`)).toBe(303);
+    expect(await personPost(buyer, '/app/approvals', `/app/approvals/${approval.id}/approve`, { confirm: 'yes' })).toBe(303);
 
     const got = await request(t.url).get(`/acp/checkout_sessions/${session.id}`).set(acpHeaders(seller.merchantKey)).expect(200);
     expectValid('CheckoutSessionWithOrder', got.body);
@@ -211,7 +211,7 @@ describe('ACP end to end', () => {
       `SELECT a.id FROM approvals a JOIN payment_intents i ON i.id = a.subject_id WHERE i.source_id = $1`,
       [session.id],
     );
-    expect(await personPost(buyer, '/app/approvals', `/app/approvals/${approval.id}/deny`)).toBe(303);
+    expect(await personPost(buyer, '/app/approvals', `/app/approvals/${approval.id}/deny`, { confirm: 'yes' })).toBe(303);
     const got = await request(t.url).get(`/acp/checkout_sessions/${session.id}`).set(acpHeaders(seller.merchantKey)).expect(200);
     expectValid('CheckoutSession', got.body);
     expect(got.body.status).toBe('ready_for_payment');

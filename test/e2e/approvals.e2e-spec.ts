@@ -59,12 +59,22 @@ describe('approvals inbox (person approvals in the app)', () => {
     const { intentId, approvalId } = await pendingPayment();
     const s = await signIn(t, ws.email, ws.password);
     const page = await request(t.url).get('/app/approvals').set('Cookie', s.cookie).expect(200);
-    const res = await request(t.url)
+    // Above ₹2,000 the first post only leads to the confirmation step; nothing is decided.
+    const unconfirmed = await request(t.url)
       .post(`/app/approvals/${approvalId}/approve`)
       .set('Cookie', s.cookie)
       .type('form')
       .send({ _csrf: csrfFieldOf(page.text) });
+    expect(unconfirmed.status).toBe(303);
+    expect(unconfirmed.headers.location).toBe(`/app/approvals/${approvalId}/confirm?decision=approve`);
+    expect((await intentRow(intentId)).status).toBe('requires_approval');
+    const res = await request(t.url)
+      .post(`/app/approvals/${approvalId}/approve`)
+      .set('Cookie', s.cookie)
+      .type('form')
+      .send({ _csrf: csrfFieldOf(page.text), confirm: 'yes' });
     expect(res.status).toBe(303);
+    expect(res.headers.location).toBe(`/app/approvals/${approvalId}`);
     const intent = await intentRow(intentId);
     expect(intent.status).toBe('settled');
     expect(intent.receipt_id).toMatch(/^rcp_/);
@@ -79,7 +89,7 @@ describe('approvals inbox (person approvals in the app)', () => {
       .post(`/app/approvals/${approvalId}/deny`)
       .set('Cookie', s.cookie)
       .type('form')
-      .send({ _csrf: csrfFieldOf(page.text) });
+      .send({ _csrf: csrfFieldOf(page.text), confirm: 'yes' });
     expect(again.status).toBe(409);
     expect((await intentRow(intentId)).status).toBe('settled');
   });
@@ -92,7 +102,7 @@ describe('approvals inbox (person approvals in the app)', () => {
       .post(`/app/approvals/${approvalId}/deny`)
       .set('Cookie', s.cookie)
       .type('form')
-      .send({ _csrf: csrfFieldOf(page.text) })
+      .send({ _csrf: csrfFieldOf(page.text), confirm: 'yes' })
       .expect(303);
     const intent = await intentRow(intentId);
     expect(intent).toMatchObject({ status: 'declined', decline_code: 'approval_denied', receipt_id: null });

@@ -72,9 +72,11 @@ describe('Consent centre ({appUrl}/consent)', () => {
   const submit = (path: string, form: Record<string, string>, s = session) =>
     request(t.url).post(path).set('Cookie', s.cookie).type('form').send(form);
 
-  /** The table row (<tr data-id=…>) of one item on the page. */
+  /** The table row (<tr data-id=…>) or card (<article … data-id=…>) of one item on the page. */
   function rowOf(html: string, id: string): string {
-    const m = new RegExp(`<tr data-id="${id}">([\\s\\S]*?)</tr>`).exec(html);
+    const m =
+      new RegExp(`<tr data-id="${id}">([\\s\\S]*?)</tr>`).exec(html) ??
+      new RegExp(`<article [^>]*data-id="${id}"[^>]*>([\\s\\S]*?)</article>`).exec(html);
     return m ? m[1] : '';
   }
 
@@ -125,7 +127,7 @@ describe('Consent centre ({appUrl}/consent)', () => {
     const page = await consentPage();
     expect(page.status).toBe(200);
     expect(page.headers['cache-control']).toBe('no-store');
-    expect(page.text).toContain('<a href="/app/consent">Consent centre</a>');
+    expect(page.text).toMatch(/<a href="\/app\/consent"( aria-current="page")?>Consent centre<\/a>/);
 
     const keyRow = rowOf(page.text, ws.buyerKeyId);
     expect(keyRow).toContain('acpk_…');
@@ -166,6 +168,7 @@ describe('Consent centre ({appUrl}/consent)', () => {
 
     const res = await submit(`/app/consent/tokens/${minted.body.id}/revoke`, {
       _csrf: csrfFieldOf(page.text),
+      confirm: 'yes',
     });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/app/consent');
@@ -185,6 +188,7 @@ describe('Consent centre ({appUrl}/consent)', () => {
     const page = await consentPage();
     const res = await submit(`/app/consent/mandates/${mandateId}/revoke`, {
       _csrf: csrfFieldOf(page.text),
+      confirm: 'yes',
     });
     expect(res.status).toBe(303);
     const [m] = await t.db.query('SELECT status, revoked_at FROM mandates WHERE id = $1', [
@@ -215,7 +219,7 @@ describe('Consent centre ({appUrl}/consent)', () => {
     const page = await consentPage(freshSession);
     const res = await submit(
       `/app/consent/protocol-keys/${fresh.buyerKeyId}/revoke`,
-      { _csrf: csrfFieldOf(page.text) },
+      { _csrf: csrfFieldOf(page.text), confirm: 'yes' },
       freshSession,
     );
     expect(res.status).toBe(303);
@@ -295,7 +299,7 @@ describe('Consent centre ({appUrl}/consent)', () => {
       `/app/consent/mandates/${mandateId}/revoke`,
       `/app/consent/protocol-keys/${ws.buyerKeyId}/revoke`,
     ]) {
-      const res = await submit(path, { _csrf: csrf }, strangerSession);
+      const res = await submit(path, { _csrf: csrf, confirm: 'yes' }, strangerSession);
       expect(res.status).toBe(404);
     }
     const [token] = await t.db.query('SELECT status FROM delegated_tokens WHERE id = $1', [

@@ -106,6 +106,7 @@ describe('QuotesService (HTTP)', () => {
         intent_id: null,
         paid_at: null,
         canceled_at: null,
+        pay_url: `${t.config.appUrl}/pay/${res.body.id as string}`,
       });
       const ttl = Date.parse(res.body.expires_at) - Date.parse(res.body.created_at);
       expect(ttl).toBe(15 * 60 * 1000);

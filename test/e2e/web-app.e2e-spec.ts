@@ -264,9 +264,15 @@ describe('person-facing app (/app)', () => {
       expect(res.text).toContain(email);
       expect(res.text).toContain('Approvals');
       expect(res.text).toContain('Consent centre');
-      expect(res.text).toContain(`sk_test_…${firstKey.slice(-4)}`);
+      expect(res.text).toContain('<a href="/app/developers">Developers</a>');
       expect(res.text).not.toContain(firstKey);
       expect(csrfFieldOf(res.text)).toBe(csrfTokenFor(session));
+      // API keys live in the developer console, hints only.
+      const dev = await request(t.url).get('/app/developers').set('Cookie', `svc_session=${session}`);
+      expect(dev.status).toBe(200);
+      expect(dev.headers['cache-control']).toBe('no-store');
+      expect(dev.text).toContain(`sk_test_…${firstKey.slice(-4)}`);
+      expect(dev.text).not.toContain(firstKey);
     });
 
     it('refuses a form post without _csrf (403) and changes nothing', async () => {
@@ -319,9 +325,9 @@ describe('person-facing app (/app)', () => {
         (await request(t.url).get('/v1/api-keys').set('Authorization', `Bearer ${secret}`)).status,
       ).toBe(200);
 
-      const home = await request(t.url).get('/app').set('Cookie', `svc_session=${session}`);
-      expect(home.text).not.toContain(secret);
-      expect(home.text).toContain(`sk_test_…${secret.slice(-4)}`);
+      const dev = await request(t.url).get('/app/developers').set('Cookie', `svc_session=${session}`);
+      expect(dev.text).not.toContain(secret);
+      expect(dev.text).toContain(`sk_test_…${secret.slice(-4)}`);
     });
 
     it('revokes an API key from the form; the key stops authenticating', async () => {
@@ -336,15 +342,15 @@ describe('person-facing app (/app)', () => {
         .set('Cookie', `svc_session=${session}`)
         .send({ _csrf: csrfTokenFor(session) });
       expect(res.status).toBe(303);
-      expect(res.headers.location).toBe('/app');
+      expect(res.headers.location).toBe('/app/developers');
       const [row] = await t.db.query('SELECT revoked_at FROM api_keys WHERE id = $1', [key.id]);
       expect(row.revoked_at).not.toBeNull();
       expect(
         (await request(t.url).get('/v1/api-keys').set('Authorization', `Bearer ${firstKey}`))
           .status,
       ).toBe(401);
-      const home = await request(t.url).get('/app').set('Cookie', `svc_session=${session}`);
-      expect(home.text).not.toContain(`action="/app/api-keys/${key.id}/revoke"`);
+      const dev = await request(t.url).get('/app/developers').set('Cookie', `svc_session=${session}`);
+      expect(dev.text).not.toContain(`action="/app/api-keys/${key.id}/revoke"`);
     });
 
     it('cannot revoke a key of another workspace', async () => {

@@ -37,6 +37,12 @@ export class QuoteResponse {
   intent_id: string | null;
   @ApiProperty({ nullable: true, type: String }) paid_at: string | null;
   @ApiProperty({ nullable: true, type: String }) canceled_at: string | null;
+  @ApiProperty({
+    example: 'https://app.example.in/app/pay/qt_…',
+    description:
+      "The hosted payment page ({app_url}/pay/<quote_id>): send it to the buyer's person, who sees the quote and pays with no sign-in. Anyone holding the link can open it: share it like the quote itself.",
+  })
+  pay_url: string;
 }
 
 export class QuoteIntentOutcome {
@@ -61,8 +67,15 @@ export class PayQuoteResponse {
   @ApiProperty({ type: QuoteIntentOutcome }) intent: QuoteIntentOutcome;
 }
 
+/** The quote as the hosted payment page shows it: the quote fields plus whom it is addressed to. */
+export class PublicQuote extends QuoteResponse {
+  @ApiProperty({ description: "The addressed buyer agent's name (whom the page says it is for)" })
+  buyer_name: string;
+}
+
+/** What the hosted payment page shows for a quote (spec §2 "Public quote view"); no credential. */
 export class PublicQuoteView {
-  @ApiProperty({ type: QuoteResponse }) quote: QuoteResponse;
+  @ApiProperty({ type: PublicQuote }) quote: PublicQuote;
   @ApiProperty({ enum: ['sandbox', 'gateway'] }) rail: 'sandbox' | 'gateway';
   @ApiProperty({ enum: ['sandbox', 'test', 'live'] }) mode: 'sandbox' | 'test' | 'live';
   @ApiProperty() payable: boolean;

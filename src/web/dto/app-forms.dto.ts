@@ -26,3 +26,8 @@ export class LoginForm extends CsrfForm {
 export class CreateApiKeyForm extends CsrfForm {
   @IsString() @MaxLength(200) name: string;
 }
+
+/** An answer that may need a confirmation step: the confirmation page sends `confirm=yes`. */
+export class DecisionForm extends CsrfForm {
+  @IsOptional() @IsString() @MaxLength(10) confirm?: string;
+}

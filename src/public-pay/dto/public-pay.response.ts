@@ -1,0 +1,82 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PublicQuote } from '../../quotes/dto/quote.response';
+
+const STATES_DOC =
+  'created → processing (complete; on the sandbox rail it ends in the same request) → paid | failed; ' +
+  'created → expired (30 min, never after the quote expires, or the quote is paid, canceled or expires by another path). ' +
+  'processing never expires; paid, failed and expired are final (paid never moves again); after failed or expired, start again for a new checkout.';
+
+export class HostedCheckoutResponse {
+  @ApiProperty({ example: 'hco_…' }) id: string;
+  @ApiProperty({ enum: ['hosted_checkout'] }) object: 'hosted_checkout';
+  @ApiProperty({ example: 'qt_…' }) quote_id: string;
+  @ApiProperty({
+    enum: ['created', 'processing', 'paid', 'failed', 'expired'],
+    description: STATES_DOC,
+  })
+  status: string;
+  @ApiProperty({ description: "The quote's total in paise, fixed by the server" })
+  amount_paise: number;
+  @ApiProperty({ enum: ['INR'] }) currency: 'INR';
+  @ApiProperty({ enum: ['sandbox', 'gateway'] }) rail: string;
+  @ApiProperty({ description: 'Payment attempts run on this checkout' }) attempts: number;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'The payment intent (pi_…): settled once paid; declined/failed when refused',
+  })
+  intent_id: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "The rail's payment reference, once paid",
+  })
+  payment_reference: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'The signed receipt (rcp_…), once paid',
+  })
+  receipt_id: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'payment_failed' }) failure_code:
+    string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'When failed or expired: why, in words for the person',
+  })
+  failure_reason: string | null;
+  @ApiProperty() expires_at: string;
+  @ApiProperty() created_at: string;
+  @ApiProperty() updated_at: string;
+  @ApiProperty({ nullable: true, type: String }) completed_at: string | null;
+  @ApiProperty({
+    description: '{app_url}/pay/<quote_id>/status?checkout=<id>: the status page for the person',
+  })
+  status_url: string;
+}
+
+/** What the hosted payment page shows (spec §2 "Public quote view"). */
+export class PublicPayView {
+  @ApiProperty({ type: PublicQuote }) quote: PublicQuote;
+  @ApiProperty({ enum: ['sandbox', 'gateway'] }) rail: 'sandbox' | 'gateway';
+  @ApiProperty({
+    enum: ['sandbox', 'test', 'live'],
+    description: 'test is shown on the page as TEST MODE',
+  })
+  mode: 'sandbox' | 'test' | 'live';
+  @ApiProperty() payable: boolean;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      "When payable is false: why, in words for the buyer (expired, paid, canceled, waiting for a decision, or refused by the buyer's rules such as its daily cap)",
+  })
+  reason: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: HostedCheckoutResponse,
+    description: "null until a checkout starts; then the quote's latest checkout",
+  })
+  checkout: HostedCheckoutResponse | null;
+}

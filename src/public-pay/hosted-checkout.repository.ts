@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { Tx } from '../database/tx';
+import { HostedCheckout } from './hosted-checkout.entity';
+
+/** The only SQL of the public-pay module. */
+@Injectable()
+export class HostedCheckoutRepository {
+  constructor(private readonly tx: Tx) {}
+
+  async insert(checkout: HostedCheckout): Promise<void> {
+    await this.tx.manager.insert(HostedCheckout, checkout);
+  }
+
+  find(id: string): Promise<HostedCheckout | null> {
+    return this.tx.manager.findOneBy(HostedCheckout, { id });
+  }
+
+  /** SELECT … FOR NO KEY UPDATE; the caller already holds the quote's lock. */
+  lock(id: string, opts: { skipLocked?: boolean } = {}): Promise<HostedCheckout | null> {
+    return this.tx.manager.findOne(HostedCheckout, {
+      where: { id },
+      lock: {
+        mode: 'for_no_key_update',
+        ...(opts.skipLocked ? { onLocked: 'skip_locked' as const } : {}),
+      },
+    });
+  }
+
+  /** The quote's live checkout (created or processing), locked; at most one exists (partial unique index). */
+  async lockLive(quoteId: string): Promise<HostedCheckout | null> {
+    const [row] = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT id FROM hosted_checkouts WHERE quote_id = $1 AND status IN ('created', 'processing')`,
+      [quoteId],
+    );
+    return row ? this.lock(row.id) : null;
+  }
+
+  /** The quote's most recent checkout, whatever its state (what the public view shows). */
+  latest(quoteId: string): Promise<HostedCheckout | null> {
+    return this.tx.manager.findOne(HostedCheckout, {
+      where: { quoteId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+  }
+
+  async update(
+    id: string,
+    changes: Partial<
+      Pick<
+        HostedCheckout,
+        | 'status'
+        | 'intentId'
+        | 'attempts'
+        | 'failureCode'
+        | 'failureReason'
+        | 'updatedAt'
+        | 'completedAt'
+      >
+    >,
+  ): Promise<void> {
+    await this.tx.manager.update(HostedCheckout, { id }, changes);
+  }
+}

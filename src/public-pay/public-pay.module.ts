@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { PaymentsModule } from '../payments/payments.module';
+import { QuotesModule } from '../quotes/quotes.module';
+import { HostedCheckoutRepository } from './hosted-checkout.repository';
+import { PayAssets } from './pay-assets';
+import { PayFormGuard } from './pay-form.guard';
+import { PayPageHeadersInterceptor } from './pay-page-headers.interceptor';
+import { PayPagesController } from './pay-pages.controller';
+import { PublicPayController } from './public-pay.controller';
+import { PublicPayService } from './public-pay.service';
+
+/**
+ * The hosted payment page and the public pay API (spec §1, §2, §3, §4 "Public pay API"): a
+ * person pays a quote addressed to their agent from a link, with no sign-in, through the one
+ * payment pipeline. States of a hosted checkout: hosted-checkout.state.ts.
+ */
+@Module({
+  imports: [PaymentsModule, QuotesModule],
+  controllers: [PublicPayController, PayPagesController],
+  providers: [
+    PublicPayService,
+    HostedCheckoutRepository,
+    PayAssets,
+    PayFormGuard,
+    PayPageHeadersInterceptor,
+  ],
+  exports: [PublicPayService],
+})
+export class PublicPayModule {}

@@ -1,0 +1,106 @@
+import request from 'supertest';
+import { bearer } from '../factories/intent.factory';
+import { createMandate } from '../factories/mandate.factory';
+import { startApp, TestApp } from '../support/app';
+import { browserHarness, checkPage, clickAndWait, describeInBrowser } from '../support/browser';
+import { seedWorkspace, SeededWorkspace } from '../support/seed';
+
+/**
+ * The hosted pay page (/app/pay/<quote_id>, no sign-in) in a real browser at 390×844, as the
+ * person a seller sent the link to sees it: amount and seller, the TEST MODE banner, "Simulate
+ * success" to the paid status page, "Simulate failure" then "Try again", an expired quote. Every
+ * page passes checkPage() (headers, no CSP refusal, no overflow, no serious/critical axe issue);
+ * the first also at 1280×800.
+ */
+describeInBrowser('the hosted pay page in a browser', () => {
+  const b = browserHarness();
+  let t: TestApp;
+  let ws: SeededWorkspace;
+
+  beforeAll(async () => {
+    t = await startApp();
+    ws = await seedWorkspace(t);
+    await createMandate(t, { workspaceId: ws.workspaceId, agentId: ws.buyer.id });
+  }, 30_000);
+  afterAll(() => t?.close());
+  afterEach(() => t.clock.reset());
+
+  /** The seller "Chai Co" quotes the buyer; returns the quote and its page's path. */
+  async function quote(extra: Record<string, unknown> = {}): Promise<{ id: string; path: string }> {
+    const res = await request(t.url)
+      .post('/v1/pay/quotes')
+      .set(bearer(ws.seller.credential))
+      .send({
+        buyer_agent_id: ws.buyer.id,
+        category: 'food.hampers',
+        items: [
+          {
+            name: 'Darjeeling first flush tea hamper with a very long descriptive product name',
+            unit_paise: 300_000,
+          },
+          { name: 'Gift wrap', unit_paise: 50_000 },
+        ],
+        ...extra,
+      })
+      .expect(201);
+    const body = res.body as { id: string; pay_url: string };
+    return { id: body.id, path: new URL(body.pay_url).pathname };
+  }
+
+  it('shows amount, seller and the TEST MODE banner; "Simulate success" lands on the paid status page', async () => {
+    const q = await quote();
+    const desktop = b.page('desktop');
+    await desktop.goto(`${t.url}${q.path}`);
+    await checkPage(desktop, { name: 'pay' });
+
+    const page = b.page('mobile');
+    await page.goto(`${t.url}${q.path}`);
+    await checkPage(page, { name: 'pay' });
+    const main = page.locator('main');
+    expect(await main.textContent()).toContain('₹3,500.00');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Chai Co');
+    const banner = page.getByText('TEST MODE', { exact: true });
+    expect(await banner.isVisible()).toBe(true);
+
+    await clickAndWait(page, () => page.getByRole('button', { name: 'Simulate success' }).click());
+    expect(new URL(page.url()).pathname).toBe(`${q.path}/status`);
+    await checkPage(page, { name: 'pay-paid' });
+    const checkoutId = new URL(page.url()).searchParams.get('checkout')!;
+    const checkout = await request(t.url)
+      .get(`/v1/public/pay/quotes/${q.id}/checkout/${checkoutId}`)
+      .expect(200);
+    expect(checkout.body.status).toBe('paid');
+    expect(checkout.body.intent_id).toMatch(/^pi_/);
+    expect(await main.textContent()).toContain(checkout.body.intent_id as string);
+    expect(await page.getByText('TEST MODE', { exact: true }).isVisible()).toBe(true);
+  });
+
+  it('"Simulate failure" shows why, and "Try again" goes back to a payable page', async () => {
+    const q = await quote();
+    const page = b.page('mobile');
+    await page.goto(`${t.url}${q.path}`);
+    await clickAndWait(page, () => page.getByRole('button', { name: 'Simulate failure' }).click());
+    expect(new URL(page.url()).pathname).toBe(`${q.path}/status`);
+    await checkPage(page, { name: 'pay-failed' });
+    const checkoutId = new URL(page.url()).searchParams.get('checkout')!;
+    const checkout = await request(t.url)
+      .get(`/v1/public/pay/quotes/${q.id}/checkout/${checkoutId}`)
+      .expect(200);
+    expect(checkout.body.status).toBe('failed');
+
+    await clickAndWait(page, () => page.getByRole('link', { name: 'Try again' }).click());
+    expect(new URL(page.url()).pathname).toBe(q.path);
+    await checkPage(page, { name: 'pay-retry' });
+    expect(await page.getByRole('button', { name: 'Simulate success' }).isEnabled()).toBe(true);
+  });
+
+  it('an expired quote says so and offers no way to pay', async () => {
+    const q = await quote({ expires_in_seconds: 60 });
+    t.clock.advance(61_000);
+    const page = b.page('mobile');
+    await page.goto(`${t.url}${q.path}`);
+    await checkPage(page, { name: 'pay-expired' });
+    expect((await page.locator('main').textContent())!.toLowerCase()).toContain('expired');
+    expect(await page.getByRole('button', { name: 'Simulate success' }).count()).toBe(0);
+  });
+});

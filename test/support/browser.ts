@@ -1,0 +1,377 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, Browser, BrowserContext, Page, Response } from 'playwright-core';
+
+/**
+ * Real-browser harness: Debian's Chromium driven by playwright-core (which never downloads a
+ * browser). One browser per test file, one context per viewport, reused across the file's tests.
+ *
+ *   const b = browserHarness();            // launches in beforeAll, closes in afterAll
+ *   const page = b.page('mobile');
+ *   await page.goto(url);
+ *   await checkPage(page, 'approvals');    // overflow, axe, security headers, CSP, screenshot
+ *
+ * Without a Chromium, describeInBrowser() registers one failing test whose message is one line
+ * saying how to install it.
+ */
+
+export const CHROMIUM_DEFAULT = '/usr/bin/chromium';
+
+export const VIEWPORTS = {
+  desktop: { width: 1280, height: 800 },
+  mobile: { width: 390, height: 844 },
+} as const;
+export type ViewportName = keyof typeof VIEWPORTS;
+export const VIEWPORT_NAMES = Object.keys(VIEWPORTS) as ViewportName[];
+
+/** Where screenshots go (git-ignored: .gitignore has .tmp/). */
+export const SCREENSHOT_DIR = join(__dirname, '..', '..', '.tmp', 'screenshots');
+
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** The Chromium to drive: $CHROMIUM_PATH, else /usr/bin/chromium. */
+export function chromiumPath(): string {
+  return process.env.CHROMIUM_PATH || CHROMIUM_DEFAULT;
+}
+
+/** null when Chromium is there, else the one-line reason the browser tests cannot run. */
+export function chromiumMissing(): string | null {
+  const path = chromiumPath();
+  return existsSync(path)
+    ? null
+    : `Chromium not found at ${path}: apt-get install -y chromium (or set CHROMIUM_PATH)`;
+}
+
+/** An error jest prints as its message alone (no stack): the install hint is the whole story. */
+function oneLineError(message: string): Error {
+  const err = new Error(message);
+  err.stack = message;
+  return err;
+}
+
+/**
+ * describe() when Chromium is available; otherwise a single failing test saying how to get it,
+ * so a machine without Chromium fails the browser suite with one line instead of a wall of
+ * beforeAll failures.
+ */
+export function describeInBrowser(name: string, fn: () => void): void {
+  const missing = chromiumMissing();
+  if (missing) {
+    describe(name, () => {
+      it('needs Chromium', () => {
+        throw oneLineError(missing);
+      });
+    });
+    return;
+  }
+  describe(name, fn);
+}
+
+/** Launches Chromium with a fresh, temporary user-data dir (playwright's, removed on close). */
+export async function launchBrowser(): Promise<Browser> {
+  const missing = chromiumMissing();
+  if (missing) {
+    throw oneLineError(missing);
+  }
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: LAUNCH_ARGS,
+    timeout: 20_000,
+  });
+}
+
+interface PageState {
+  /** The last main-frame document response (after redirects: the page shown). */
+  document: Response | null;
+  /** Console errors (CSP refusals land here), page errors and failed same-origin loads. */
+  problems: string[];
+}
+
+const states = new WeakMap<Page, PageState>();
+
+/** A new page in a fresh context of the given viewport, watched for the checks of checkPage. */
+export async function newPage(browser: Browser, viewport: ViewportName): Promise<Page> {
+  const context: BrowserContext = await browser.newContext({
+    viewport: VIEWPORTS[viewport],
+    deviceScaleFactor: 1,
+    locale: 'en-IN',
+    // The CSP stays enforced: a blocked inline style or script is a failure (see checkPage).
+    bypassCSP: false,
+  });
+  context.setDefaultTimeout(10_000);
+  context.setDefaultNavigationTimeout(10_000);
+  const page = await context.newPage();
+  const state: PageState = { document: null, problems: [] };
+  states.set(page, state);
+  page.on('response', (res) => {
+    if (res.request().isNavigationRequest() && res.frame() === page.mainFrame()) {
+      state.document = res;
+    } else if (res.status() >= 400) {
+      state.problems.push(`${res.status()} ${res.request().method()} ${res.url()}`);
+    }
+  });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/^Failed to load resource/.test(msg.text())) {
+      state.problems.push(`console: ${msg.text()}`);
+    }
+  });
+  page.on('pageerror', (err) => state.problems.push(`page error: ${err.message}`));
+  page.on('requestfailed', (req) =>
+    state.problems.push(`request failed: ${req.url()} (${req.failure()?.errorText ?? '?'})`),
+  );
+  return page;
+}
+
+/** One browser per test file, one page per viewport, all reused across the file's tests. */
+export function browserHarness(): { browser(): Browser; page(viewport: ViewportName): Page } {
+  let browser: Browser | null = null;
+  const pages = new Map<ViewportName, Page>();
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    for (const v of VIEWPORT_NAMES) {
+      pages.set(v, await newPage(browser, v));
+    }
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    browser: () => browser!,
+    page: (v) => pages.get(v)!,
+  };
+}
+
+/** Headers every page must carry (src/common/http/security-headers.ts). */
+export function securityHeaderProblems(headers: Record<string, string>): string[] {
+  const problems: string[] = [];
+  const csp = headers['content-security-policy'] ?? '';
+  const directives = new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((p) => p[0] !== '')
+      .map(([n, ...v]) => [n, v.join(' ')]),
+  );
+  if (!csp) {
+    problems.push('no Content-Security-Policy');
+  } else {
+    // 'self' (app pages, src/common/http/security-headers.ts) or stricter 'none' (the hosted pay page).
+    if (!["'self'", "'none'"].includes(directives.get('default-src') ?? '')) {
+      problems.push(
+        `CSP default-src is "${directives.get('default-src') ?? ''}", want 'self' or 'none'`,
+      );
+    }
+    if (directives.get('frame-ancestors') !== "'none'") {
+      problems.push(
+        `CSP frame-ancestors is "${directives.get('frame-ancestors') ?? ''}", want 'none'`,
+      );
+    }
+    for (const d of ['script-src', 'style-src']) {
+      if ((directives.get(d) ?? '').includes('unsafe-')) {
+        problems.push(`CSP ${d} allows "${directives.get(d) ?? ''}"`);
+      }
+    }
+  }
+  if (headers['x-content-type-options'] !== 'nosniff') {
+    problems.push(
+      `X-Content-Type-Options is "${headers['x-content-type-options'] ?? ''}", want nosniff`,
+    );
+  }
+  if (headers['referrer-policy'] !== 'no-referrer') {
+    problems.push(`Referrer-Policy is "${headers['referrer-policy'] ?? ''}", want no-referrer`);
+  }
+  return problems;
+}
+
+/*
+ * The functions handed to page.evaluate run inside the page. tsconfig has no DOM lib (server code
+ * must not reach for window or document), so they see only this much of the DOM, in this module.
+ */
+interface PageElement {
+  id: string;
+  className: unknown;
+  tagName: string;
+  textContent: string | null;
+  getBoundingClientRect(): { right: number; width: number };
+}
+declare const window: { innerWidth: number; axe?: unknown };
+declare const document: {
+  documentElement: { scrollWidth: number };
+  body: { querySelectorAll(selector: string): ArrayLike<PageElement> };
+  querySelectorAll(selector: string): ArrayLike<{ sheet: unknown }>;
+};
+
+let axeSource: string | null = null;
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  helpUrl: string;
+  nodes: { target: unknown[]; html: string; failureSummary?: string }[];
+}
+
+/**
+ * Runs axe-core in the page. Its source goes in through page.evaluate (DevTools evaluation,
+ * which the page's CSP does not govern), so the CSP stays enforced for everything else and an
+ * inline style or script the app itself needs still shows up as a failure.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) {
+    axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+    await page.evaluate(axeSource);
+  }
+  return page.evaluate(async () => {
+    const axe = window.axe as {
+      run(ctx: unknown, opts: object): Promise<{ violations: AxeViolation[] }>;
+    };
+    const res = await axe.run(document, { resultTypes: ['violations'] });
+    return res.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      helpUrl: v.helpUrl,
+      nodes: v.nodes.map((n) => ({
+        target: n.target,
+        html: n.html,
+        failureSummary: n.failureSummary,
+      })),
+    }));
+  });
+}
+
+/** A readable list of serious and critical violations, or '' when there are none. */
+export function formatViolations(violations: AxeViolation[]): string {
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => {
+      const nodes = v.nodes
+        .slice(0, 5)
+        .map(
+          (n) =>
+            `    - ${JSON.stringify(n.target)} ${n.html.slice(0, 160)}\n      ${(n.failureSummary ?? '').replace(/\n\s*/g, ' ').slice(0, 300)}`,
+        )
+        .join('\n');
+      const more = v.nodes.length > 5 ? `\n    … and ${v.nodes.length - 5} more` : '';
+      return `  [${v.impact}] ${v.id}: ${v.help} (${v.nodes.length} node${v.nodes.length === 1 ? '' : 's'}) ${v.helpUrl}\n${nodes}${more}`;
+    })
+    .join('\n');
+}
+
+/** Elements sticking out to the right of the viewport, widest first: what to fix. */
+async function overflowCulprits(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const limit = window.innerWidth;
+    const out: { what: string; right: number }[] = [];
+    for (const el of Array.from(document.body.querySelectorAll('*'))) {
+      const r = el.getBoundingClientRect();
+      if (r.right > limit + 0.5 && r.width > 0) {
+        const id = el.id ? `#${el.id}` : '';
+        const cls =
+          typeof el.className === 'string' && el.className
+            ? `.${el.className.trim().split(/\s+/).join('.')}`
+            : '';
+        const text = (el.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+        out.push({
+          what: `${el.tagName.toLowerCase()}${id}${cls} (right ${Math.round(r.right)}px) "${text}"`,
+          right: r.right,
+        });
+      }
+    }
+    return out
+      .sort((a, b) => b.right - a.right)
+      .slice(0, 8)
+      .map((o) => o.what);
+  });
+}
+
+export interface CheckOptions {
+  /** Screenshot name; the viewport width is appended. */
+  name: string;
+  /** Expected HTTP status of the page (default 200). */
+  status?: number;
+}
+
+/**
+ * The checks every page of the app must pass, collected into one readable failure:
+ * - the document response carries the security headers (strict CSP, nosniff, no-referrer);
+ * - no console error (a CSP refusal is one), page error or failed load since the last check;
+ * - the stylesheet applied (a page whose CSS was blocked would pass axe trivially);
+ * - no horizontal overflow: document.documentElement.scrollWidth <= window.innerWidth;
+ * - no serious or critical axe-core violation.
+ * A full-page screenshot goes to .tmp/screenshots/<name>-<width>.png either way.
+ */
+export async function checkPage(page: Page, opts: CheckOptions): Promise<void> {
+  const state = states.get(page);
+  if (!state) {
+    throw new Error('checkPage needs a page made by newPage() or browserHarness()');
+  }
+  await page.waitForLoadState('load');
+  const width = page.viewportSize()?.width ?? 0;
+  const failures: string[] = [];
+
+  const doc = state.document;
+  if (!doc) {
+    failures.push('no document response seen');
+  } else {
+    if (doc.status() !== (opts.status ?? 200)) {
+      failures.push(`status ${doc.status()} for ${doc.url()}, want ${opts.status ?? 200}`);
+    }
+    failures.push(...securityHeaderProblems(await doc.allHeaders()).map((p) => `header: ${p}`));
+  }
+
+  // A stylesheet the CSP refused has no .sheet (and a page without its CSS passes axe too easily).
+  const sheets = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('link[rel="stylesheet"]')).map((l) => l.sheet !== null),
+  );
+  if (sheets.length === 0 || sheets.includes(false)) {
+    failures.push(`stylesheets: ${sheets.length === 0 ? 'none linked' : 'one did not load'}`);
+  }
+
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
+  if (scrollWidth > innerWidth) {
+    failures.push(
+      `horizontal overflow: scrollWidth ${scrollWidth} > innerWidth ${innerWidth}; sticking out:\n    ${(await overflowCulprits(page)).join('\n    ')}`,
+    );
+  }
+
+  const axe = formatViolations(await axeViolations(page));
+  if (axe) {
+    failures.push(`axe-core serious/critical violations:\n${axe}`);
+  }
+
+  failures.push(...state.problems.splice(0));
+
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({
+    path: join(SCREENSHOT_DIR, `${opts.name}-${width}.png`),
+    fullPage: true,
+  });
+
+  if (failures.length > 0) {
+    throw oneLineError(`${opts.name} at ${width}px (${page.url()}):\n- ${failures.join('\n- ')}`);
+  }
+}
+
+/** Clicks something that submits a form or follows a link and waits for the next page to load. */
+export async function clickAndWait(page: Page, click: () => Promise<void>): Promise<void> {
+  const state = states.get(page);
+  const before = state?.document ?? null;
+  await Promise.all([page.waitForEvent('load'), click()]);
+  if (state && state.document === before) {
+    throw new Error('the click did not load a new page');
+  }
+}
