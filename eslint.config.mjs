@@ -1,6 +1,7 @@
 // Type-aware lint rules for the habits we keep: awaited promises, exhaustive switches, strict
 // equality, braces everywhere, no console, configuration read only in src/config.
 import js from '@eslint/js';
+import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -9,7 +10,12 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { 'simple-import-sort': simpleImportSort },
     rules: {
+      // One import style: relative paths (no `src/…` alias), sorted.
+      'simple-import-sort/imports': 'error',
+      'simple-import-sort/exports': 'error',
+      'no-restricted-imports': ['error', { patterns: [{ group: ['src/*'], message: 'Import with a relative path.' }] }],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/require-await': 'error',
@@ -33,6 +39,16 @@ export default tseslint.config(
   // process.env is read in src/config only; tests and the bench set up their own environments.
   { files: ['src/config/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'], rules: { 'no-restricted-syntax': 'off', 'no-console': 'off' } },
   { files: ['src/cli/**/*.ts'], rules: { 'no-console': 'off' } },
+  // Scripts the pages load (views/**/assets): plain browser JavaScript, linted without type information.
+  {
+    files: ['views/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', setTimeout: 'readonly', fetch: 'readonly', location: 'readonly' },
+    },
+  },
   // Test callbacks are often async for uniformity (waitFor predicates, fakes).
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/require-await': 'off' } },
 );

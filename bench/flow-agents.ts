@@ -5,6 +5,7 @@
 // most), so the client costs little CPU next to the app on the same machine.
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
+
 import type { FlowJob, FlowResult, FlowStep, StepResult } from './protocol';
 import { FLOW_STEPS } from './protocol';
 import { summarise } from './stats';

@@ -1,5 +1,6 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
+
 import type { ChildMessage, FlowJob, FlowResult, LoadJob, LoadResult } from './protocol';
 
 /**

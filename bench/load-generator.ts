@@ -2,6 +2,7 @@
 // agents, see flow-agents.ts) and answers with its result.
 // It lives in its own process so the load generator never shares the app's event loop.
 import autocannon from 'autocannon';
+
 import { runFlow } from './flow-agents';
 import type { ChildMessage, FlowJob, FlowResult, LoadJob, LoadResult } from './protocol';
 import { round, summarise } from './stats';

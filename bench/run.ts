@@ -5,8 +5,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, type as osType } from 'node:os';
 import { join } from 'node:path';
+
 import Redis from 'ioredis';
 import { Client } from 'pg';
+
 import { Http } from './http';
 import { LoadGenerator } from './load-client';
 import { checkLines, resultJson, scenarioTable } from './report';

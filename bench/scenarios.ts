@@ -1,5 +1,6 @@
 import type { JSONWebKeySet } from 'jose';
 import { Client } from 'pg';
+
 import type { ChainEntryJson } from '../src/chains/chain-entry';
 import { verifyChain } from '../src/chains/verify-chain';
 import { API_VERSION, Http, mapLimit } from './http';

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
 import type { NestExpressApplication } from '@nestjs/platform-express';
+
 import { AccountsService } from '../src/accounts/accounts.service';
 import type { AgentPrincipal } from '../src/common/auth/principal';
 import { randomToken } from '../src/common/ids';

@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+
 import type { AppConfig } from '../src/config/app.config';
 
 export interface BenchOptions {

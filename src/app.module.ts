@@ -1,44 +1,51 @@
-import { MiddlewareConsumer, Module, NestModule, Inject } from '@nestjs/common';
+import { Inject, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
+
+import { AccountsModule } from './accounts/accounts.module';
+import { ApprovalsModule } from './approvals/approvals.module';
+import { ChainsModule } from './chains/chains.module';
+import { CheckoutModule } from './checkout/checkout.module';
 import { CommonModule } from './common/common.module';
 import { httpPipeline } from './common/http/http-pipeline';
+import { loggerOptions } from './common/http/logging';
 import { QueuesModule } from './common/queues/queues.module';
-import { SweeperModule } from './common/sweeper/sweeper.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit';
+import { SweeperModule } from './common/sweeper/sweeper.module';
 import { APP_CONFIG, AppConfig } from './config/app.config';
 import { ConfigModule } from './config/config.module';
-import { dataSourceOptions } from './database/data-source-options';
-import { HealthModule } from './health/health.module';
-import { AccountsModule } from './accounts/accounts.module';
-import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
-import { ChainsModule } from './chains/chains.module';
-import { ApprovalsModule } from './approvals/approvals.module';
-import { PaymentsModule } from './payments/payments.module';
-import { DelegatePaymentModule } from './delegate-payment/delegate-payment.module';
-import { MandatesModule } from './mandates/mandates.module';
 import { ConsentModule } from './consent/consent.module';
-import { ReceiptsModule } from './receipts/receipts.module';
-import { loggerOptions } from './common/http/logging';
-import { WebModule } from './web/web.module';
-import { SandboxModule } from './sandbox/sandbox.module';
-import { WebhooksModule } from './webhooks/webhooks.module';
-import { SellerModule } from './seller/seller.module';
-import { CheckoutModule } from './checkout/checkout.module';
-import { McpModule } from './mcp/mcp.module';
-import { QuotesModule } from './quotes/quotes.module';
+import { dataSourceOptions } from './database/data-source-options';
+import { DelegatePaymentModule } from './delegate-payment/delegate-payment.module';
+import { HealthModule } from './health/health.module';
 import { IntentsModule } from './intents/intents.module';
-import { RefundsModule } from './refunds/refunds.module';
+import { MandatesModule } from './mandates/mandates.module';
+import { McpModule } from './mcp/mcp.module';
+import { PaymentsModule } from './payments/payments.module';
+import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
 import { PublicPayModule } from './public-pay/public-pay.module';
+import { QuotesModule } from './quotes/quotes.module';
+import { ReceiptsModule } from './receipts/receipts.module';
+import { RefundsModule } from './refunds/refunds.module';
+import { SandboxModule } from './sandbox/sandbox.module';
+import { SellerModule } from './seller/seller.module';
 import { AppNotFoundModule, AppPagesModule } from './web/app-pages.module';
+import { WebModule } from './web/web.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
   imports: [
     ConfigModule,
-    LoggerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => loggerOptions(config) }),
+    LoggerModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => loggerOptions(config),
+    }),
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl, config.databasePoolMax), retryAttempts: 0 }),
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config.databaseUrl, config.databasePoolMax),
+        retryAttempts: 0,
+      }),
     }),
     QueuesModule,
     SweeperModule,

@@ -1,8 +1,10 @@
+import { join } from 'node:path';
+
 import { ValidationPipe } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { join } from 'node:path';
 import { Logger } from 'nestjs-pino';
+
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { validationErrorFactory } from './common/errors/validation';
 import { securityHeaders } from './common/http/security-headers';
@@ -11,7 +13,10 @@ import { buildOpenApiDocument } from './openapi/openapi.document';
 import { registerViewHelpers } from './views/view-helpers';
 
 /** Everything main.ts, tests and the OpenAPI script share: pipes, filter, views, docs. */
-export function configureApp(app: NestExpressApplication, opts: { quietLogs?: boolean } = {}): OpenAPIObject {
+export function configureApp(
+  app: NestExpressApplication,
+  opts: { quietLogs?: boolean } = {},
+): OpenAPIObject {
   if (!opts.quietLogs) {
     app.useLogger(app.get(Logger));
   }

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
+
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { ConfigError, loadConfig } from './config/app.config';
@@ -13,10 +15,15 @@ async function bootstrap(): Promise<void> {
   if (config.runMigrations) {
     await migrate(config.databaseUrl);
   }
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    bodyParser: false,
+    bufferLogs: true,
+  });
   configureApp(app);
   await app.listen(config.port);
-  process.stdout.write(`payments service (${config.mode}) listening on ${config.baseUrl}; app ${config.appUrl}; docs ${config.baseUrl}/docs\n`);
+  process.stdout.write(
+    `payments service (${config.mode}) listening on ${config.baseUrl}; app ${config.appUrl}; docs ${config.baseUrl}/docs\n`,
+  );
 }
 
 bootstrap().catch((err: unknown) => {

@@ -1,11 +1,18 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { Auth, Caller } from '../common/auth/auth.decorators';
 import type { ApiKeyPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageQuery } from '../common/pagination';
 import { AccountsService } from './accounts.service';
-import { AgentResponse, ApiKeyResponse, CreateAgentDto, CreateApiKeyDto, SetPublicKeyDto } from './dto/accounts.dto';
+import {
+  AgentResponse,
+  ApiKeyResponse,
+  CreateAgentDto,
+  CreateApiKeyDto,
+  SetPublicKeyDto,
+} from './dto/accounts.dto';
 
 const actor = (p: ApiKeyPrincipal) => ({ type: 'api_key' as const, id: p.id });
 
@@ -19,7 +26,10 @@ export class AccountsController {
   @Idempotent()
   @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key (secret shown once)' })
   @ApiCreatedResponse({ type: ApiKeyResponse })
-  createApiKey(@Caller() caller: ApiKeyPrincipal, @Body() body: CreateApiKeyDto): Promise<ApiKeyResponse> {
+  createApiKey(
+    @Caller() caller: ApiKeyPrincipal,
+    @Body() body: CreateApiKeyDto,
+  ): Promise<ApiKeyResponse> {
     return this.accounts.createApiKey(caller.workspaceId, body.name, actor(caller));
   }
 
@@ -32,18 +42,34 @@ export class AccountsController {
   @Post('api-keys/:id/revoke')
   @HttpCode(200)
   @Idempotent()
-  @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke an API key; it fails on the next request' })
+  @ApiOperation({
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key; it fails on the next request',
+  })
   @ApiOkResponse({ type: ApiKeyResponse })
-  revokeApiKey(@Caller() caller: ApiKeyPrincipal, @Param('id') id: string): Promise<ApiKeyResponse> {
+  revokeApiKey(
+    @Caller() caller: ApiKeyPrincipal,
+    @Param('id') id: string,
+  ): Promise<ApiKeyResponse> {
     return this.accounts.revokeApiKey(caller.workspaceId, id, actor(caller));
   }
 
   @Post('pay/agents')
   @Idempotent()
-  @ApiOperation({ operationId: 'createAgent', summary: 'Create an agent (agt_…) with its credential (shown once)' })
+  @ApiOperation({
+    operationId: 'createAgent',
+    summary: 'Create an agent (agt_…) with its credential (shown once)',
+  })
   @ApiCreatedResponse({ type: AgentResponse })
-  createAgent(@Caller() caller: ApiKeyPrincipal, @Body() body: CreateAgentDto): Promise<AgentResponse> {
-    return this.accounts.createAgent(caller.workspaceId, { name: body.name, role: body.role, publicKey: body.public_key }, actor(caller));
+  createAgent(
+    @Caller() caller: ApiKeyPrincipal,
+    @Body() body: CreateAgentDto,
+  ): Promise<AgentResponse> {
+    return this.accounts.createAgent(
+      caller.workspaceId,
+      { name: body.name, role: body.role, publicKey: body.public_key },
+      actor(caller),
+    );
   }
 
   @Get('pay/agents')
@@ -55,7 +81,10 @@ export class AccountsController {
   @Post('pay/agents/:id/credential')
   @HttpCode(200)
   @Idempotent()
-  @ApiOperation({ operationId: 'rotateAgentCredential', summary: 'Issue a new agent credential; the old one stops working' })
+  @ApiOperation({
+    operationId: 'rotateAgentCredential',
+    summary: 'Issue a new agent credential; the old one stops working',
+  })
   @ApiOkResponse({ type: AgentResponse })
   rotate(@Caller() caller: ApiKeyPrincipal, @Param('id') id: string): Promise<AgentResponse> {
     return this.accounts.rotateAgentCredential(caller.workspaceId, id, actor(caller));
@@ -64,9 +93,16 @@ export class AccountsController {
   @Post('pay/agents/:id/public-key')
   @HttpCode(200)
   @Idempotent()
-  @ApiOperation({ operationId: 'setAgentPublicKey', summary: 'Register (or remove) the agent public key used to sign its requests' })
+  @ApiOperation({
+    operationId: 'setAgentPublicKey',
+    summary: 'Register (or remove) the agent public key used to sign its requests',
+  })
   @ApiOkResponse({ type: AgentResponse })
-  setPublicKey(@Caller() caller: ApiKeyPrincipal, @Param('id') id: string, @Body() body: SetPublicKeyDto): Promise<AgentResponse> {
+  setPublicKey(
+    @Caller() caller: ApiKeyPrincipal,
+    @Param('id') id: string,
+    @Body() body: SetPublicKeyDto,
+  ): Promise<AgentResponse> {
     return this.accounts.setAgentPublicKey(caller.workspaceId, id, body.public_key, actor(caller));
   }
 }

@@ -1,24 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
+
 import { AuditActor, AuditLog } from '../common/audit';
-import { Clock } from '../common/clock';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
+import { Clock } from '../common/clock';
 import { CredentialKind, RevocableCredentials } from '../common/credentials/revocable-credentials';
 import { hashPassword, issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
-import { newestFirst, decodeCursor, Page, toPage } from '../common/pagination';
+import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { AgentResponse, ApiKeyResponse } from './dto/accounts.dto';
 import { Agent, AgentRole } from './entities/agent.entity';
 import { ApiKey } from './entities/api-key.entity';
-import { PersonSession } from './entities/person-session.entity';
 import { Person } from './entities/person.entity';
+import { PersonSession } from './entities/person-session.entity';
 import { Workspace } from './entities/workspace.entity';
 
-const API_KEYS: CredentialKind<ApiKey> = { entity: ApiKey, label: 'API key', auditPrefix: 'api_key' };
+const API_KEYS: CredentialKind<ApiKey> = {
+  entity: ApiKey,
+  label: 'API key',
+  auditPrefix: 'api_key',
+};
 
 export function toApiKeyResponse(k: ApiKey, secret?: string): ApiKeyResponse {
   return {
@@ -62,7 +67,12 @@ export class AccountsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async signUp(input: { workspaceName: string; email: string; name: string; password: string }): Promise<SignupResult> {
+  async signUp(input: {
+    workspaceName: string;
+    email: string;
+    name: string;
+    password: string;
+  }): Promise<SignupResult> {
     const email = input.email.trim().toLowerCase();
     if (input.password.length < 10) {
       throw commonErrors.invalid('$.password', 'Password must be at least 10 characters');
@@ -71,22 +81,54 @@ export class AccountsService {
     return this.tx.run(async (m) => {
       const existing = await m.findOneBy(Person, { email });
       if (existing) {
-        throw new AppError(400, 'invalid_request', 'email_taken', 'An account with this email already exists', '$.email');
+        throw new AppError(
+          400,
+          'invalid_request',
+          'email_taken',
+          'An account with this email already exists',
+          '$.email',
+        );
       }
       const workspace = m.create(Workspace, { id: newId('ws'), name: input.workspaceName });
       await m.insert(Workspace, workspace);
-      const person = m.create(Person, { id: newId('per'), workspaceId: workspace.id, email, name: input.name, passwordHash });
+      const person = m.create(Person, {
+        id: newId('per'),
+        workspaceId: workspace.id,
+        email,
+        name: input.name,
+        passwordHash,
+      });
       await m.insert(Person, person);
-      const apiKey = await this.createApiKey(workspace.id, 'default', { type: 'person', id: person.id });
-      await this.audit.record(workspace.id, { type: 'person', id: person.id }, 'workspace.created', workspace.id);
+      const apiKey = await this.createApiKey(workspace.id, 'default', {
+        type: 'person',
+        id: person.id,
+      });
+      await this.audit.record(
+        workspace.id,
+        { type: 'person', id: person.id },
+        'workspace.created',
+        workspace.id,
+      );
       return { workspace, person, apiKey };
     });
   }
 
-  async createApiKey(workspaceId: string, name: string, actor: AuditActor): Promise<ApiKeyResponse> {
+  async createApiKey(
+    workspaceId: string,
+    name: string,
+    actor: AuditActor,
+  ): Promise<ApiKeyResponse> {
     const secret = issueSecret(CREDENTIAL_PREFIX.apiKey(this.config.mode));
     return this.tx.run(async (m) => {
-      const key = m.create(ApiKey, { id: newId('key'), workspaceId, name, secretHash: secret.hash, hint: secret.hint, revokedAt: null, lastUsedAt: null });
+      const key = m.create(ApiKey, {
+        id: newId('key'),
+        workspaceId,
+        name,
+        secretHash: secret.hash,
+        hint: secret.hint,
+        revokedAt: null,
+        lastUsedAt: null,
+      });
       await m.insert(ApiKey, key);
       const saved = await m.findOneByOrFail(ApiKey, { id: key.id });
       await this.audit.record(workspaceId, actor, 'api_key.created', key.id);
@@ -94,8 +136,14 @@ export class AccountsService {
     });
   }
 
-  listApiKeys(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<ApiKeyResponse>> {
-    return this.credentials.list(API_KEYS, workspaceId, { limit, startingAfter }, (k) => toApiKeyResponse(k));
+  listApiKeys(
+    workspaceId: string,
+    limit = 20,
+    startingAfter?: string,
+  ): Promise<Page<ApiKeyResponse>> {
+    return this.credentials.list(API_KEYS, workspaceId, { limit, startingAfter }, (k) =>
+      toApiKeyResponse(k),
+    );
   }
 
   async revokeApiKey(workspaceId: string, id: string, actor: AuditActor): Promise<ApiKeyResponse> {
@@ -107,7 +155,10 @@ export class AccountsService {
     input: { name: string; role: AgentRole; publicKey?: unknown },
     actor: AuditActor,
   ): Promise<AgentResponse> {
-    const key = input.publicKey === undefined || input.publicKey === null ? null : parsePublicKey(input.publicKey, '$.public_key');
+    const key =
+      input.publicKey === undefined || input.publicKey === null
+        ? null
+        : parsePublicKey(input.publicKey, '$.public_key');
     const secret = issueSecret(CREDENTIAL_PREFIX.agent);
     return this.tx.run(async (m) => {
       const agent = m.create(Agent, {
@@ -135,15 +186,25 @@ export class AccountsService {
     return agent;
   }
 
-  async listAgents(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<AgentResponse>> {
+  async listAgents(
+    workspaceId: string,
+    limit = 20,
+    startingAfter?: string,
+  ): Promise<Page<AgentResponse>> {
     const cursor = decodeCursor(startingAfter);
-    const qb = this.tx.manager.createQueryBuilder(Agent, 'a').where('a.workspace_id = :workspaceId AND a.disabled_at IS NULL', { workspaceId });
+    const qb = this.tx.manager
+      .createQueryBuilder(Agent, 'a')
+      .where('a.workspace_id = :workspaceId AND a.disabled_at IS NULL', { workspaceId });
     const rows = await newestFirst(qb, 'a', limit, cursor).getMany();
     return toPage(rows, limit, (a) => toAgentResponse(a));
   }
 
   /** Issues a new credential; the old one stops working on the next request. */
-  async rotateAgentCredential(workspaceId: string, id: string, actor: AuditActor): Promise<AgentResponse> {
+  async rotateAgentCredential(
+    workspaceId: string,
+    id: string,
+    actor: AuditActor,
+  ): Promise<AgentResponse> {
     const secret = issueSecret(CREDENTIAL_PREFIX.agent);
     return this.tx.run(async (m) => {
       const agent = await this.getAgent(workspaceId, id);
@@ -153,12 +214,26 @@ export class AccountsService {
     });
   }
 
-  async setAgentPublicKey(workspaceId: string, id: string, publicKey: unknown, actor: AuditActor): Promise<AgentResponse> {
-    const key = publicKey === null || publicKey === undefined ? null : parsePublicKey(publicKey, '$.public_key');
+  async setAgentPublicKey(
+    workspaceId: string,
+    id: string,
+    publicKey: unknown,
+    actor: AuditActor,
+  ): Promise<AgentResponse> {
+    const key =
+      publicKey === null || publicKey === undefined
+        ? null
+        : parsePublicKey(publicKey, '$.public_key');
     return this.tx.run(async (m) => {
       const agent = await this.getAgent(workspaceId, id);
-      await m.update(Agent, { id }, { publicKeyPem: key?.pem ?? null, publicKeyAlg: key?.alg ?? null });
-      await this.audit.record(workspaceId, actor, 'agent.public_key_set', id, { alg: key?.alg ?? null });
+      await m.update(
+        Agent,
+        { id },
+        { publicKeyPem: key?.pem ?? null, publicKeyAlg: key?.alg ?? null },
+      );
+      await this.audit.record(workspaceId, actor, 'agent.public_key_set', id, {
+        alg: key?.alg ?? null,
+      });
       return toAgentResponse({ ...agent, publicKeyAlg: key?.alg ?? null });
     });
   }

@@ -1,6 +1,7 @@
 import { Process, Processor } from '@nestjs/bull';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bull';
+
 import { ExpireApprovalJob, JOBS, QUEUES } from '../common/queues/queues';
 import { ApprovalsService } from './approvals.service';
 

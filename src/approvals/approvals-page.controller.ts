@@ -1,5 +1,18 @@
-import { Body, Controller, Get, Inject, OnModuleInit, Param, Post, Query, Redirect, Render, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Inject,
+  OnModuleInit,
+  Param,
+  Post,
+  Query,
+  Redirect,
+  Render,
+  Res,
+} from '@nestjs/common';
 import type { Response } from 'express';
+
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { AppLayout } from '../web/app-layout.service';
 import { ApprovalsPagesService, DecisionVerb } from '../web/approvals-pages.service';
@@ -22,7 +35,12 @@ export class ApprovalsPageController implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.layout.registerNav({ key: 'approvals', label: 'Approvals', href: '/app/approvals', order: 10 });
+    this.layout.registerNav({
+      key: 'approvals',
+      label: 'Approvals',
+      href: '/app/approvals',
+      order: 10,
+    });
   }
 
   @Get()
@@ -56,14 +74,22 @@ export class ApprovalsPageController implements OnModuleInit {
   @Post(':id/approve')
   @Idempotent()
   @Redirect('/app/approvals', 303)
-  async approve(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() form: DecisionForm) {
+  async approve(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('id') id: string,
+    @Body() form: DecisionForm,
+  ) {
     return { url: await this.pages.decide(person, id, 'approve', form.confirm === 'yes') };
   }
 
   @Post(':id/deny')
   @Idempotent()
   @Redirect('/app/approvals', 303)
-  async deny(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() form: DecisionForm) {
+  async deny(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('id') id: string,
+    @Body() form: DecisionForm,
+  ) {
     return { url: await this.pages.decide(person, id, 'deny', form.confirm === 'yes') };
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { WebModule } from '../web/web.module';
 import { ApprovalTimeoutProcessor } from './approval-timeout.processor';
 import { ApprovalsService } from './approvals.service';

@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bull';
+
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
@@ -61,7 +62,13 @@ export class ApprovalsService implements OnModuleInit {
   }
 
   /** Opens an approval in the caller's transaction; the expiry job is queued after commit. */
-  async request(input: { workspaceId: string; kind: ApprovalKind; subjectId: string; amountPaise: number; summary: string }): Promise<Approval> {
+  async request(input: {
+    workspaceId: string;
+    kind: ApprovalKind;
+    subjectId: string;
+    amountPaise: number;
+    summary: string;
+  }): Promise<Approval> {
     const now = this.clock.now();
     const approval = Object.assign(new Approval(), {
       id: newId('apr'),
@@ -85,8 +92,13 @@ export class ApprovalsService implements OnModuleInit {
     return approval;
   }
 
-  async list(workspaceId: string, status: Approval['status'] | 'all' = 'pending'): Promise<Approval[]> {
-    const qb = this.tx.manager.createQueryBuilder(Approval, 'a').where('a.workspace_id = :workspaceId', { workspaceId });
+  async list(
+    workspaceId: string,
+    status: Approval['status'] | 'all' = 'pending',
+  ): Promise<Approval[]> {
+    const qb = this.tx.manager
+      .createQueryBuilder(Approval, 'a')
+      .where('a.workspace_id = :workspaceId', { workspaceId });
     if (status !== 'all') {
       qb.andWhere('a.status = :status', { status });
     }
@@ -106,7 +118,12 @@ export class ApprovalsService implements OnModuleInit {
    * expiry is marked `expired` (and its subject declined) and the person is told
    * `approval_expired`: the expiry commits even though the call is refused.
    */
-  async decide(workspaceId: string, id: string, personId: string, decision: 'approved' | 'denied'): Promise<Approval> {
+  async decide(
+    workspaceId: string,
+    id: string,
+    personId: string,
+    decision: 'approved' | 'denied',
+  ): Promise<Approval> {
     return this.tx.run(async () => {
       const approval = await this.lockPending(id, workspaceId);
       if (approval.expiresAt <= this.clock.now()) {
@@ -132,11 +149,17 @@ export class ApprovalsService implements OnModuleInit {
       [now, note.slice(0, 500), kind, subjectId],
     );
     for (const row of rows) {
-      await this.audit.record(row.workspace_id, { type: 'system', id: 'pipeline' }, 'approval.withdrawn', row.id, {
-        kind,
-        subject_id: subjectId,
-        note,
-      });
+      await this.audit.record(
+        row.workspace_id,
+        { type: 'system', id: 'pipeline' },
+        'approval.withdrawn',
+        row.id,
+        {
+          kind,
+          subject_id: subjectId,
+          note,
+        },
+      );
     }
   }
 
@@ -151,7 +174,10 @@ export class ApprovalsService implements OnModuleInit {
       try {
         expired += (await this.expire(id)) === 'expired' ? 1 : 0;
       } catch (err) {
-        this.logger.warn({ approval_id: id, err: (err as Error).message }, 'approval expiry sweep skipped one');
+        this.logger.warn(
+          { approval_id: id, err: (err as Error).message },
+          'approval expiry sweep skipped one',
+        );
       }
     }
     return expired;
@@ -183,7 +209,10 @@ export class ApprovalsService implements OnModuleInit {
     const handler = this.handler(peek.kind);
     // Lock order: subject (source → intent/refund) first, then the approval row.
     await handler.prepare(peek);
-    const approval = await m.findOne(Approval, { where: { id, workspaceId }, lock: { mode: 'for_no_key_update' } });
+    const approval = await m.findOne(Approval, {
+      where: { id, workspaceId },
+      lock: { mode: 'for_no_key_update' },
+    });
     if (!approval) {
       throw approvalErrors.notFound(id);
     }
@@ -197,7 +226,11 @@ export class ApprovalsService implements OnModuleInit {
    * Records the decision and lets the subject's handler act on it. When the handler finds that an
    * approved subject can no longer go ahead, the approval ends `withdrawn` with its note.
    */
-  private async finish(approval: Approval, decision: ApprovalDecision, personId: string | null): Promise<void> {
+  private async finish(
+    approval: Approval,
+    decision: ApprovalDecision,
+    personId: string | null,
+  ): Promise<void> {
     const now = this.clock.now();
     approval.status = decision;
     approval.decidedBy = personId;
@@ -217,7 +250,11 @@ export class ApprovalsService implements OnModuleInit {
       personId ? { type: 'person', id: personId } : { type: 'system', id: 'approval-timeout' },
       `approval.${approval.status}`,
       approval.id,
-      { kind: approval.kind, subject_id: approval.subjectId, ...(outcome ? { decision, note: approval.note } : {}) },
+      {
+        kind: approval.kind,
+        subject_id: approval.subjectId,
+        ...(outcome ? { decision, note: approval.note } : {}),
+      },
     );
   }
 

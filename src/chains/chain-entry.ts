@@ -1,5 +1,7 @@
-import { CompactSign } from 'jose';
 import { createHash, KeyObject } from 'node:crypto';
+
+import { CompactSign } from 'jose';
+
 import { canonicalJson } from '../common/canonical-json';
 
 /** prev_hash of seq 1: 64 zeros. */

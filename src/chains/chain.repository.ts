@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LessThanOrEqual } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+
 import { Tx } from '../database/tx';
 import { GENESIS_HASH } from './chain-entry';
 import { Chain } from './entities/chain.entity';

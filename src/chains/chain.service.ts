@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
+
 import { Clock } from '../common/clock';
 import { Tx } from '../database/tx';
+import { ChainRepository } from './chain.repository';
 import { ChainEntryJson, entryHash } from './chain-entry';
 import { toChainEntryJson } from './chain-entry.mapper';
-import { ChainRepository } from './chain.repository';
 import { SigningKeyService } from './signing-key.service';
 import { ChainVerification, verifyChain } from './verify-chain';
 

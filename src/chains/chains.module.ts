@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { ChainRepository } from './chain.repository';
 import { ChainService } from './chain.service';
 import { JwksController } from './jwks.controller';

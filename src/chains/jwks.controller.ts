@@ -1,5 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { JwksResponse } from './dto/jwks.response';
 import { SigningKeyService } from './signing-key.service';
 

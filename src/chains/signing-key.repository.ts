@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IsNull, Not } from 'typeorm';
+
 import { Tx } from '../database/tx';
 import { SigningKey } from './entities/signing-key.entity';
 

@@ -1,6 +1,8 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
+
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { calculateJwkThumbprint, exportJWK } from 'jose';
-import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
+
 import { Clock } from '../common/clock';
 import { openSealed, SealedValueError, sealSecret } from '../common/crypto/sealed';
 import { APP_CONFIG, AppConfig, ConfigError } from '../config/app.config';

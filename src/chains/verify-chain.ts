@@ -1,4 +1,5 @@
 import { compactVerify, createLocalJWKSet, JSONWebKeySet } from 'jose';
+
 import { ChainEntryJson, entryHash, GENESIS_HASH } from './chain-entry';
 
 export interface ChainVerification {

@@ -1,5 +1,6 @@
 import { Controller, Get, Header, Inject, Render } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { ACP_VERSION, SUPPORTED_ACP_VERSIONS } from '../common/auth/acp.guard';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import {

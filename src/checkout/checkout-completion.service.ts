@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+
 import { AuditLog } from '../common/audit';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
@@ -7,17 +8,17 @@ import { formatRupees } from '../common/money';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { TokensService } from '../delegate-payment/tokens.service';
-import { SellerService } from '../seller/seller.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
+import { SellerService } from '../seller/seller.service';
+import { checkoutErrors } from './checkout.errors';
+import { CheckoutService } from './checkout.service';
 import { parsePaymentData } from './checkout-input';
 import { priceLines, sessionTotal, wantedFromStored } from './checkout-pricing';
 import { CheckoutSession, StoredMessage } from './checkout-session.entity';
 import { CheckoutSessionRepository } from './checkout-session.repository';
 import { canComplete, effectiveStatus } from './checkout-session.state';
-import { CheckoutService } from './checkout.service';
-import { checkoutErrors } from './checkout.errors';
 import type { AcpCheckoutSession } from './dto/checkout-session.response';
 import type { CompleteCheckoutSessionDto } from './dto/complete-checkout-session.dto';
 

@@ -1,4 +1,5 @@
 import { Controller, Get, Header, Param, Render } from '@nestjs/common';
+
 import { AppController } from '../web/current-person.decorator';
 import { OrderPage, OrderPageService } from './order-page.service';
 

@@ -1,5 +1,5 @@
-import { formatRupees } from '../common/money';
 import { RequestValidationError } from '../common/errors/validation';
+import { formatRupees } from '../common/money';
 import type { CheckoutStatus, StoredLineItem, StoredMessage } from './checkout-session.entity';
 
 /** What the agent asked for: ACP `Item` plus our optional `quantity` (docs/acp.md §4, Deviations). */
@@ -61,7 +61,6 @@ export function mergeItems(items: RequestedItem[]): WantedLine[] {
 export function wantedFromStored(lines: StoredLineItem[]): WantedLine[] {
   return lines.map((l, index) => ({ sku: l.sku, quantity: l.quantity, index }));
 }
-
 
 export function lineTotal(l: StoredLineItem): number {
   return l.unit_paise * l.quantity;

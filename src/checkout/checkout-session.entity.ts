@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
 import { lowerCaseCurrency } from '../database/currency.transformer';
 
 export type CheckoutStatus =

@@ -1,12 +1,12 @@
 import { ACP_VERSION } from '../common/auth/acp.guard';
 import type { AppConfig } from '../config/app.config';
+import { lineTotal, sessionTotal } from './checkout-pricing';
 import type {
   CheckoutSession,
   CheckoutStatus,
   StoredLineItem,
   StoredMessage,
 } from './checkout-session.entity';
-import { lineTotal, sessionTotal } from './checkout-pricing';
 import type { AcpCheckoutSession } from './dto/checkout-session.response';
 import { upiMandateHandler } from './upi-mandate-handler';
 

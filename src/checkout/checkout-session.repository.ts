@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+
 import { Tx } from '../database/tx';
 import { CheckoutSession } from './checkout-session.entity';
 
@@ -24,7 +25,10 @@ export class CheckoutSessionRepository {
   lockById(id: string, opts: { skipLocked?: boolean } = {}): Promise<CheckoutSession | null> {
     return this.tx.manager.findOne(CheckoutSession, {
       where: { id },
-      lock: { mode: 'for_no_key_update', ...(opts.skipLocked ? { onLocked: 'skip_locked' as const } : {}) },
+      lock: {
+        mode: 'for_no_key_update',
+        ...(opts.skipLocked ? { onLocked: 'skip_locked' as const } : {}),
+      },
     });
   }
 

@@ -1,10 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { AcpRoute, Caller } from '../common/auth/auth.decorators';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
-import { CheckoutCompletionService } from './checkout-completion.service';
 import { CheckoutService } from './checkout.service';
+import { CheckoutCompletionService } from './checkout-completion.service';
 import { AcpCheckoutSession } from './dto/checkout-session.response';
 import { CompleteCheckoutSessionDto } from './dto/complete-checkout-session.dto';
 import { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+
 import { AccountsService } from '../accounts/accounts.service';
 import { AuditLog } from '../common/audit';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
@@ -6,24 +7,24 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
-import { SellerService } from '../seller/seller.service';
 import { PaymentsService } from '../payments/payments.service';
+import { SellerService } from '../seller/seller.service';
+import { checkoutErrors } from './checkout.errors';
 import { parseCancelBody } from './checkout-input';
 import {
   mergeItems,
   OfferFacts,
   priceLines,
-  WantedLine,
   wantedFromStored,
+  WantedLine,
 } from './checkout-pricing';
 import { CheckoutSession, StoredMessage } from './checkout-session.entity';
 import { DIGITAL_OPTION_ID, toAcpSession } from './checkout-session.mapper';
 import { CheckoutSessionRepository } from './checkout-session.repository';
 import { canCancel, canUpdate, effectiveStatus } from './checkout-session.state';
-import { checkoutErrors } from './checkout.errors';
+import type { SelectedFulfillmentOptionDto } from './dto/checkout-request.parts';
 import type { AcpCheckoutSession } from './dto/checkout-session.response';
 import type { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';
-import type { SelectedFulfillmentOptionDto } from './dto/checkout-request.parts';
 import type { UpdateCheckoutSessionDto } from './dto/update-checkout-session.dto';
 
 /**

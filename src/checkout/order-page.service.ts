@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
+
 import { AccountsService } from '../accounts/accounts.service';
 import { ChainService } from '../chains/chain.service';
 import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import type { MandateRail } from '../mandates/mandate.entity';
+import { PaymentsService } from '../payments/payments.service';
 import { AppReadModel } from '../web/app-read-model';
 import { ReceiptEntryView, receiptEntryViews } from '../web/app-receipts.service';
 import { formatIst } from '../web/local-time';
-import { PaymentsService } from '../payments/payments.service';
 import { lineTotal, sessionTotal } from './checkout-pricing';
 import { CheckoutSessionRepository } from './checkout-session.repository';
 
@@ -70,7 +71,9 @@ export class OrderPageService {
     const intent = await this.payments.getIntent(session.intentId);
     const seller = await this.accounts.getAgent(session.workspaceId, session.sellerAgentId);
     const entries = intent.receiptId ? await this.chains.entries(intent.receiptId) : [];
-    const mandate = intent.mandateId ? (await this.read.mandates([intent.mandateId])).get(intent.mandateId) : undefined;
+    const mandate = intent.mandateId
+      ? (await this.read.mandates([intent.mandateId])).get(intent.mandateId)
+      : undefined;
     return {
       title: `Order ${orderId}`,
       modeBanner:
@@ -87,7 +90,9 @@ export class OrderPageService {
         completedAt: formatIst(session.completedAt ?? session.updatedAt),
         totalPaise: sessionTotal(session.lineItems),
         refundedPaise: intent.amountRefundedPaise,
-        paymentMethod: mandate ? `${RAIL[mandate.rail]} ····${mandate.id.slice(-4)}` : 'UPI mandate',
+        paymentMethod: mandate
+          ? `${RAIL[mandate.rail]} ····${mandate.id.slice(-4)}`
+          : 'UPI mandate',
         lines: session.lineItems.map((l) => ({
           name: l.name,
           sku: l.sku,

@@ -1,7 +1,9 @@
 // `npm run sandbox [-- --json] [--webhook-url URL]`: creates or reuses the demo workspace and prints fresh credentials.
 // With --json, stdout carries exactly one JSON object (SandboxResult) and nothing else.
 import 'reflect-metadata';
+
 import { NestFactory } from '@nestjs/core';
+
 import { AppModule } from '../app.module';
 import { formatRupees } from '../common/money';
 import { ConfigError, loadConfig, preferNoWorkers } from '../config/app.config';
@@ -37,7 +39,11 @@ function forHumans(r: SandboxResult): string {
     `  Buyer key      ${r.buyer_protocol_key}   (role buyer, for delegate_payment)`,
     `  Mandate        ${r.mandate_id}   (active, any seller)`,
     ...r.offers.map((o) => `  Offer          ${o.sku}  ${o.name}  ${formatRupees(o.unit_paise)}`),
-    ...(r.webhook ? [`  Webhook        ${r.webhook.url}  endpoint ${r.webhook.endpoint_id}  secret ${r.webhook.secret}`] : []),
+    ...(r.webhook
+      ? [
+          `  Webhook        ${r.webhook.url}  endpoint ${r.webhook.endpoint_id}  secret ${r.webhook.secret}`,
+        ]
+      : []),
     '',
     'These secrets are shown once. Run `npm run sandbox` again for fresh ones; the previous ones stop working.',
     '',

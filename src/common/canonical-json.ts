@@ -1,4 +1,5 @@
 import canonicalizeLib from 'canonicalize';
+
 import { RequestValidationError } from './errors/validation';
 
 /**

@@ -1,19 +1,41 @@
 import { Global, Module } from '@nestjs/common';
+
 import { Tx } from '../database/tx';
+import { AuditLog } from './audit';
 import { AcpGuard } from './auth/acp.guard';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { CredentialResolver } from './auth/credential.resolver';
-import { AuditLog } from './audit';
 import { Clock } from './clock';
 import { RevocableCredentials } from './credentials/revocable-credentials';
-import { IdempotencyCleanup } from './idempotency/idempotency-cleanup';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyCleanup } from './idempotency/idempotency-cleanup';
 import { RequestSignatureVerifier } from './signing/request-signature.verifier';
 
 /** Cross-cutting pieces every module uses: transactions, clock, auth, signatures, idempotency. */
 @Global()
 @Module({
-  providers: [Tx, Clock, AuditLog, RevocableCredentials, CredentialResolver, RequestSignatureVerifier, BearerAuthGuard, AcpGuard, IdempotencyInterceptor, IdempotencyCleanup],
-  exports: [Tx, Clock, AuditLog, RevocableCredentials, CredentialResolver, RequestSignatureVerifier, BearerAuthGuard, AcpGuard, IdempotencyInterceptor],
+  providers: [
+    Tx,
+    Clock,
+    AuditLog,
+    RevocableCredentials,
+    CredentialResolver,
+    RequestSignatureVerifier,
+    BearerAuthGuard,
+    AcpGuard,
+    IdempotencyInterceptor,
+    IdempotencyCleanup,
+  ],
+  exports: [
+    Tx,
+    Clock,
+    AuditLog,
+    RevocableCredentials,
+    CredentialResolver,
+    RequestSignatureVerifier,
+    BearerAuthGuard,
+    AcpGuard,
+    IdempotencyInterceptor,
+  ],
 })
 export class CommonModule {}

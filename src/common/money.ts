@@ -5,7 +5,11 @@
  */
 
 /** Whole rupees with the ₹ sign and Indian digit grouping (₹1,23,456). */
-const WHOLE_RUPEES = new Intl.NumberFormat('en-IN', { style: 'currency', currency: 'INR', maximumFractionDigits: 0 });
+const WHOLE_RUPEES = new Intl.NumberFormat('en-IN', {
+  style: 'currency',
+  currency: 'INR',
+  maximumFractionDigits: 0,
+});
 
 /**
  * ₹3,500.00, ₹1,23,456.78, -₹12.50: Indian digit grouping, always with paise. Exact for every
@@ -21,7 +25,9 @@ export function formatRupees(paise: number): string {
 /** Throws unless `n` is an integer number of paise a JS number holds exactly. */
 export function assertSafePaise(n: number, what: string): void {
   if (!Number.isSafeInteger(n)) {
-    throw new Error(`${what} ${String(n)} is not a whole number of paise within the safe integer range`);
+    throw new Error(
+      `${what} ${String(n)} is not a whole number of paise within the safe integer range`,
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+
 import { commonErrors } from './errors/app-error';
 
 /** Cursor pagination: `limit` (1–100, default 20) and an opaque `starting_after` cursor. */
@@ -49,16 +50,28 @@ export function decodeCursor(s: string | undefined): Cursor | null {
     }
     return { createdAt, id };
   } catch {
-    throw commonErrors.invalid('$.query.starting_after', 'starting_after is not a cursor this API issued');
+    throw commonErrors.invalid(
+      '$.query.starting_after',
+      'starting_after is not a cursor this API issued',
+    );
   }
 }
 
 /** Builds a page from rows fetched with limit + 1, newest first. */
-export function toPage<R extends { createdAt: Date; id: string }, T>(rows: R[], limit: number, map: (r: R) => T): Page<T> {
+export function toPage<R extends { createdAt: Date; id: string }, T>(
+  rows: R[],
+  limit: number,
+  map: (r: R) => T,
+): Page<T> {
   const hasMore = rows.length > limit;
   const slice = rows.slice(0, limit);
   const last = slice[slice.length - 1];
-  return { object: 'list', data: slice.map(map), has_more: hasMore, next_cursor: hasMore && last ? encodeCursor(last) : null };
+  return {
+    object: 'list',
+    data: slice.map(map),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor(last) : null,
+  };
 }
 
 /**
@@ -72,7 +85,13 @@ export function newestFirst<T extends ObjectLiteral>(
   after: Cursor | null,
 ): SelectQueryBuilder<T> {
   if (after) {
-    qb.andWhere(`(${alias}.created_at, ${alias}.id) < (:cursorAt, :cursorId)`, { cursorAt: after.createdAt, cursorId: after.id });
+    qb.andWhere(`(${alias}.created_at, ${alias}.id) < (:cursorAt, :cursorId)`, {
+      cursorAt: after.createdAt,
+      cursorId: after.id,
+    });
   }
-  return qb.orderBy(`${alias}.created_at`, 'DESC').addOrderBy(`${alias}.id`, 'DESC').limit(limit + 1);
+  return qb
+    .orderBy(`${alias}.created_at`, 'DESC')
+    .addOrderBy(`${alias}.id`, 'DESC')
+    .limit(limit + 1);
 }

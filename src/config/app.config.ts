@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+
 import { z } from 'zod';
+
 import { parseAes256Key } from '../common/crypto/sealed';
 
 /**
@@ -67,7 +69,8 @@ type Env = Record<string, string | undefined>;
 
 /** 5s, 30s, 2m, 10m, 30m, 1h, 2h, 4h, 8h, 8h: eleven attempts over about 24 hours. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [
-  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 28_800_000,
+  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000,
+  28_800_000,
 ];
 
 // Variable kinds. Each issue message completes "<VARIABLE> …"; formatIssue adds the value given.
@@ -77,20 +80,32 @@ const integer = (min: number, error = `must be an integer >= ${min}`) =>
     .string()
     .regex(/^\d+$/, { error })
     .transform(Number)
-    .pipe(z.number().min(min, { error }).max(Number.MAX_SAFE_INTEGER, { error: 'is too large (at most 2^53 - 1)' }));
+    .pipe(
+      z
+        .number()
+        .min(min, { error })
+        .max(Number.MAX_SAFE_INTEGER, { error: 'is too large (at most 2^53 - 1)' }),
+    );
 
-const flag = z.enum(['true', 'false', '1', '0'], { error: 'must be true or false' }).transform((v) => v === 'true' || v === '1');
+const flag = z
+  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1');
 
 const url = (protocols: string[]) =>
   z
     .string()
     .refine((v) => URL.canParse(v), { error: 'must be a URL', abort: true })
-    .refine((v) => protocols.includes(new URL(v).protocol), { error: `must use ${protocols.join(' or ')}` })
+    .refine((v) => protocols.includes(new URL(v).protocol), {
+      error: `must use ${protocols.join(' or ')}`,
+    })
     .transform((v) => v.replace(/\/+$/, ''));
 
 const aes256Key = z
   .string()
-  .refine((v) => parseAes256Key(v) !== null, { error: 'must be 32 bytes, base64 or 64 hex characters', abort: true })
+  .refine((v) => parseAes256Key(v) !== null, {
+    error: 'must be 32 bytes, base64 or 64 hex characters',
+    abort: true,
+  })
   .transform((v) => parseAes256Key(v) as Buffer);
 
 const msList = z
@@ -103,7 +118,9 @@ const removed = (instead: string) => z.never({ error: `was replaced by ${instead
 // One schema per area.
 
 const serverEnv = z.object({
-  MODE: z.enum(['sandbox', 'test', 'live'], { error: 'must be sandbox, test or live' }).default('sandbox'),
+  MODE: z
+    .enum(['sandbox', 'test', 'live'], { error: 'must be sandbox, test or live' })
+    .default('sandbox'),
   PORT: integer(0).default(3000),
   BASE_URL: url(['http:', 'https:']).optional(),
   APP_URL: url(['http:', 'https:']).optional(),
@@ -115,7 +132,9 @@ const serverEnv = z.object({
 });
 
 const storageEnv = z.object({
-  DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/payments'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).default(
+    'postgres://postgres@127.0.0.1:5432/payments',
+  ),
   DATABASE_POOL_MAX: integer(2).default(20),
   REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   QUEUE_PREFIX: z.string().default('svc'),
@@ -168,12 +187,16 @@ function formatIssue(issue: z.core.$ZodIssue, env: Env): string {
   const name = String(issue.path[0] ?? 'configuration');
   const raw = env[name];
   const secret = /KEY|SECRET/.test(name);
-  return raw === undefined || secret ? `${name} ${issue.message}` : `${name} ${issue.message} (got "${raw}")`;
+  return raw === undefined || secret
+    ? `${name} ${issue.message}`
+    : `${name} ${issue.message} (got "${raw}")`;
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
   // Unset and empty mean the same: use the default.
-  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const given = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
   const parsed = appEnv.safeParse(given);
   if (!parsed.success) {
     throw new ConfigError(formatIssue(parsed.error.issues[0], given));
@@ -206,8 +229,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bodyLimit: e.BODY_LIMIT,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     signatureSkewSeconds: e.SIGNATURE_CLOCK_SKEW_S,
-    signingPrivateKeyPem: e.SIGNING_PRIVATE_KEY ? e.SIGNING_PRIVATE_KEY.replace(/\\n/g, '\n') : null,
-    signingKeyEncryptionKey: e.SIGNING_KEY_ENCRYPTION_KEY ?? (live ? null : devKey('signing key encryption key')),
+    signingPrivateKeyPem: e.SIGNING_PRIVATE_KEY
+      ? e.SIGNING_PRIVATE_KEY.replace(/\\n/g, '\n')
+      : null,
+    signingKeyEncryptionKey:
+      e.SIGNING_KEY_ENCRYPTION_KEY ?? (live ? null : devKey('signing key encryption key')),
     approvalThresholdPaise: e.APPROVAL_THRESHOLD_PAISE,
     approvalTtlSeconds: e.APPROVAL_TTL_S,
     dailyCapPaise: e.DAILY_CAP_PAISE,

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { APP_CONFIG, loadConfig } from './app.config';
 
 @Global()

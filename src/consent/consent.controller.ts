@@ -1,5 +1,16 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Redirect, Render, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Redirect,
+  Render,
+  Res,
+} from '@nestjs/common';
 import type { Response } from 'express';
+
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
 import { DecisionForm } from '../web/dto/app-forms.dto';
 import type { SignedInPerson } from '../web/signed-in-person';
@@ -36,23 +47,39 @@ export class ConsentController {
   }
 
   @Get('protocol-keys/:id/revoke')
-  confirmProtocolKey(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Res() res: Response) {
+  confirmProtocolKey(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('id') id: string,
+    @Res() res: Response,
+  ) {
     return this.confirm(person, 'protocol-keys', id, res);
   }
 
   @Get('mandates/:id/revoke')
-  confirmMandate(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Res() res: Response) {
+  confirmMandate(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('id') id: string,
+    @Res() res: Response,
+  ) {
     return this.confirm(person, 'mandates', id, res);
   }
 
   @Get('tokens/:id/revoke')
-  confirmToken(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Res() res: Response) {
+  confirmToken(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('id') id: string,
+    @Res() res: Response,
+  ) {
     return this.confirm(person, 'tokens', id, res);
   }
 
   @Post('protocol-keys/:id/revoke')
   @Redirect('/app/consent', 303)
-  async revokeProtocolKey(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() form: DecisionForm) {
+  async revokeProtocolKey(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('id') id: string,
+    @Body() form: DecisionForm,
+  ) {
     if (form.confirm !== 'yes') {
       return { url: confirmUrl('protocol-keys', id) };
     }
@@ -61,7 +88,11 @@ export class ConsentController {
 
   @Post('mandates/:id/revoke')
   @Redirect('/app/consent', 303)
-  async revokeMandate(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() form: DecisionForm) {
+  async revokeMandate(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('id') id: string,
+    @Body() form: DecisionForm,
+  ) {
     if (form.confirm !== 'yes') {
       return { url: confirmUrl('mandates', id) };
     }
@@ -70,14 +101,23 @@ export class ConsentController {
 
   @Post('tokens/:id/revoke')
   @Redirect('/app/consent', 303)
-  async revokeToken(@CurrentPerson() person: SignedInPerson, @Param('id') id: string, @Body() form: DecisionForm) {
+  async revokeToken(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('id') id: string,
+    @Body() form: DecisionForm,
+  ) {
     if (form.confirm !== 'yes') {
       return { url: confirmUrl('tokens', id) };
     }
     await this.consent.revokeToken(person, id);
   }
 
-  private async confirm(person: SignedInPerson, kind: RevokeKind, id: string, res: Response): Promise<void> {
+  private async confirm(
+    person: SignedInPerson,
+    kind: RevokeKind,
+    id: string,
+    res: Response,
+  ): Promise<void> {
     const page = await this.consent.revokeConfirmPage(person, kind, id);
     if (page) {
       res.render('app/revoke-confirm', page);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AccountsModule } from '../accounts/accounts.module';
 import { DelegatePaymentModule } from '../delegate-payment/delegate-payment.module';
 import { MandatesModule } from '../mandates/mandates.module';
@@ -11,7 +12,15 @@ import { ConsentService } from './consent.service';
 
 /** The consent centre page of the app ({appUrl}/consent). */
 @Module({
-  imports: [WebModule, AppPagesModule, AccountsModule, ProtocolKeysModule, MandatesModule, DelegatePaymentModule, PaymentsModule],
+  imports: [
+    WebModule,
+    AppPagesModule,
+    AccountsModule,
+    ProtocolKeysModule,
+    MandatesModule,
+    DelegatePaymentModule,
+    PaymentsModule,
+  ],
   controllers: [ConsentController],
   providers: [ConsentService],
 })

@@ -1,19 +1,20 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+
 import { AccountsService } from '../accounts/accounts.service';
 import type { AuditActor } from '../common/audit';
+import { Clock } from '../common/clock';
 import { commonErrors } from '../common/errors/app-error';
 import { formatRupees } from '../common/money';
+import { Tx } from '../database/tx';
 import { DelegatePaymentService } from '../delegate-payment/delegate-payment.service';
 import { TokensService } from '../delegate-payment/tokens.service';
 import { formatIst, MandateViews } from '../mandates/mandate-views';
 import { MandatesService } from '../mandates/mandates.service';
-import { Tx } from '../database/tx';
 import { PaymentsService } from '../payments/payments.service';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
 import { AppLayout } from '../web/app-layout.service';
 import { AppReadModel } from '../web/app-read-model';
 import { relativeTo } from '../web/local-time';
-import { Clock } from '../common/clock';
 import type { SignedInPerson } from '../web/signed-in-person';
 
 const LIST_LIMIT = 100;
@@ -83,7 +84,10 @@ export class ConsentService implements OnModuleInit {
           name: k.name,
           hint: k.hint,
           role: k.role,
-          roleLabel: k.role === 'buyer' ? 'buyer: may ask for payment tokens' : 'merchant: may run checkouts',
+          roleLabel:
+            k.role === 'buyer'
+              ? 'buyer: may ask for payment tokens'
+              : 'merchant: may run checkouts',
           agent: agentName.get(k.agent_id) ?? k.agent_id,
           agentId: k.agent_id,
           signed: k.public_key_alg !== null,
@@ -136,13 +140,19 @@ export class ConsentService implements OnModuleInit {
       if (view.revocable) {
         subject = {
           heading: `Mandate for ${view.buyerAgentName}`,
-          lines: [`May pay: ${view.payees}`, `Up to ${formatRupees(view.capPaise)} per payment`, `Valid until ${view.validUntil}`],
+          lines: [
+            `May pay: ${view.payees}`,
+            `Up to ${formatRupees(view.capPaise)} per payment`,
+            `Valid until ${view.validUntil}`,
+          ],
           consequence:
             'Your agent will no longer be able to pay from this mandate, and payments waiting for your approval on it will be declined. This cannot be undone; a new mandate needs your authorisation again.',
         };
       }
     } else if (kind === 'tokens') {
-      const token = (await this.tokenViews(await this.delegatePayment.listLiveTokens(ws, LIST_LIMIT))).find((t) => t.id === id);
+      const token = (
+        await this.tokenViews(await this.delegatePayment.listLiveTokens(ws, LIST_LIMIT))
+      ).find((t) => t.id === id);
       if (token) {
         subject = {
           heading: `Payment token for ${token.merchant}`,
@@ -162,7 +172,8 @@ export class ConsentService implements OnModuleInit {
         subject = {
           heading: `Protocol key ${key.name}`,
           lines: [`Key ${key.hint}`, `Role: ${key.role}`],
-          consequence: 'Every request made with this key is refused from the very next one. Software using it stops working until it gets a new key.',
+          consequence:
+            'Every request made with this key is refused from the very next one. Software using it stops working until it gets a new key.',
         };
       }
     }

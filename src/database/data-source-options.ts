@@ -1,4 +1,5 @@
 import { DataSourceOptions } from 'typeorm';
+
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 /** Longest a request waits for a pooled connection (queue wait or connect) before failing as 503. */

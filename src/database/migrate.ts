@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+
 import { DataSource } from 'typeorm';
+
 import { dataSourceOptions } from './data-source-options';
 
 /** Applies pending migrations; used on start (RUN_MIGRATIONS) and by the test global setup. */

@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { Client } from 'pg';
+
 import type { AppConfig } from '../config/app.config';
 
 function fail(message: string): never {
@@ -40,7 +41,12 @@ export async function preflight(config: AppConfig): Promise<void> {
   } finally {
     await client.end();
   }
-  const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3000 });
+  const redis = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 3000,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

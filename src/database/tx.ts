@@ -1,5 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
+
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 interface TxState {
@@ -19,12 +20,15 @@ export class RefusalKeepingWrites extends Error {
   }
 }
 
+type Outcome<T> = { committed: true; value: T } | { committed: false; refusal: Error };
+
 /** Postgres answers that mean "run the whole transaction again": deadlock, serialisation failure. */
 const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 5;
 
 export function isRetryableConflict(err: unknown): boolean {
-  const code = (err as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ??
+  const code =
+    (err as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ??
     (err as { driverError?: { code?: unknown } } | null)?.driverError?.code;
   return typeof code === 'string' && RETRYABLE_SQLSTATES.has(code);
 }
@@ -68,7 +72,10 @@ export class Tx {
         if (!isRetryableConflict(err) || attempt >= MAX_ATTEMPTS) {
           throw err;
         }
-        this.logger.warn({ attempt, code: (err as { code?: string }).code }, 'transaction conflict; retrying');
+        this.logger.warn(
+          { attempt, code: (err as { code?: string }).code },
+          'transaction conflict; retrying',
+        );
         await new Promise((r) => setTimeout(r, 5 * 2 ** attempt + Math.random() * 20));
       }
     }
@@ -77,12 +84,12 @@ export class Tx {
   private async runOnce<T>(fn: (manager: EntityManager) => Promise<T>): Promise<T> {
     const callbacks: (() => unknown)[] = [];
     const outcome = await this.dataSource.transaction((manager) =>
-      this.als.run({ manager, afterCommit: callbacks }, async () => {
+      this.als.run({ manager, afterCommit: callbacks }, async (): Promise<Outcome<T>> => {
         try {
-          return { value: await fn(manager) };
+          return { committed: true, value: await fn(manager) };
         } catch (err) {
           if (err instanceof RefusalKeepingWrites) {
-            return { refusal: err.error };
+            return { committed: false, refusal: err.error };
           }
           throw err;
         }
@@ -93,9 +100,11 @@ export class Tx {
     for (const cb of callbacks) {
       void Promise.resolve()
         .then(cb)
-        .catch((err: Error) => this.logger.error({ err: err.message }, 'after-commit callback failed'));
+        .catch((err: Error) =>
+          this.logger.error({ err: err.message }, 'after-commit callback failed'),
+        );
     }
-    if ('refusal' in outcome) {
+    if (!outcome.committed) {
       throw outcome.refusal;
     }
     return outcome.value;
@@ -137,6 +146,8 @@ export class Tx {
     }
     void Promise.resolve()
       .then(cb)
-      .catch((err: Error) => this.logger.error({ err: err.message }, 'after-commit callback failed'));
+      .catch((err: Error) =>
+        this.logger.error({ err: err.message }, 'after-commit callback failed'),
+      );
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { MandatesModule } from '../mandates/mandates.module';
 import { DelegatePaymentController } from './delegate-payment.controller';
 import { DelegatePaymentService } from './delegate-payment.service';

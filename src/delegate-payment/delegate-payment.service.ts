@@ -1,10 +1,11 @@
-import { paiseFromSql } from '../common/money';
 import { Inject, Injectable } from '@nestjs/common';
+
 import { CheckoutSession, CheckoutStatus } from '../checkout/checkout-session.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
+import { paiseFromSql } from '../common/money';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { MAX_PER_PAYMENT_CAP_PAISE } from '../mandates/dto/create-mandate.dto';

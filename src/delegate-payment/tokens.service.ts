@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { commonErrors } from '../common/errors/app-error';
@@ -15,7 +16,10 @@ export interface RedeemRequest {
   amountPaise: number;
 }
 
-export function tokenState(t: DelegatedToken, now: Date): 'usable' | 'used' | 'revoked' | 'expired' {
+export function tokenState(
+  t: DelegatedToken,
+  now: Date,
+): 'usable' | 'used' | 'revoked' | 'expired' {
   if (t.status !== 'usable') {
     return t.status;
   }
@@ -38,7 +42,10 @@ export class TokensService {
    */
   async redeem(req: RedeemRequest): Promise<{ token: DelegatedToken; mandate: Mandate }> {
     const m = this.tx.manager;
-    const token = await m.findOne(DelegatedToken, { where: { id: req.tokenId }, lock: { mode: 'for_no_key_update' } });
+    const token = await m.findOne(DelegatedToken, {
+      where: { id: req.tokenId },
+      lock: { mode: 'for_no_key_update' },
+    });
     if (!token) {
       throw tokenErrors.invalid();
     }
@@ -54,14 +61,18 @@ export class TokensService {
         break;
     }
     if (token.checkoutSessionId !== req.checkoutSessionId) {
-      throw tokenErrors.sessionMismatch(`This token is for checkout session ${token.checkoutSessionId}, not ${req.checkoutSessionId}`);
+      throw tokenErrors.sessionMismatch(
+        `This token is for checkout session ${token.checkoutSessionId}, not ${req.checkoutSessionId}`,
+      );
     }
     if (token.merchantAgentId !== req.merchantAgentId) {
       throw tokenErrors.sessionMismatch('This token is for another merchant');
     }
     const mandate = await m.findOneByOrFail(Mandate, { id: token.mandateId });
     if (mandate.status === 'pending_authorisation') {
-      throw tokenErrors.requiresBuyerReview(`${this.config.appUrl}/mandates/${mandate.id}/authorize`);
+      throw tokenErrors.requiresBuyerReview(
+        `${this.config.appUrl}/mandates/${mandate.id}/authorize`,
+      );
     }
     if (req.amountPaise > token.maxAmountPaise) {
       throw tokenErrors.allowanceExceeded(req.amountPaise, token.maxAmountPaise);
@@ -81,19 +92,31 @@ export class TokensService {
     workspaceId: string,
     tokenId: string,
     personId: string,
-    spentOnWaitingPayment: (token: DelegatedToken) => Promise<boolean> = () => Promise.resolve(false),
+    spentOnWaitingPayment: (token: DelegatedToken) => Promise<boolean> = () =>
+      Promise.resolve(false),
   ): Promise<DelegatedToken> {
     return this.tx.run(async (m) => {
-      const token = await m.findOne(DelegatedToken, { where: { id: tokenId, workspaceId }, lock: { mode: 'for_no_key_update' } });
+      const token = await m.findOne(DelegatedToken, {
+        where: { id: tokenId, workspaceId },
+        lock: { mode: 'for_no_key_update' },
+      });
       if (!token) {
         throw commonErrors.notFound('token', tokenId);
       }
-      if (token.status === 'usable' || (token.status === 'used' && (await spentOnWaitingPayment(token)))) {
+      if (
+        token.status === 'usable' ||
+        (token.status === 'used' && (await spentOnWaitingPayment(token)))
+      ) {
         const now = this.clock.now();
         token.status = 'revoked';
         token.revokedAt = now;
         await m.update(DelegatedToken, { id: token.id }, { status: 'revoked', revokedAt: now });
-        await this.audit.record(workspaceId, { type: 'person', id: personId }, 'token.revoked', token.id);
+        await this.audit.record(
+          workspaceId,
+          { type: 'person', id: personId },
+          'token.revoked',
+          token.id,
+        );
       }
       return token;
     });

@@ -1,17 +1,21 @@
+import { InjectQueue } from '@nestjs/bull';
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import type { Queue } from 'bull';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
-import { InjectQueue } from '@nestjs/bull';
-import type { Queue } from 'bull';
-import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { QUEUES } from '../common/queues/queues';
+
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../common/errors/outage';
+import { QUEUES } from '../common/queues/queues';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
 
 class HealthResponse {
   @ApiProperty({ enum: ['ok', 'degraded'] }) status: 'ok' | 'degraded';
   @ApiProperty({ enum: ['sandbox', 'test', 'live'] }) mode: string;
-  @ApiProperty({ example: { postgres: 'ok', redis: 'ok' } }) checks: { postgres: string; redis: string };
+  @ApiProperty({ example: { postgres: 'ok', redis: 'ok' } }) checks: {
+    postgres: string;
+    redis: string;
+  };
 }
 
 async function within<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -36,15 +40,24 @@ export class HealthController {
   ) {}
 
   @Get()
-  @ApiOperation({ operationId: 'health', summary: 'Postgres and Redis reachability (503 when either is down)' })
+  @ApiOperation({
+    operationId: 'health',
+    summary: 'Postgres and Redis reachability (503 when either is down)',
+  })
   @ApiOkResponse({ type: HealthResponse })
   async health(@Res({ passthrough: true }) res: Response): Promise<HealthResponse> {
     const [postgres, redis] = await Promise.all([
-      within(this.dataSource.query('SELECT 1'), 2000).then(() => 'ok', () => 'down'),
+      within(this.dataSource.query('SELECT 1'), 2000).then(
+        () => 'ok',
+        () => 'down',
+      ),
       // A disconnected ioredis client would only queue the PING until Redis returns: answer now.
       this.queue.client.status !== 'ready'
         ? Promise.resolve('down')
-        : within(this.queue.client.ping(), 2000).then(() => 'ok', () => 'down'),
+        : within(this.queue.client.ping(), 2000).then(
+            () => 'ok',
+            () => 'down',
+          ),
     ]);
     const status = postgres === 'ok' && redis === 'ok' ? 'ok' : 'degraded';
     res.status(status === 'ok' ? 200 : 503);

@@ -1,6 +1,6 @@
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
-import type { IntentSide } from './dto/list-intents.query';
 import type { IntentResponse } from './dto/intent.response';
+import type { IntentSide } from './dto/list-intents.query';
 
 export function toIntentResponse(i: PaymentIntent, side: IntentSide): IntentResponse {
   return {

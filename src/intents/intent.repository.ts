@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { IntentStatus, PaymentIntent } from '../payments/entities/payment-intent.entity';

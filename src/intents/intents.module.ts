@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { ReceiptsModule } from '../receipts/receipts.module';
 import { RefundsModule } from '../refunds/refunds.module';
 import { IntentRepository } from './intent.repository';

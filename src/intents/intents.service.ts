@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import type { IntentStatus } from '../payments/entities/payment-intent.entity';
 import { ReceiptsService } from '../receipts/receipts.service';

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Param, Post, Redirect, Render } from '@nestjs/common';
+
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
 import { CsrfForm } from '../web/dto/app-forms.dto';
 import type { SignedInPerson } from '../web/signed-in-person';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppLayout } from '../web/app-layout.service';
 import type { SignedInPerson } from '../web/signed-in-person';
 import { MandateViews } from './mandate-views';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Clock } from '../common/clock';
 import { formatIst } from '../web/local-time';
 import type { Mandate, MandateRail, MandateStatus } from './mandate.entity';

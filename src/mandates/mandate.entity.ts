@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
 import { paise } from '../database/bigint.transformer';
 
 export type MandateStatus = 'pending_authorisation' | 'active' | 'revoked' | 'expired';

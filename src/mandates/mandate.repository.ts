@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
+
 import { Agent } from '../accounts/entities/agent.entity';
 import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';

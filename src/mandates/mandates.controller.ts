@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { Auth, Caller } from '../common/auth/auth.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import type { Page } from '../common/pagination';

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+
 import { WebModule } from '../web/web.module';
+import { MandateRepository } from './mandate.repository';
 import { MandateAuthorisationController } from './mandate-authorisation.controller';
 import { MandatePagesService } from './mandate-pages.service';
-import { MandateRepository } from './mandate.repository';
 import { MandateViews } from './mandate-views';
 import { MandatesController } from './mandates.controller';
 import { MandatesService } from './mandates.service';

@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
+
 import { setPrincipal } from '../common/auth/auth.decorators';
 import { bearerOf } from '../common/auth/bearer';
 import { CredentialResolver } from '../common/auth/credential.resolver';

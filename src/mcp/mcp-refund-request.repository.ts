@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Tx } from '../database/tx';
 import { McpRefundRequest } from './mcp-refund-request.entity';
 

@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+
 import { AppError } from '../common/errors/app-error';
 import { MCP_TOOLS, McpTool, McpToolContext, McpToolError } from './mcp-tool';
 

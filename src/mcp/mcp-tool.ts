@@ -1,5 +1,6 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+
 import type { AgentPrincipal } from '../common/auth/principal';
 
 /** What every tool call knows besides its arguments: the authenticated agent. */

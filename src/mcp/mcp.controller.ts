@@ -1,11 +1,12 @@
 import { Controller, Delete, Get, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+
 import { Caller } from '../common/auth/auth.decorators';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { CredentialRateLimitGuard } from '../common/rate-limit/credential-rate-limit.guard';
-import { McpAuthGuard } from './mcp-auth.guard';
 import { McpService } from './mcp.service';
+import { McpAuthGuard } from './mcp-auth.guard';
 
 /**
  * MCP over Streamable HTTP (stateless): every POST carries one JSON-RPC message or batch and is

@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
+
 import { AccountsModule } from '../accounts/accounts.module';
-import { SellerModule } from '../seller/seller.module';
 import { RefundsModule } from '../refunds/refunds.module';
+import { SellerModule } from '../seller/seller.module';
+import { McpController } from './mcp.controller';
+import { McpService } from './mcp.service';
 import { McpAuthGuard } from './mcp-auth.guard';
 import { McpRefundRequestRepository } from './mcp-refund-request.repository';
 import { McpServerFactory } from './mcp-server.factory';
 import { MCP_TOOLS, McpTool } from './mcp-tool';
-import { McpController } from './mcp.controller';
-import { McpService } from './mcp.service';
 import { MCP_TOOL_CLASSES } from './tools';
 
 /** The MCP server at /mcp (Streamable HTTP, stateless, agent credential). Tools: tools/index.ts. */

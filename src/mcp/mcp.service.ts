@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
+
 import type { AgentPrincipal } from '../common/auth/principal';
 import { requestIdOf } from '../common/http/request-id';
 import { McpServerFactory } from './mcp-server.factory';

@@ -1,4 +1,8 @@
-import type { OpenAPIObject, OperationObject, ResponsesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type {
+  OpenAPIObject,
+  OperationObject,
+  ResponsesObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
 /**
  * Adds the two error shapes to the contract and documents, on every operation, the error
@@ -10,11 +14,22 @@ const ACP_ERROR = {
   additionalProperties: false,
   required: ['type', 'code', 'message'],
   properties: {
-    type: { type: 'string', enum: ['invalid_request', 'processing_error', 'service_unavailable', 'rate_limit_exceeded'] },
+    type: {
+      type: 'string',
+      enum: ['invalid_request', 'processing_error', 'service_unavailable', 'rate_limit_exceeded'],
+    },
     code: { type: 'string', example: 'idempotency_conflict' },
     message: { type: 'string' },
-    param: { type: 'string', description: 'RFC 9535 JSONPath of the offending field, or a header name', example: '$.line_items[0].id' },
-    supported_versions: { type: 'array', items: { type: 'string' }, description: 'Only on API-Version errors' },
+    param: {
+      type: 'string',
+      description: 'RFC 9535 JSONPath of the offending field, or a header name',
+      example: '$.line_items[0].id',
+    },
+    supported_versions: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Only on API-Version errors',
+    },
   },
 };
 
@@ -26,7 +41,15 @@ const V1_ERROR = {
       type: 'object',
       required: ['type', 'code', 'message', 'request_id'],
       properties: {
-        type: { type: 'string', enum: ['invalid_request', 'processing_error', 'service_unavailable', 'rate_limit_exceeded'] },
+        type: {
+          type: 'string',
+          enum: [
+            'invalid_request',
+            'processing_error',
+            'service_unavailable',
+            'rate_limit_exceeded',
+          ],
+        },
         code: { type: 'string', example: 'invalid' },
         message: { type: 'string' },
         param: { type: 'string', example: '$.offers[0].unit_paise' },
@@ -37,19 +60,23 @@ const V1_ERROR = {
 };
 
 const STATUS_TEXT: Record<string, string> = {
-  '400': 'Invalid request: validation (param names the field), missing/unsupported API-Version, missing Idempotency-Key, or a business rule',
+  '400':
+    'Invalid request: validation (param names the field), missing/unsupported API-Version, missing Idempotency-Key, or a business rule',
   '401': 'Missing, unknown or revoked credential; invalid_signature / stale_timestamp',
   '402': 'requires_buyer_review: the person has not authorised the mandate yet',
-  '403': 'Credential of the wrong kind (wrong_credential) or protocol key of the wrong role (wrong_role)',
+  '403':
+    'Credential of the wrong kind (wrong_credential) or protocol key of the wrong role (wrong_role)',
   '404': 'Not found, or not visible to this caller',
   '405': 'invalid_state: cancel of a completed or canceled session',
   '409': 'idempotency_in_flight (with Retry-After), or a state conflict',
   '413': 'request_too_large',
   '415': 'unsupported_media_type: bodies must be application/json',
   '422': 'idempotency_conflict: same Idempotency-Key, different body',
-  '429': 'too_many_requests: over the rate limit (per credential, or per address on public routes); see Retry-After and RateLimit-* headers',
+  '429':
+    'too_many_requests: over the rate limit (per credential, or per address on public routes); see Retry-After and RateLimit-* headers',
   '500': 'processing_error (never stored against an Idempotency-Key)',
-  '503': 'service_unavailable: PostgreSQL (or, for /health, Redis) is unreachable, or a transaction conflict persisted; retry after Retry-After',
+  '503':
+    'service_unavailable: PostgreSQL (or, for /health, Redis) is unreachable, or a transaction conflict persisted; retry after Retry-After',
 };
 
 function errorStatuses(path: string, method: string, op: OperationObject): string[] {
@@ -72,7 +99,11 @@ function errorStatuses(path: string, method: string, op: OperationObject): strin
 
 export function addErrorResponses(doc: OpenAPIObject): OpenAPIObject {
   doc.components = doc.components ?? {};
-  doc.components.schemas = { ...(doc.components.schemas ?? {}), AcpError: ACP_ERROR, V1Error: V1_ERROR };
+  doc.components.schemas = {
+    ...(doc.components.schemas ?? {}),
+    AcpError: ACP_ERROR,
+    V1Error: V1_ERROR,
+  };
   for (const [path, item] of Object.entries(doc.paths)) {
     const schema = path.startsWith('/acp') ? 'AcpError' : path.startsWith('/v1') ? 'V1Error' : null;
     if (!schema) {

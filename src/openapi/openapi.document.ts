@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
 import { addErrorResponses } from './error-responses';
 
 /** The OpenAPI contract, built from our decorators; written to openapi/openapi.json by `npm run openapi`. */
@@ -13,16 +14,37 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Every POST accepts Idempotency-Key (required on /acp). See the README for signing and the full flow.',
     )
     .setVersion('2026-04-17')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'sk_test_… workspace API key' }, 'apiKey')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'agc_… agent credential' }, 'agentCredential')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'acpk_… protocol key, role merchant' }, 'merchantProtocolKey')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'acpk_… protocol key, role buyer' }, 'buyerProtocolKey')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'sk_test_… workspace API key' },
+      'apiKey',
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'agc_… agent credential' },
+      'agentCredential',
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'acpk_… protocol key, role merchant' },
+      'merchantProtocolKey',
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'acpk_… protocol key, role buyer' },
+      'buyerProtocolKey',
+    )
     .build();
-  return addErrorResponses(SwaggerModule.createDocument(app, config, { operationIdFactory: (_c, method) => method }));
+  return addErrorResponses(
+    SwaggerModule.createDocument(app, config, { operationIdFactory: (_c, method) => method }),
+  );
 }
 
 function sortedKeys<T>(record: Record<string, T> | undefined): Record<string, T> | undefined {
-  return record && Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]]));
+  return (
+    record &&
+    Object.fromEntries(
+      Object.keys(record)
+        .sort()
+        .map((k) => [k, record[k]]),
+    )
+  );
 }
 
 /**
@@ -33,7 +55,10 @@ export function serialiseOpenApi(doc: OpenAPIObject): string {
   const stable = {
     ...doc,
     paths: sortedKeys(doc.paths),
-    components: doc.components && { ...doc.components, schemas: sortedKeys(doc.components.schemas) },
+    components: doc.components && {
+      ...doc.components,
+      schemas: sortedKeys(doc.components.schemas),
+    },
   };
   return `${JSON.stringify(stable, null, 2)}\n`;
 }

@@ -41,7 +41,10 @@ export function evaluateBuyerRules(r: RuleInput): Decline | null {
     return decline;
   }
   if (r.spentTodayPaise + r.amountPaise > r.dailyCapPaise) {
-    return { code: 'daily_cap_exceeded', reason: `The buyer's daily spending cap of ${r.dailyCapPaise} paise would be exceeded` };
+    return {
+      code: 'daily_cap_exceeded',
+      reason: `The buyer's daily spending cap of ${r.dailyCapPaise} paise would be exceeded`,
+    };
   }
   return null;
 }
@@ -52,13 +55,22 @@ function mandateDecline(mandate: Mandate, r: RuleInput): Decline | null {
     return { code: 'mandate_not_active', reason: `Mandate ${mandate.id} is ${mandate.status}` };
   }
   if (r.now < mandate.validFrom || r.now >= mandate.validUntil) {
-    return { code: 'mandate_expired', reason: `Mandate ${mandate.id} is outside its validity window` };
+    return {
+      code: 'mandate_expired',
+      reason: `Mandate ${mandate.id} is outside its validity window`,
+    };
   }
   if (r.amountPaise > mandate.perPaymentCapPaise) {
-    return { code: 'mandate_cap_exceeded', reason: `Amount is above the mandate's per-payment cap of ${mandate.perPaymentCapPaise} paise` };
+    return {
+      code: 'mandate_cap_exceeded',
+      reason: `Amount is above the mandate's per-payment cap of ${mandate.perPaymentCapPaise} paise`,
+    };
   }
   if (mandate.payeeAgentIds && !mandate.payeeAgentIds.includes(r.sellerAgentId)) {
-    return { code: 'seller_not_allowed', reason: `Seller ${r.sellerAgentId} is not on the mandate's seller list` };
+    return {
+      code: 'seller_not_allowed',
+      reason: `Seller ${r.sellerAgentId} is not on the mandate's seller list`,
+    };
   }
   return null;
 }

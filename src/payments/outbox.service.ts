@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { Tx } from '../database/tx';

@@ -18,7 +18,8 @@ export type RailResult =
   | { status: 'succeeded'; reference: string }
   | { status: 'failed'; reference: string; failureCode: RailFailureCode; message: string };
 
-export type RailFailureCode = 'insufficient_funds' | 'mandate_declined_by_bank' | 'bank_unavailable';
+export type RailFailureCode =
+  'insufficient_funds' | 'mandate_declined_by_bank' | 'bank_unavailable';
 
 export interface PaymentRail {
   readonly name: 'sandbox' | 'gateway';

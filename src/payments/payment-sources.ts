@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import type { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
 
 /**

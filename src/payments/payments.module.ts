@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { ReceiptsModule } from '../receipts/receipts.module';
@@ -10,7 +11,12 @@ import { SandboxRail } from './sandbox-rail';
 
 @Module({
   imports: [ApprovalsModule, ReceiptsModule, SweeperModule],
-  providers: [PaymentsService, PaymentSources, OutboxService, { provide: PAYMENT_RAIL, useClass: SandboxRail }],
+  providers: [
+    PaymentsService,
+    PaymentSources,
+    OutboxService,
+    { provide: PAYMENT_RAIL, useClass: SandboxRail },
+  ],
   exports: [PaymentsService, PaymentSources, OutboxService, PAYMENT_RAIL],
 })
 export class PaymentsModule {}

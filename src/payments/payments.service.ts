@@ -1,8 +1,13 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { In } from 'typeorm';
+
 import { Agent } from '../accounts/entities/agent.entity';
 import { Approval } from '../approvals/approval.entity';
-import { ApprovalDecision, ApprovalsService, ApprovalWithdrawn } from '../approvals/approvals.service';
+import {
+  ApprovalDecision,
+  ApprovalsService,
+  ApprovalWithdrawn,
+} from '../approvals/approvals.service';
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
@@ -47,7 +52,11 @@ export type PayRequest = PayAuthority & {
 export type PayOutcome =
   | { status: 'settled'; intent: PaymentIntent }
   | { status: 'requires_approval'; intent: PaymentIntent; approval: Approval }
-  | { status: 'declined' | 'failed'; intent: PaymentIntent; decline: Decline | { code: string; reason: string } };
+  | {
+      status: 'declined' | 'failed';
+      intent: PaymentIntent;
+      decline: Decline | { code: string; reason: string };
+    };
 
 /** Why a waiting payment was declined: the code on the intent and a sentence for people. */
 export interface WaitingDecline {
@@ -90,22 +99,36 @@ export class PaymentsService implements OnModuleInit {
     });
     // Safety net for declineWaitingOn (which skips a payment whose source another request holds)
     // and the only path for a mandate that simply reached its valid_until.
-    this.sweeper.register('payments-waiting-on-ended-mandates', () => this.declineWaitingOnEnded(), { everyMs: 5000 });
+    this.sweeper.register(
+      'payments-waiting-on-ended-mandates',
+      () => this.declineWaitingOnEnded(),
+      { everyMs: 5000 },
+    );
   }
 
   async pay(req: PayRequest): Promise<PayOutcome> {
     return this.tx.run(async (m) => {
       const now = this.clock.now();
       // Serialise payments of one buyer agent, so the daily cap cannot be overrun by a race.
-      const buyer = await m.findOne(Agent, { where: { id: req.buyerAgentId }, lock: { mode: 'for_no_key_update' } });
+      const buyer = await m.findOne(Agent, {
+        where: { id: req.buyerAgentId },
+        lock: { mode: 'for_no_key_update' },
+      });
       const seller = await m.findOneBy(Agent, { id: req.sellerAgentId });
       const mandate =
-        req.mandateId === null ? null : await m.findOne(Mandate, { where: { id: req.mandateId }, lock: { mode: 'for_no_key_update' } });
+        req.mandateId === null
+          ? null
+          : await m.findOne(Mandate, {
+              where: { id: req.mandateId },
+              lock: { mode: 'for_no_key_update' },
+            });
       if (!buyer || !seller || (req.mandateId !== null && !mandate)) {
         throw new Error('pay() called with unknown buyer, seller or mandate');
       }
       const onPage = req.authorisedBy === 'person_on_page';
-      const receiptContext = onPage ? { ...req.receiptContext, authorised_by: 'person_on_page' } : req.receiptContext;
+      const receiptContext = onPage
+        ? { ...req.receiptContext, authorised_by: 'person_on_page' }
+        : req.receiptContext;
       const intent: PaymentIntent = Object.assign(new PaymentIntent(), {
         id: newId('pi'),
         buyerWorkspaceId: buyer.workspaceId,
@@ -131,11 +154,25 @@ export class PaymentsService implements OnModuleInit {
         updatedAt: now,
         settledAt: null,
       });
-      const decline = await this.newPaymentDecline(mandate, { buyerAgentId: buyer.id, sellerAgentId: seller.id, amountPaise: req.amountPaise }, now);
+      const decline = await this.newPaymentDecline(
+        mandate,
+        { buyerAgentId: buyer.id, sellerAgentId: seller.id, amountPaise: req.amountPaise },
+        now,
+      );
       if (decline) {
-        Object.assign(intent, { status: 'declined', declineCode: decline.code, declineReason: decline.reason });
+        Object.assign(intent, {
+          status: 'declined',
+          declineCode: decline.code,
+          declineReason: decline.reason,
+        });
         await m.insert(PaymentIntent, intent);
-        await this.audit.record(buyer.workspaceId, { type: 'agent', id: buyer.id }, 'intent.declined', intent.id, { code: decline.code });
+        await this.audit.record(
+          buyer.workspaceId,
+          { type: 'agent', id: buyer.id },
+          'intent.declined',
+          intent.id,
+          { code: decline.code },
+        );
         return { status: 'declined', intent, decline };
       }
       // The person on the hosted page is approving this very payment: no second approval.
@@ -149,7 +186,13 @@ export class PaymentsService implements OnModuleInit {
           amountPaise: req.amountPaise,
           summary: `${buyer.name} wants to pay ${seller.name}: ${req.description}`,
         });
-        await this.audit.record(buyer.workspaceId, { type: 'agent', id: buyer.id }, 'intent.requires_approval', intent.id, { approval_id: approval.id });
+        await this.audit.record(
+          buyer.workspaceId,
+          { type: 'agent', id: buyer.id },
+          'intent.requires_approval',
+          intent.id,
+          { approval_id: approval.id },
+        );
         return { status: 'requires_approval', intent, approval };
       }
       await m.insert(PaymentIntent, intent);
@@ -162,8 +205,13 @@ export class PaymentsService implements OnModuleInit {
    * that must say beforehand whether a payment can go ahead (the hosted payment page's
    * `payable`). The same rules on the same inputs as pay(); pay() decides again under its locks.
    */
-  async previewDecline(req: PayAuthority & { buyerAgentId: string; sellerAgentId: string; amountPaise: number }): Promise<Decline | null> {
-    const mandate = req.mandateId === null ? null : await this.tx.manager.findOneBy(Mandate, { id: req.mandateId });
+  async previewDecline(
+    req: PayAuthority & { buyerAgentId: string; sellerAgentId: string; amountPaise: number },
+  ): Promise<Decline | null> {
+    const mandate =
+      req.mandateId === null
+        ? null
+        : await this.tx.manager.findOneBy(Mandate, { id: req.mandateId });
     if (req.mandateId !== null && !mandate) {
       return { code: 'mandate_not_active', reason: `Mandate ${req.mandateId} does not exist` };
     }
@@ -174,9 +222,15 @@ export class PaymentsService implements OnModuleInit {
    * The source was canceled while its payment waited for a person: decline the intent and
    * withdraw the approval. Caller holds the source lock (lock order source → intent).
    */
-  async cancelPending(intentId: string, reason = 'The payment was canceled before approval'): Promise<void> {
+  async cancelPending(
+    intentId: string,
+    reason = 'The payment was canceled before approval',
+  ): Promise<void> {
     const m = this.tx.manager;
-    const intent = await m.findOne(PaymentIntent, { where: { id: intentId }, lock: { mode: 'for_no_key_update' } });
+    const intent = await m.findOne(PaymentIntent, {
+      where: { id: intentId },
+      lock: { mode: 'for_no_key_update' },
+    });
     if (!intent || intent.status !== 'requires_approval') {
       return;
     }
@@ -192,7 +246,10 @@ export class PaymentsService implements OnModuleInit {
    * request (an approval being decided re-checks the rules and sees the revocation) or to the
    * sweep. Returns the ids declined.
    */
-  async declineWaitingOn(on: { mandateId: string } | { tokenId: string }, decline: WaitingDecline): Promise<string[]> {
+  async declineWaitingOn(
+    on: { mandateId: string } | { tokenId: string },
+    decline: WaitingDecline,
+  ): Promise<string[]> {
     const m = this.tx.manager;
     const waiting = await this.waitingOn(on);
     const declined: string[] = [];
@@ -217,8 +274,11 @@ export class PaymentsService implements OnModuleInit {
   }
 
   /** Payments waiting for approval on this mandate or token (no locks). */
-  waitingOn(on: { mandateId: string } | { tokenId: string }): Promise<{ id: string; source_kind: IntentSourceKind; source_id: string }[]> {
-    const [column, value] = 'mandateId' in on ? ['mandate_id', on.mandateId] : ['token_id', on.tokenId];
+  waitingOn(
+    on: { mandateId: string } | { tokenId: string },
+  ): Promise<{ id: string; source_kind: IntentSourceKind; source_id: string }[]> {
+    const [column, value] =
+      'mandateId' in on ? ['mandate_id', on.mandateId] : ['token_id', on.tokenId];
     return this.tx.manager.query(
       `SELECT id, source_kind, source_id FROM payment_intents WHERE ${column} = $1 AND status = 'requires_approval' ORDER BY id`,
       [value],
@@ -315,9 +375,16 @@ export class PaymentsService implements OnModuleInit {
   }
 
   /** Debits on the rail; on success writes the receipt and the intent.settled event in this transaction. */
-  private async settle(intent: PaymentIntent, receiptContext: Record<string, unknown>): Promise<PayOutcome> {
+  private async settle(
+    intent: PaymentIntent,
+    receiptContext: Record<string, unknown>,
+  ): Promise<PayOutcome> {
     const m = this.tx.manager;
-    const result = await this.rail.debit({ intentId: intent.id, amountPaise: intent.amountPaise, mandateId: intent.mandateId });
+    const result = await this.rail.debit({
+      intentId: intent.id,
+      amountPaise: intent.amountPaise,
+      mandateId: intent.mandateId,
+    });
     const now = this.clock.now();
     await m.insert(RailTransfer, {
       id: newId('trf'),
@@ -331,14 +398,49 @@ export class PaymentsService implements OnModuleInit {
       createdAt: now,
     });
     if (result.status === 'failed') {
-      Object.assign(intent, { status: 'failed', declineCode: result.failureCode, declineReason: result.message, railReference: result.reference, updatedAt: now });
-      await m.update(PaymentIntent, { id: intent.id }, { status: 'failed', declineCode: result.failureCode, declineReason: result.message, railReference: result.reference, updatedAt: now });
-      return { status: 'failed', intent, decline: { code: result.failureCode, reason: result.message } };
+      Object.assign(intent, {
+        status: 'failed',
+        declineCode: result.failureCode,
+        declineReason: result.message,
+        railReference: result.reference,
+        updatedAt: now,
+      });
+      await m.update(
+        PaymentIntent,
+        { id: intent.id },
+        {
+          status: 'failed',
+          declineCode: result.failureCode,
+          declineReason: result.message,
+          railReference: result.reference,
+          updatedAt: now,
+        },
+      );
+      return {
+        status: 'failed',
+        intent,
+        decline: { code: result.failureCode, reason: result.message },
+      };
     }
-    Object.assign(intent, { status: 'settled', railReference: result.reference, settledAt: now, updatedAt: now });
+    Object.assign(intent, {
+      status: 'settled',
+      railReference: result.reference,
+      settledAt: now,
+      updatedAt: now,
+    });
     const receipt = await this.receipts.issueForPayment(intent, receiptContext);
     intent.receiptId = receipt.receiptId;
-    await m.update(PaymentIntent, { id: intent.id }, { status: 'settled', railReference: result.reference, settledAt: now, updatedAt: now, receiptId: receipt.receiptId });
+    await m.update(
+      PaymentIntent,
+      { id: intent.id },
+      {
+        status: 'settled',
+        railReference: result.reference,
+        settledAt: now,
+        updatedAt: now,
+        receiptId: receipt.receiptId,
+      },
+    );
     await this.outbox.add({
       workspaceId: intent.sellerWorkspaceId,
       agentId: intent.sellerAgentId,
@@ -356,7 +458,13 @@ export class PaymentsService implements OnModuleInit {
         settled_at: now.toISOString(),
       },
     });
-    await this.audit.record(intent.buyerWorkspaceId, { type: 'system', id: 'pipeline' }, 'intent.settled', intent.id, { receipt_id: receipt.receiptId });
+    await this.audit.record(
+      intent.buyerWorkspaceId,
+      { type: 'system', id: 'pipeline' },
+      'intent.settled',
+      intent.id,
+      { receipt_id: receipt.receiptId },
+    );
     return { status: 'settled', intent };
   }
 
@@ -372,13 +480,25 @@ export class PaymentsService implements OnModuleInit {
     }
     await this.sources.get(intent.sourceKind)?.lock(intent.sourceId);
     if (intent.tokenId) {
-      await m.findOne(DelegatedToken, { where: { id: intent.tokenId }, lock: { mode: 'for_no_key_update' } });
+      await m.findOne(DelegatedToken, {
+        where: { id: intent.tokenId },
+        lock: { mode: 'for_no_key_update' },
+      });
     }
-    await m.findOne(Agent, { where: { id: intent.buyerAgentId }, lock: { mode: 'for_no_key_update' } });
+    await m.findOne(Agent, {
+      where: { id: intent.buyerAgentId },
+      lock: { mode: 'for_no_key_update' },
+    });
     if (intent.mandateId) {
-      await m.findOne(Mandate, { where: { id: intent.mandateId }, lock: { mode: 'for_no_key_update' } });
+      await m.findOne(Mandate, {
+        where: { id: intent.mandateId },
+        lock: { mode: 'for_no_key_update' },
+      });
     }
-    await m.findOne(PaymentIntent, { where: { id: intentId }, lock: { mode: 'for_no_key_update' } });
+    await m.findOne(PaymentIntent, {
+      where: { id: intentId },
+      lock: { mode: 'for_no_key_update' },
+    });
   }
 
   /**
@@ -407,18 +527,37 @@ export class PaymentsService implements OnModuleInit {
 
   private async declineIntent(intent: PaymentIntent, decline: WaitingDecline): Promise<void> {
     const now = this.clock.now();
-    Object.assign(intent, { status: 'declined', declineCode: decline.code, declineReason: decline.reason, updatedAt: now });
+    Object.assign(intent, {
+      status: 'declined',
+      declineCode: decline.code,
+      declineReason: decline.reason,
+      updatedAt: now,
+    });
     await this.tx.manager.update(
       PaymentIntent,
       { id: intent.id },
-      { status: 'declined', declineCode: decline.code, declineReason: decline.reason, updatedAt: now },
+      {
+        status: 'declined',
+        declineCode: decline.code,
+        declineReason: decline.reason,
+        updatedAt: now,
+      },
     );
-    await this.audit.record(intent.buyerWorkspaceId, { type: 'system', id: 'pipeline' }, 'intent.declined', intent.id, {
-      code: decline.code,
-    });
+    await this.audit.record(
+      intent.buyerWorkspaceId,
+      { type: 'system', id: 'pipeline' },
+      'intent.declined',
+      intent.id,
+      {
+        code: decline.code,
+      },
+    );
   }
 
-  private async onApprovalDecided(approval: Approval, decision: ApprovalDecision): Promise<void | ApprovalWithdrawn> {
+  private async onApprovalDecided(
+    approval: Approval,
+    decision: ApprovalDecision,
+  ): Promise<void | ApprovalWithdrawn> {
     const m = this.tx.manager;
     const intent = await m.findOneByOrFail(PaymentIntent, { id: approval.subjectId });
     if (intent.status !== 'requires_approval') {
@@ -434,7 +573,11 @@ export class PaymentsService implements OnModuleInit {
       }
       const outcome = await this.settle(intent, {
         ...intent.receiptContext,
-        approval: { id: approval.id, decided_by: approval.decidedBy, decided_at: approval.decidedAt?.toISOString() ?? null },
+        approval: {
+          id: approval.id,
+          decided_by: approval.decidedBy,
+          decided_at: approval.decidedAt?.toISOString() ?? null,
+        },
       });
       if (outcome.status === 'settled') {
         await source?.onSettled(outcome.intent);
@@ -472,7 +615,11 @@ export class PaymentsService implements OnModuleInit {
    * What this buyer agent committed since the start of the Indian day: settled, in flight and
    * waiting for approval (so waiting payments count towards the daily cap), except `exceptIntentId`.
    */
-  private async spentToday(buyerAgentId: string, now: Date, exceptIntentId: string | null): Promise<number> {
+  private async spentToday(
+    buyerAgentId: string,
+    now: Date,
+    exceptIntentId: string | null,
+  ): Promise<number> {
     const [row] = await this.tx.manager.query<{ total: string }[]>(
       `SELECT COALESCE(SUM(amount_paise), 0)::text AS total FROM payment_intents
         WHERE buyer_agent_id = $1 AND status IN ('requires_approval', 'processing', 'settled') AND created_at >= $2

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
+
 import { randomToken } from '../common/ids';
-import { PaymentRail, RailCreditRequest, RailDebitRequest, RailFailureCode, RailResult } from './payment-rail';
+import {
+  PaymentRail,
+  RailCreditRequest,
+  RailDebitRequest,
+  RailFailureCode,
+  RailResult,
+} from './payment-rail';
 
 /**
  * A fake UPI rail. Like test card numbers, the last two digits of the amount in paise pick the
@@ -23,12 +30,20 @@ export class SandboxRail implements PaymentRail {
     const reference = `SBX${randomToken(12).toUpperCase()}`;
     const trigger = SANDBOX_TRIGGERS[req.amountPaise % 100];
     if (trigger) {
-      return Promise.resolve({ status: 'failed', reference, failureCode: trigger.code, message: trigger.message });
+      return Promise.resolve({
+        status: 'failed',
+        reference,
+        failureCode: trigger.code,
+        message: trigger.message,
+      });
     }
     return Promise.resolve({ status: 'succeeded', reference });
   }
 
   credit(_req: RailCreditRequest): Promise<RailResult> {
-    return Promise.resolve({ status: 'succeeded', reference: `SBXR${randomToken(11).toUpperCase()}` });
+    return Promise.resolve({
+      status: 'succeeded',
+      reference: `SBXR${randomToken(11).toUpperCase()}`,
+    });
   }
 }

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
 import type { PublicKeyAlg } from '../common/signing/public-key';
 
 export type ProtocolKeyRole = 'merchant' | 'buyer';

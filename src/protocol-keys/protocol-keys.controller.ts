@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { Auth, Caller } from '../common/auth/auth.decorators';
 import type { ApiKeyPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
@@ -15,9 +16,15 @@ export class ProtocolKeysController {
 
   @Post()
   @Idempotent()
-  @ApiOperation({ operationId: 'createProtocolKey', summary: 'Issue a protocol key for /acp (shown once)' })
+  @ApiOperation({
+    operationId: 'createProtocolKey',
+    summary: 'Issue a protocol key for /acp (shown once)',
+  })
   @ApiCreatedResponse({ type: ProtocolKeyResponse })
-  create(@Caller() caller: ApiKeyPrincipal, @Body() body: CreateProtocolKeyDto): Promise<ProtocolKeyResponse> {
+  create(
+    @Caller() caller: ApiKeyPrincipal,
+    @Body() body: CreateProtocolKeyDto,
+  ): Promise<ProtocolKeyResponse> {
     return this.keys.create(
       caller.workspaceId,
       { role: body.role, agentId: body.agent_id, name: body.name, publicKey: body.public_key },
@@ -26,7 +33,10 @@ export class ProtocolKeysController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'listProtocolKeys', summary: 'List protocol keys without their secrets' })
+  @ApiOperation({
+    operationId: 'listProtocolKeys',
+    summary: 'List protocol keys without their secrets',
+  })
   list(@Caller() caller: ApiKeyPrincipal, @Query() q: PageQuery) {
     return this.keys.list(caller.workspaceId, q.limit, q.starting_after);
   }
@@ -34,7 +44,10 @@ export class ProtocolKeysController {
   @Post(':id/revoke')
   @HttpCode(200)
   @Idempotent()
-  @ApiOperation({ operationId: 'revokeProtocolKey', summary: 'Revoke; the key fails on its very next request' })
+  @ApiOperation({
+    operationId: 'revokeProtocolKey',
+    summary: 'Revoke; the key fails on its very next request',
+  })
   @ApiOkResponse({ type: ProtocolKeyResponse })
   revoke(@Caller() caller: ApiKeyPrincipal, @Param('id') id: string): Promise<ProtocolKeyResponse> {
     return this.keys.revoke(caller.workspaceId, id, { type: 'api_key', id: caller.id });

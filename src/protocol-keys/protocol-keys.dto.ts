@@ -1,13 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
 import type { ProtocolKeyRole } from './protocol-key.entity';
 
 export class CreateProtocolKeyDto {
-  @ApiProperty({ enum: ['merchant', 'buyer'], description: 'merchant: checkout routes, bound to a seller agent. buyer: delegate_payment and receipts, bound to a buyer agent.' })
+  @ApiProperty({
+    enum: ['merchant', 'buyer'],
+    description:
+      'merchant: checkout routes, bound to a seller agent. buyer: delegate_payment and receipts, bound to a buyer agent.',
+  })
   @IsIn(['merchant', 'buyer'])
   role: ProtocolKeyRole;
 
-  @ApiProperty({ example: 'agt_…', description: 'The agent the key acts for (seller/both for merchant, buyer/both for buyer)' })
+  @ApiProperty({
+    example: 'agt_…',
+    description: 'The agent the key acts for (seller/both for merchant, buyer/both for buyer)',
+  })
   @IsString()
   @Matches(/^agt_[A-Za-z0-9]+$/)
   agent_id: string;
@@ -19,7 +27,10 @@ export class CreateProtocolKeyDto {
   @MaxLength(100)
   name?: string;
 
-  @ApiPropertyOptional({ description: 'Ed25519 or P-256 public key (PEM SPKI or JWK). When set, every request with this key must carry Signature and Timestamp.' })
+  @ApiPropertyOptional({
+    description:
+      'Ed25519 or P-256 public key (PEM SPKI or JWK). When set, every request with this key must carry Signature and Timestamp.',
+  })
   @IsOptional()
   public_key?: string | Record<string, unknown>;
 }
@@ -31,8 +42,10 @@ export class ProtocolKeyResponse {
   @ApiProperty() agent_id: string;
   @ApiProperty() name: string;
   @ApiProperty({ example: 'acpk_…x9Qz' }) hint: string;
-  @ApiPropertyOptional({ description: 'The bearer secret (acpk_…). Only in the create response.' }) key?: string;
-  @ApiProperty({ enum: ['ed25519', 'p256'], nullable: true, type: String }) public_key_alg: string | null;
+  @ApiPropertyOptional({ description: 'The bearer secret (acpk_…). Only in the create response.' })
+  key?: string;
+  @ApiProperty({ enum: ['ed25519', 'p256'], nullable: true, type: String }) public_key_alg:
+    string | null;
   @ApiProperty() created_at: string;
   @ApiProperty({ nullable: true, type: String }) revoked_at: string | null;
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Agent, canBuy, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
@@ -27,7 +28,11 @@ export function toProtocolKeyResponse(k: ProtocolKey, key?: string): ProtocolKey
   };
 }
 
-const PROTOCOL_KEYS: CredentialKind<ProtocolKey> = { entity: ProtocolKey, label: 'protocol key', auditPrefix: 'protocol_key' };
+const PROTOCOL_KEYS: CredentialKind<ProtocolKey> = {
+  entity: ProtocolKey,
+  label: 'protocol key',
+  auditPrefix: 'protocol_key',
+};
 
 /** Protocol keys (README "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
 @Injectable()
@@ -43,18 +48,33 @@ export class ProtocolKeysService {
     input: { role: ProtocolKeyRole; agentId: string; name?: string; publicKey?: unknown },
     actor: AuditActor,
   ): Promise<ProtocolKeyResponse> {
-    const pub = input.publicKey === undefined || input.publicKey === null ? null : parsePublicKey(input.publicKey, '$.public_key');
+    const pub =
+      input.publicKey === undefined || input.publicKey === null
+        ? null
+        : parsePublicKey(input.publicKey, '$.public_key');
     const secret = issueSecret(CREDENTIAL_PREFIX.protocolKey);
     return this.tx.run(async (m) => {
       const agent = await m.findOneBy(Agent, { id: input.agentId, workspaceId });
       if (!agent || agent.disabledAt) {
-        throw new AppError(404, 'invalid_request', 'not_found', `No agent ${input.agentId} in this workspace`, '$.agent_id');
+        throw new AppError(
+          404,
+          'invalid_request',
+          'not_found',
+          `No agent ${input.agentId} in this workspace`,
+          '$.agent_id',
+        );
       }
       if (input.role === 'merchant' && !canSell(agent.role)) {
-        throw commonErrors.invalid('$.agent_id', `A merchant key must be bound to a seller agent; ${agent.id} is a ${agent.role}`);
+        throw commonErrors.invalid(
+          '$.agent_id',
+          `A merchant key must be bound to a seller agent; ${agent.id} is a ${agent.role}`,
+        );
       }
       if (input.role === 'buyer' && !canBuy(agent.role)) {
-        throw commonErrors.invalid('$.agent_id', `A buyer key must be bound to a buyer agent; ${agent.id} is a ${agent.role}`);
+        throw commonErrors.invalid(
+          '$.agent_id',
+          `A buyer key must be bound to a buyer agent; ${agent.id} is a ${agent.role}`,
+        );
       }
       const key = m.create(ProtocolKey, {
         id: newId('pkey'),
@@ -70,17 +90,31 @@ export class ProtocolKeysService {
         lastUsedAt: null,
       });
       await m.insert(ProtocolKey, key);
-      await this.audit.record(workspaceId, actor, 'protocol_key.created', key.id, { role: input.role, agent_id: agent.id });
-      return toProtocolKeyResponse(await m.findOneByOrFail(ProtocolKey, { id: key.id }), secret.plaintext);
+      await this.audit.record(workspaceId, actor, 'protocol_key.created', key.id, {
+        role: input.role,
+        agent_id: agent.id,
+      });
+      return toProtocolKeyResponse(
+        await m.findOneByOrFail(ProtocolKey, { id: key.id }),
+        secret.plaintext,
+      );
     });
   }
 
-  list(workspaceId: string, limit = 20, startingAfter?: string): Promise<Page<ProtocolKeyResponse>> {
-    return this.credentials.list(PROTOCOL_KEYS, workspaceId, { limit, startingAfter }, (k) => toProtocolKeyResponse(k));
+  list(
+    workspaceId: string,
+    limit = 20,
+    startingAfter?: string,
+  ): Promise<Page<ProtocolKeyResponse>> {
+    return this.credentials.list(PROTOCOL_KEYS, workspaceId, { limit, startingAfter }, (k) =>
+      toProtocolKeyResponse(k),
+    );
   }
 
   /** Effective on the very next request: the resolver ignores revoked keys. */
   async revoke(workspaceId: string, id: string, actor: AuditActor): Promise<ProtocolKeyResponse> {
-    return toProtocolKeyResponse(await this.credentials.revoke(PROTOCOL_KEYS, workspaceId, id, actor));
+    return toProtocolKeyResponse(
+      await this.credentials.revoke(PROTOCOL_KEYS, workspaceId, id, actor),
+    );
   }
 }

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { Injectable } from '@nestjs/common';
 
 /** Where the pages' own stylesheet and script live (views/pay/assets), from src/ or dist/. */
 const ASSET_DIR = join(__dirname, '..', '..', 'views', 'pay', 'assets');

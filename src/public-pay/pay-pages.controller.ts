@@ -12,13 +12,14 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { Response } from 'express';
+
 import { AppController } from '../web/current-person.decorator';
 import { attempt } from '../web/form-outcome';
 import { PayPageFormDto } from './dto/public-pay.dto';
 import { PayAssets } from './pay-assets';
 import { PayFormGuard } from './pay-form.guard';
-import { PayPageHeadersInterceptor } from './pay-page-headers.interceptor';
 import { pagePathOf, payPage, statusPage } from './pay-page.presenter';
+import { PayPageHeadersInterceptor } from './pay-page-headers.interceptor';
 import { PublicPayService } from './public-pay.service';
 
 /**

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { CompleteCheckoutDto, StartCheckoutDto } from './dto/public-pay.dto';
 import { HostedCheckoutResponse, PublicPayView } from './dto/public-pay.response';

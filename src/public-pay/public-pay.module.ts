@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { PaymentsModule } from '../payments/payments.module';
 import { QuotesModule } from '../quotes/quotes.module';
 import { HostedCheckoutRepository } from './hosted-checkout.repository';

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { formatRupees } from '../common/money';

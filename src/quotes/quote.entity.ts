@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
 import { paise } from '../database/bigint.transformer';
 
 /** Stored statuses; `expired` is derived at read time from expires_at (see quote.state.ts). */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { Tx } from '../database/tx';
 import { Quote } from './quote.entity';
 
@@ -26,7 +27,10 @@ export class QuoteRepository {
   lock(id: string, opts: { skipLocked?: boolean } = {}): Promise<Quote | null> {
     return this.tx.manager.findOne(Quote, {
       where: { id },
-      lock: { mode: 'for_no_key_update', ...(opts.skipLocked ? { onLocked: 'skip_locked' as const } : {}) },
+      lock: {
+        mode: 'for_no_key_update',
+        ...(opts.skipLocked ? { onLocked: 'skip_locked' as const } : {}),
+      },
     });
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { PaymentsModule } from '../payments/payments.module';
 import { SellerModule } from '../seller/seller.module';
 import { QuoteRepository } from './quote.repository';

@@ -1,20 +1,21 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+
 import { canBuy, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
-import { SellerService } from '../seller/seller.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 import { PaymentSources } from '../payments/payment-sources';
 import {
   PayAuthority,
+  PaymentsService,
   PayOutcome,
   PayRequest,
-  PaymentsService,
 } from '../payments/payments.service';
+import { SellerService } from '../seller/seller.service';
 import { PayQuoteResponse, PublicQuoteView, QuoteResponse } from './dto/quote.response';
 import { Quote, QuoteLineItem } from './quote.entity';
 import { payUrlOf, toIntentOutcome, toPublicQuoteView, toQuoteResponse } from './quote.mapper';

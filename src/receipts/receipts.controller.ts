@@ -1,5 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+
 import { AcpRoute, Auth, Caller } from '../common/auth/auth.decorators';
 import type { AgentPrincipal, ProtocolKeyPrincipal } from '../common/auth/principal';
 import { ReceiptsService, ReceiptView } from './receipts.service';
@@ -8,7 +9,10 @@ class ReceiptEntryDoc {
   @ApiProperty() chain_id: string;
   @ApiProperty() seq: number;
   @ApiProperty({ description: '64 hex; 64 zeros for seq 1' }) prev_hash: string;
-  @ApiProperty({ description: 'hex(SHA-256(prev_hash + "\\n" + JCS({chain_id, seq, created_at, payload})))' }) hash: string;
+  @ApiProperty({
+    description: 'hex(SHA-256(prev_hash + "\\n" + JCS({chain_id, seq, created_at, payload})))',
+  })
+  hash: string;
   @ApiProperty() created_at: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) payload: Record<string, unknown>;
   @ApiProperty({ description: 'Key id in /.well-known/jwks.json' }) kid: string;
@@ -38,18 +42,28 @@ export class ReceiptsController {
   @AcpRoute('buyer')
   @ApiOperation({
     operationId: 'getReceiptAsBuyer',
-    summary: 'Signed, hash-chained receipt of a payment, fetched with the buyer protocol key (ours; ACP leaves this path open)',
+    summary:
+      'Signed, hash-chained receipt of a payment, fetched with the buyer protocol key (ours; ACP leaves this path open)',
   })
   @ApiOkResponse({ type: ReceiptDoc })
-  forBuyer(@Caller() caller: ProtocolKeyPrincipal, @Param('receipt_id') id: string): Promise<ReceiptView> {
+  forBuyer(
+    @Caller() caller: ProtocolKeyPrincipal,
+    @Param('receipt_id') id: string,
+  ): Promise<ReceiptView> {
     return this.receipts.viewFor(id, caller.agentId);
   }
 
   @Get('v1/pay/receipts/:receipt_id')
   @Auth('agent')
-  @ApiOperation({ operationId: 'getReceipt', summary: 'The same receipt for either party, with its agent credential' })
+  @ApiOperation({
+    operationId: 'getReceipt',
+    summary: 'The same receipt for either party, with its agent credential',
+  })
   @ApiOkResponse({ type: ReceiptDoc })
-  forParty(@Caller() caller: AgentPrincipal, @Param('receipt_id') id: string): Promise<ReceiptView> {
+  forParty(
+    @Caller() caller: AgentPrincipal,
+    @Param('receipt_id') id: string,
+  ): Promise<ReceiptView> {
     return this.receipts.viewFor(id, caller.id);
   }
 }

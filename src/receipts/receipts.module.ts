@@ -1,7 +1,13 @@
 import { Module } from '@nestjs/common';
+
 import { ChainsModule } from '../chains/chains.module';
 import { ReceiptsController } from './receipts.controller';
 import { ReceiptsService } from './receipts.service';
 
-@Module({ imports: [ChainsModule], controllers: [ReceiptsController], providers: [ReceiptsService], exports: [ReceiptsService] })
+@Module({
+  imports: [ChainsModule],
+  controllers: [ReceiptsController],
+  providers: [ReceiptsService],
+  exports: [ReceiptsService],
+})
 export class ReceiptsModule {}

@@ -1,9 +1,10 @@
-import { paiseFromSql } from '../common/money';
 import { Inject, Injectable } from '@nestjs/common';
-import { ChainEntryJson } from '../chains/chain-entry';
+
 import { ChainService } from '../chains/chain.service';
+import { ChainEntryJson } from '../chains/chain-entry';
 import { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
+import { paiseFromSql } from '../common/money';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
@@ -23,7 +24,8 @@ export interface ReceiptView {
   verification: { jwks_url: string; hash_rule: string; signature: string };
 }
 
-export const HASH_RULE = 'hash = hex(SHA-256(prev_hash + "\\n" + JCS({chain_id, seq, created_at, payload}))); prev_hash of seq 1 = 64 zeros';
+export const HASH_RULE =
+  'hash = hex(SHA-256(prev_hash + "\\n" + JCS({chain_id, seq, created_at, payload}))); prev_hash of seq 1 = 64 zeros';
 
 export const receiptErrors = {
   notFound: (id: string) => new AppError(404, 'invalid_request', 'not_found', `No receipt ${id}`),
@@ -42,7 +44,10 @@ export class ReceiptsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async issueForPayment(intent: PaymentIntent, context: Record<string, unknown>): Promise<{ receiptId: string; entry: ChainEntryJson }> {
+  async issueForPayment(
+    intent: PaymentIntent,
+    context: Record<string, unknown>,
+  ): Promise<{ receiptId: string; entry: ChainEntryJson }> {
     const receiptId = newId('rcp');
     const entry = await this.chains.append(receiptId, {
       type: 'payment.settled',
@@ -93,7 +98,8 @@ export class ReceiptsService {
       verification: {
         jwks_url: `${this.config.baseUrl}/.well-known/jwks.json`,
         hash_rule: HASH_RULE,
-        signature: 'each entry.jws is a compact JWS (EdDSA, kid in header) whose payload is entry.hash',
+        signature:
+          'each entry.jws is a compact JWS (EdDSA, kid in header) whose payload is entry.hash',
       },
     };
   }

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
 import { paise } from '../database/bigint.transformer';
 
 /** See refund.state.ts for the moves between these. */

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+
 import { newId } from '../common/ids';
-import { Cursor, newestFirst } from '../common/pagination';
 import { paiseFromSql } from '../common/money';
+import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { RailTransfer } from '../payments/entities/rail-transfer.entity';

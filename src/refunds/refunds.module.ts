@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { ReceiptsModule } from '../receipts/receipts.module';

@@ -1,11 +1,12 @@
-import { formatRupees } from '../common/money';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+
 import type { Approval } from '../approvals/approval.entity';
 import { ApprovalDecision, ApprovalsService } from '../approvals/approvals.service';
 import { AuditLog } from '../common/audit';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
+import { formatRupees } from '../common/money';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { Tx } from '../database/tx';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
@@ -298,4 +299,3 @@ export class RefundsService implements OnModuleInit {
     };
   }
 }
-

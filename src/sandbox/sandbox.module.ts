@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+
 import { AccountsModule } from '../accounts/accounts.module';
-import { SellerModule } from '../seller/seller.module';
 import { MandatesModule } from '../mandates/mandates.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
+import { SellerModule } from '../seller/seller.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { SandboxService } from './sandbox.service';
 

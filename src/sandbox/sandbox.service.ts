@@ -1,17 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
+
 import { AccountsService } from '../accounts/accounts.service';
 import type { AgentRole } from '../accounts/entities/agent.entity';
 import type { AuditActor } from '../common/audit';
+import type { AgentPrincipal } from '../common/auth/principal';
+import { Clock } from '../common/clock';
 import { randomToken } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { MandatesService } from '../mandates/mandates.service';
 import type { ProtocolKeyRole } from '../protocol-keys/protocol-key.entity';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
-import type { AgentPrincipal } from '../common/auth/principal';
-import { Clock } from '../common/clock';
 import { PutListingDto } from '../seller/dto/put-listing.dto';
 import { SellerService } from '../seller/seller.service';
-import { MandatesService } from '../mandates/mandates.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 
 /** What `npm run sandbox -- --json` prints. Every secret in it is fresh on each run. */
@@ -47,7 +48,12 @@ export const SANDBOX = {
   buyer: { name: 'Sandbox buyer', role: 'buyer' as AgentRole },
   offers: [
     { sku: 'sku_tea_1kg', name: 'Assam tea 1 kg', unit_paise: 45_000, category: 'food.tea' },
-    { sku: 'sku_tea_hamper', name: 'Darjeeling tea hamper', unit_paise: 350_000, category: 'food.tea' },
+    {
+      sku: 'sku_tea_hamper',
+      name: 'Darjeeling tea hamper',
+      unit_paise: 350_000,
+      category: 'food.tea',
+    },
   ],
   mandateDescription: 'Sandbox mandate',
   webhookDescription: 'sandbox',
@@ -121,7 +127,10 @@ export class SandboxService {
   }
 
   /** Disables the previous sandbox endpoints and registers a fresh one for every event type. */
-  private async replaceWebhook(ctx: SandboxContext, url: string): Promise<NonNullable<SandboxResult['webhook']>> {
+  private async replaceWebhook(
+    ctx: SandboxContext,
+    url: string,
+  ): Promise<NonNullable<SandboxResult['webhook']>> {
     const previous = await this.tx.manager.query<{ id: string }[]>(
       `SELECT id FROM webhook_endpoints WHERE workspace_id = $1 AND description = $2 AND status = 'enabled'`,
       [ctx.workspaceId, SANDBOX.webhookDescription],
@@ -137,10 +146,23 @@ export class SandboxService {
     return { endpoint_id: created.id, url: created.url, secret: created.secret! };
   }
 
-  private async publishOffers(ctx: SandboxContext, sellerId: string): Promise<SandboxResult['offers']> {
-    const seller: AgentPrincipal = { kind: 'agent', id: sellerId, workspaceId: ctx.workspaceId, role: 'seller', publicKey: null };
+  private async publishOffers(
+    ctx: SandboxContext,
+    sellerId: string,
+  ): Promise<SandboxResult['offers']> {
+    const seller: AgentPrincipal = {
+      kind: 'agent',
+      id: sellerId,
+      workspaceId: ctx.workspaceId,
+      role: 'seller',
+      publicKey: null,
+    };
     const offers = SANDBOX.offers.map((o) => ({ ...o }));
-    await this.listings.putListing(seller, sellerId, Object.assign(new PutListingDto(), { listed: true, offers }));
+    await this.listings.putListing(
+      seller,
+      sellerId,
+      Object.assign(new PutListingDto(), { listed: true, offers }),
+    );
     return offers;
   }
 
@@ -155,7 +177,13 @@ export class SandboxService {
     if (existing.length > 0) {
       return existing[0].id;
     }
-    const buyer: AgentPrincipal = { kind: 'agent', id: buyerId, workspaceId: ctx.workspaceId, role: 'buyer', publicKey: null };
+    const buyer: AgentPrincipal = {
+      kind: 'agent',
+      id: buyerId,
+      workspaceId: ctx.workspaceId,
+      role: 'buyer',
+      publicKey: null,
+    };
     const created = await this.mandates.create(buyer, {
       perPaymentCapPaise: SANDBOX.mandateCapPaise,
       payeeAgentIds: null,

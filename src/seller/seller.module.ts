@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AccountsModule } from '../accounts/accounts.module';
 import { SellerController } from './seller.controller';
 import { SellerRepository } from './seller.repository';

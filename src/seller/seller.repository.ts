@@ -1,7 +1,8 @@
-import { paiseFromSql } from '../common/money';
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
+
 import { newId } from '../common/ids';
+import { paiseFromSql } from '../common/money';
 import { Cursor } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { Offer } from './entities/offer.entity';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AccountsService } from '../accounts/accounts.service';
 import { canSell } from '../accounts/entities/agent.entity';
 import { AuditLog } from '../common/audit';

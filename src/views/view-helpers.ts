@@ -1,4 +1,5 @@
 import hbs from 'hbs';
+
 import { formatRupees } from '../common/money';
 import { formatIst } from '../web/local-time';
 

@@ -1,11 +1,12 @@
-import { RateLimited } from '../common/rate-limit/rate-limit';
 import { Body, Controller, Get, Post, Query, Redirect, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
+
+import { RateLimited } from '../common/rate-limit/rate-limit';
 import { AppLayout } from './app-layout.service';
 import { AppSignupService } from './app-signup.service';
-import { AppController, CurrentPerson, SignedIn } from './current-person.decorator';
 import { safeNext } from './csrf';
 import { PreSessionCsrfGuard } from './csrf.guard';
+import { AppController, CurrentPerson, SignedIn } from './current-person.decorator';
 import { CsrfForm, LoginForm, SignupForm } from './dto/app-forms.dto';
 import { attempt } from './form-outcome';
 import { PersonSessionService } from './person-session.service';

@@ -1,4 +1,15 @@
-import { Body, Controller, Get, HttpCode, OnModuleInit, Param, Post, Redirect, Render } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  OnModuleInit,
+  Param,
+  Post,
+  Redirect,
+  Render,
+} from '@nestjs/common';
+
 import { AppHomeService } from './app-home.service';
 import { AppLayout } from './app-layout.service';
 import { AppController, CurrentPerson, SignedIn } from './current-person.decorator';
@@ -16,7 +27,12 @@ export class AppHomeController implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.layout.registerNav({ key: 'developers', label: 'Developers', href: '/app/developers', order: 90 });
+    this.layout.registerNav({
+      key: 'developers',
+      label: 'Developers',
+      href: '/app/developers',
+      order: 90,
+    });
   }
 
   @Get()

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+
 import { AccountsService } from '../accounts/accounts.service';
 import { canBuy } from '../accounts/entities/agent.entity';
 import { ApprovalsService } from '../approvals/approvals.service';
@@ -7,9 +8,9 @@ import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { PaymentsService } from '../payments/payments.service';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
-import { ApprovalCards, itemsOf, receiptHrefOf } from './approval-cards';
 import { AppLayout } from './app-layout.service';
 import { AppReadModel } from './app-read-model';
+import { ApprovalCards, itemsOf, receiptHrefOf } from './approval-cards';
 import { formatIst } from './local-time';
 import type { SignedInPerson } from './signed-in-person';
 
@@ -81,7 +82,9 @@ export class AppHomeService {
     const refundIntents = await this.payments.intentsByIds(refunds.map((r) => r.intentId));
     const all = [...intents, ...refundIntents];
     const [sessions, quotes, names] = await Promise.all([
-      this.read.checkoutSessions(all.filter((i) => i.sourceKind === 'checkout').map((i) => i.sourceId)),
+      this.read.checkoutSessions(
+        all.filter((i) => i.sourceKind === 'checkout').map((i) => i.sourceId),
+      ),
       this.read.quotes(all.filter((i) => i.sourceKind !== 'checkout').map((i) => i.sourceId)),
       this.read.agentNames(all.flatMap((i) => [i.sellerAgentId, i.buyerAgentId])),
     ]);
@@ -101,7 +104,10 @@ export class AppHomeService {
           const status = PAYMENT_STATUS[i.status] ?? { label: i.status, tone: '' };
           return {
             id: i.id,
-            what: items.length > 0 ? items.map((l) => `${l.quantity} × ${l.name}`).join(', ') : i.description,
+            what:
+              items.length > 0
+                ? items.map((l) => `${l.quantity} × ${l.name}`).join(', ')
+                : i.description,
             seller: names.get(i.sellerAgentId) ?? i.sellerAgentId,
             buyer: names.get(i.buyerAgentId) ?? i.buyerAgentId,
             amountPaise: i.amountPaise,

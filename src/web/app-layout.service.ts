@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import type { SignedInPerson } from './signed-in-person';
 
@@ -48,7 +49,12 @@ export class AppLayout {
   }
 
   /** `current`: the nav key of this page (marked aria-current="page"). */
-  page<T extends object>(person: SignedInPerson, title: string, data: T, current?: string): AppPageLocals & T {
+  page<T extends object>(
+    person: SignedInPerson,
+    title: string,
+    data: T,
+    current?: string,
+  ): AppPageLocals & T {
     return {
       title,
       me: { name: person.name, email: person.email, workspaceName: person.workspaceName },

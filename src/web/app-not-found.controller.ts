@@ -1,4 +1,5 @@
 import { All, Controller } from '@nestjs/common';
+
 import { AppError } from '../common/errors/app-error';
 import { AppController } from './current-person.decorator';
 
@@ -12,6 +13,11 @@ import { AppController } from './current-person.decorator';
 export class AppNotFoundController {
   @All('*path')
   notFound(): never {
-    throw new AppError(404, 'invalid_request', 'not_found', 'There is no page at this address. Check the link, or start again from the app.');
+    throw new AppError(
+      404,
+      'invalid_request',
+      'not_found',
+      'There is no page at this address. Check the link, or start again from the app.',
+    );
   }
 }

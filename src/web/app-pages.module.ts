@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
+
 import { AccountsModule } from '../accounts/accounts.module';
-import { ApprovalsPageController } from '../approvals/approvals-page.controller';
 import { ApprovalsModule } from '../approvals/approvals.module';
+import { ApprovalsPageController } from '../approvals/approvals-page.controller';
 import { ChainsModule } from '../chains/chains.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
@@ -22,9 +23,22 @@ import { WebModule } from './web.module';
  * modules import for sessions and layout, so these pages can use PaymentsService without a cycle.
  */
 @Module({
-  imports: [WebModule, AccountsModule, ApprovalsModule, PaymentsModule, ChainsModule, ProtocolKeysModule],
+  imports: [
+    WebModule,
+    AccountsModule,
+    ApprovalsModule,
+    PaymentsModule,
+    ChainsModule,
+    ProtocolKeysModule,
+  ],
   controllers: [AppHomeController, ApprovalsPageController, AppReceiptsController],
-  providers: [AppReadModel, ApprovalCards, ApprovalsPagesService, AppHomeService, AppReceiptsService],
+  providers: [
+    AppReadModel,
+    ApprovalCards,
+    ApprovalsPagesService,
+    AppHomeService,
+    AppReceiptsService,
+  ],
   exports: [AppReadModel, ApprovalCards],
 })
 export class AppPagesModule {}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
+
 import { Agent } from '../accounts/entities/agent.entity';
 import { CheckoutSession } from '../checkout/checkout-session.entity';
 import { Tx } from '../database/tx';
@@ -29,7 +30,10 @@ export class AppReadModel {
     if (unique.length === 0) {
       return new Map();
     }
-    const rows = await this.tx.manager.find(Agent, { where: { id: In(unique) }, select: { id: true, name: true } });
+    const rows = await this.tx.manager.find(Agent, {
+      where: { id: In(unique) },
+      select: { id: true, name: true },
+    });
     return new Map(rows.map((a) => [a.id, a.name]));
   }
 

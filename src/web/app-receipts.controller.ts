@@ -1,4 +1,5 @@
 import { Controller, Get, Param, Render } from '@nestjs/common';
+
 import { AppReceiptsService } from './app-receipts.service';
 import { AppController, CurrentPerson, SignedIn } from './current-person.decorator';
 import type { SignedInPerson } from './signed-in-person';

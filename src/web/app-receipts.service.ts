@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+
 import { ChainService } from '../chains/chain.service';
 import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { PaymentsService } from '../payments/payments.service';
-import { itemsOf } from './approval-cards';
 import { AppLayout } from './app-layout.service';
 import { AppReadModel } from './app-read-model';
+import { itemsOf } from './approval-cards';
 import { formatIst } from './local-time';
 import type { SignedInPerson } from './signed-in-person';
 
@@ -26,11 +27,26 @@ const ENTRY_LABEL: Record<string, string> = {
 };
 
 export function receiptEntryViews(
-  entries: { seq: number; hash: string; prev_hash: string; kid: string; created_at: string; payload: Record<string, unknown> }[],
+  entries: {
+    seq: number;
+    hash: string;
+    prev_hash: string;
+    kid: string;
+    created_at: string;
+    payload: Record<string, unknown>;
+  }[],
 ): ReceiptEntryView[] {
   return entries.map((e) => {
     const type = typeof e.payload.type === 'string' ? e.payload.type : 'entry';
-    return { seq: e.seq, type, typeLabel: ENTRY_LABEL[type] ?? type, hash: e.hash, prevHash: e.prev_hash, kid: e.kid, at: formatIst(e.created_at) };
+    return {
+      seq: e.seq,
+      type,
+      typeLabel: ENTRY_LABEL[type] ?? type,
+      hash: e.hash,
+      prevHash: e.prev_hash,
+      kid: e.kid,
+      at: formatIst(e.created_at),
+    };
   });
 }
 
@@ -49,8 +65,14 @@ export class AppReceiptsService {
   ) {}
 
   async receiptPage(person: SignedInPerson, receiptId: string) {
-    const intent = /^rcp_[A-Za-z0-9]{1,64}$/.test(receiptId) ? await this.payments.intentByReceipt(receiptId) : null;
-    if (!intent || (intent.buyerWorkspaceId !== person.workspaceId && intent.sellerWorkspaceId !== person.workspaceId)) {
+    const intent = /^rcp_[A-Za-z0-9]{1,64}$/.test(receiptId)
+      ? await this.payments.intentByReceipt(receiptId)
+      : null;
+    if (
+      !intent ||
+      (intent.buyerWorkspaceId !== person.workspaceId &&
+        intent.sellerWorkspaceId !== person.workspaceId)
+    ) {
       throw commonErrors.notFound('receipt', receiptId);
     }
     const [entries, names, sessions, quotes] = await Promise.all([

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AccountsService } from '../accounts/accounts.service';
 import type { ApiKeyResponse } from '../accounts/dto/accounts.dto';
 import { commonErrors } from '../common/errors/app-error';

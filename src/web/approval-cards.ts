@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
+
 import type { Approval, ApprovalStatus } from '../approvals/approval.entity';
+import type { CheckoutSession } from '../checkout/checkout-session.entity';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import type { CheckoutSession } from '../checkout/checkout-session.entity';
 import type { Mandate } from '../mandates/mandate.entity';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentsService } from '../payments/payments.service';
@@ -34,7 +35,12 @@ export interface ApprovalCard {
   decidedAt: string | null;
   /** Above the approval threshold: both answers go through a confirmation step. */
   needsConfirm: boolean;
-  outcome: { tone: 'good' | 'bad' | 'neutral'; heading: string; text: string; receiptHref: string | null } | null;
+  outcome: {
+    tone: 'good' | 'bad' | 'neutral';
+    heading: string;
+    text: string;
+    receiptHref: string | null;
+  } | null;
 }
 
 const STATUS_LABEL: Record<ApprovalStatus, string> = {
@@ -56,7 +62,10 @@ interface Context {
 }
 
 /** Receipt of a settled payment: the public order page for a checkout, otherwise the app's receipt page. */
-export function receiptHrefOf(intent: PaymentIntent, session: CheckoutSession | undefined): string | null {
+export function receiptHrefOf(
+  intent: PaymentIntent,
+  session: CheckoutSession | undefined,
+): string | null {
   if (intent.status !== 'settled' || !intent.receiptId) {
     return null;
   }
@@ -64,16 +73,30 @@ export function receiptHrefOf(intent: PaymentIntent, session: CheckoutSession | 
 }
 
 /** The items a payment is for: the checkout's or the quote's lines, or what its receipt context lists. */
-export function itemsOf(intent: PaymentIntent, sessions: Map<string, CheckoutSession>, quotes: Map<string, Quote>): ItemLine[] {
+export function itemsOf(
+  intent: PaymentIntent,
+  sessions: Map<string, CheckoutSession>,
+  quotes: Map<string, Quote>,
+): ItemLine[] {
   if (intent.sourceKind === 'checkout') {
     const s = sessions.get(intent.sourceId);
     if (s) {
-      return s.lineItems.map((l) => ({ name: l.name, quantity: l.quantity, unitPaise: l.unit_paise, amountPaise: l.unit_paise * l.quantity }));
+      return s.lineItems.map((l) => ({
+        name: l.name,
+        quantity: l.quantity,
+        unitPaise: l.unit_paise,
+        amountPaise: l.unit_paise * l.quantity,
+      }));
     }
   }
   const q = quotes.get(intent.sourceId);
   if (q) {
-    return q.lineItems.map((l) => ({ name: l.name, quantity: l.quantity, unitPaise: l.unit_paise, amountPaise: l.amount_paise }));
+    return q.lineItems.map((l) => ({
+      name: l.name,
+      quantity: l.quantity,
+      unitPaise: l.unit_paise,
+      amountPaise: l.amount_paise,
+    }));
   }
   const raw = (intent.receiptContext as { line_items?: unknown }).line_items;
   if (!Array.isArray(raw)) {
@@ -86,7 +109,14 @@ export function itemsOf(intent: PaymentIntent, sessions: Map<string, CheckoutSes
       return [];
     }
     const name = typeof l.name === 'string' ? l.name : typeof l.sku === 'string' ? l.sku : 'Item';
-    return [{ name, quantity, unitPaise: unit, amountPaise: typeof l.amount_paise === 'number' ? l.amount_paise : unit * quantity }];
+    return [
+      {
+        name,
+        quantity,
+        unitPaise: unit,
+        amountPaise: typeof l.amount_paise === 'number' ? l.amount_paise : unit * quantity,
+      },
+    ];
   });
 }
 
@@ -109,7 +139,9 @@ export class ApprovalCards {
   }
 
   async build(approvals: Approval[]): Promise<ApprovalCard[]> {
-    const refunds = await this.read.refunds(approvals.filter((a) => a.kind === 'refund').map((a) => a.subjectId));
+    const refunds = await this.read.refunds(
+      approvals.filter((a) => a.kind === 'refund').map((a) => a.subjectId),
+    );
     const intentIds = [
       ...approvals.filter((a) => a.kind === 'payment').map((a) => a.subjectId),
       ...[...refunds.values()].map((r) => r.intentId),
@@ -117,16 +149,20 @@ export class ApprovalCards {
     const intents = new Map((await this.payments.intentsByIds(intentIds)).map((i) => [i.id, i]));
     const list = [...intents.values()];
     const [sessions, quotes, names, mandates] = await Promise.all([
-      this.read.checkoutSessions(list.filter((i) => i.sourceKind === 'checkout').map((i) => i.sourceId)),
+      this.read.checkoutSessions(
+        list.filter((i) => i.sourceKind === 'checkout').map((i) => i.sourceId),
+      ),
       this.read.quotes(list.filter((i) => i.sourceKind !== 'checkout').map((i) => i.sourceId)),
       this.read.agentNames(list.flatMap((i) => [i.sellerAgentId, i.buyerAgentId])),
       this.read.mandates(list.flatMap((i) => (i.mandateId ? [i.mandateId] : []))),
     ]);
     const pendingBuyers = new Set(
-      approvals.filter((a) => a.status === 'pending' && a.kind === 'payment').flatMap((a) => {
-        const i = intents.get(a.subjectId);
-        return i ? [i.buyerAgentId] : [];
-      }),
+      approvals
+        .filter((a) => a.status === 'pending' && a.kind === 'payment')
+        .flatMap((a) => {
+          const i = intents.get(a.subjectId);
+          return i ? [i.buyerAgentId] : [];
+        }),
     );
     const committed = new Map<string, number>();
     for (const buyer of pendingBuyers) {
@@ -173,12 +209,19 @@ export class ApprovalCards {
               id: mandate.id,
               capPaise: mandate.perPaymentCapPaise,
               validUntil: formatIst(mandate.validUntil),
-              label: mandate.description ?? (mandate.kind === 'one_time' ? 'One-time UPI mandate' : 'Standing UPI mandate'),
+              label:
+                mandate.description ??
+                (mandate.kind === 'one_time' ? 'One-time UPI mandate' : 'Standing UPI mandate'),
             }
           : null,
       dailyCap:
         a.kind === 'payment' && committed !== undefined
-          ? { capPaise: cap, committedPaise: committed, leftPaise: Math.max(0, cap - committed), over: committed > cap }
+          ? {
+              capPaise: cap,
+              committedPaise: committed,
+              leftPaise: Math.max(0, cap - committed),
+              over: committed > cap,
+            }
           : null,
       expiresAt: formatIst(a.expiresAt),
       expiresIn: a.expiresAt > now ? `expires ${relativeTo(a.expiresAt, now)}` : 'expired',
@@ -194,32 +237,67 @@ export class ApprovalCards {
     refund: Refund | undefined,
     ctx: Context,
   ): ApprovalCard['outcome'] {
-    const session = intent?.sourceKind === 'checkout' ? ctx.sessions.get(intent.sourceId) : undefined;
+    const session =
+      intent?.sourceKind === 'checkout' ? ctx.sessions.get(intent.sourceId) : undefined;
     if (a.status === 'withdrawn') {
-      return { tone: 'bad', heading: 'Withdrawn', text: a.note ?? 'This request was withdrawn before it could go ahead.', receiptHref: null };
+      return {
+        tone: 'bad',
+        heading: 'Withdrawn',
+        text: a.note ?? 'This request was withdrawn before it could go ahead.',
+        receiptHref: null,
+      };
     }
     if (a.status === 'expired') {
-      return { tone: 'neutral', heading: 'Expired', text: 'Nobody answered in time, so nothing was paid.', receiptHref: null };
+      return {
+        tone: 'neutral',
+        heading: 'Expired',
+        text: 'Nobody answered in time, so nothing was paid.',
+        receiptHref: null,
+      };
     }
     if (a.kind === 'refund') {
       if (a.status === 'denied') {
-        return { tone: 'neutral', heading: 'Refund declined', text: 'You declined this refund; nothing was credited.', receiptHref: null };
+        return {
+          tone: 'neutral',
+          heading: 'Refund declined',
+          text: 'You declined this refund; nothing was credited.',
+          receiptHref: null,
+        };
       }
       if (refund?.status === 'succeeded') {
         return {
           tone: 'good',
           heading: 'Refunded',
           text: 'The refund was credited and added to the payment receipt.',
-          receiptHref: intent?.receiptId ? (session?.orderId ? `/app/orders/${session.orderId}` : `/app/receipts/${intent.receiptId}`) : null,
+          receiptHref: intent?.receiptId
+            ? session?.orderId
+              ? `/app/orders/${session.orderId}`
+              : `/app/receipts/${intent.receiptId}`
+            : null,
         };
       }
-      return { tone: 'bad', heading: 'Refund failed', text: refund?.failureReason ?? 'The bank did not credit the refund.', receiptHref: null };
+      return {
+        tone: 'bad',
+        heading: 'Refund failed',
+        text: refund?.failureReason ?? 'The bank did not credit the refund.',
+        receiptHref: null,
+      };
     }
     if (a.status === 'denied') {
-      return { tone: 'neutral', heading: 'Declined', text: 'You declined this payment; nothing was paid.', receiptHref: null };
+      return {
+        tone: 'neutral',
+        heading: 'Declined',
+        text: 'You declined this payment; nothing was paid.',
+        receiptHref: null,
+      };
     }
     if (intent?.status === 'settled') {
-      return { tone: 'good', heading: 'Paid', text: `The payment settled${intent.settledAt ? ` on ${formatIst(intent.settledAt)}` : ''}.`, receiptHref: receiptHrefOf(intent, session) };
+      return {
+        tone: 'good',
+        heading: 'Paid',
+        text: `The payment settled${intent.settledAt ? ` on ${formatIst(intent.settledAt)}` : ''}.`,
+        receiptHref: receiptHrefOf(intent, session),
+      };
     }
     return {
       tone: 'bad',

@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
+
 import { ApprovalsService } from '../approvals/approvals.service';
-import { ApprovalCards } from './approval-cards';
 import { AppLayout } from './app-layout.service';
+import { ApprovalCards } from './approval-cards';
 import type { SignedInPerson } from './signed-in-person';
 
 export type DecisionVerb = 'approve' | 'deny';
 
-const DECISION: Record<DecisionVerb, 'approved' | 'denied'> = { approve: 'approved', deny: 'denied' };
+const DECISION: Record<DecisionVerb, 'approved' | 'denied'> = {
+  approve: 'approved',
+  deny: 'denied',
+};
 
 /**
  * The approvals pages: the inbox of cards, one approval with its outcome, and the confirmation
@@ -37,7 +41,12 @@ export class ApprovalsPagesService {
 
   async detail(person: SignedInPerson, id: string) {
     const [card] = await this.cards.build([await this.approvals.get(person.workspaceId, id)]);
-    return this.layout.page(person, card.pending ? 'Approval' : `Approval: ${card.statusLabel}`, { card }, 'approvals');
+    return this.layout.page(
+      person,
+      card.pending ? 'Approval' : `Approval: ${card.statusLabel}`,
+      { card },
+      'approvals',
+    );
   }
 
   /** The confirmation page; an approval already answered shows its outcome instead (null). */
@@ -59,7 +68,12 @@ export class ApprovalsPagesService {
    * A person's answer. Above the threshold without `confirm=yes` nothing is decided and the
    * person is sent to the confirmation step. Returns where to go next: the outcome page.
    */
-  async decide(person: SignedInPerson, id: string, verb: DecisionVerb, confirmed: boolean): Promise<string> {
+  async decide(
+    person: SignedInPerson,
+    id: string,
+    verb: DecisionVerb,
+    confirmed: boolean,
+  ): Promise<string> {
     const approval = await this.approvals.get(person.workspaceId, id);
     const path = `/app/approvals/${encodeURIComponent(approval.id)}`;
     if (approval.status === 'pending' && this.cards.needsConfirm(approval) && !confirmed) {

@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+
 import { CSRF_FIELD, csrfMatches } from './csrf';
 import { SessionCookies } from './session-cookies';
 import { personOf } from './signed-in-person';

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+
 import { constantTimeEqual } from '../common/crypto/secrets';
 
 /** Cookie holding the session token (plaintext only in the browser; the DB keeps its SHA-256). */

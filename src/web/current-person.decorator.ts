@@ -7,8 +7,9 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { CredentialRateLimitGuard } from '../common/rate-limit/credential-rate-limit.guard';
 import type { Request } from 'express';
+
+import { CredentialRateLimitGuard } from '../common/rate-limit/credential-rate-limit.guard';
 import { CsrfGuard } from './csrf.guard';
 import { NoStoreInterceptor } from './no-store.interceptor';
 import { PersonGuard } from './person.guard';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { PersonSession } from '../accounts/entities/person-session.entity';
 import { Tx } from '../database/tx';
 

@@ -1,9 +1,10 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+
 import { AccountsService } from '../accounts/accounts.service';
 import { Clock } from '../common/clock';
-import { Sweeper } from '../common/sweeper/sweeper';
 import { hashPassword, sha256Hex, verifyPassword } from '../common/crypto/secrets';
 import { newId, randomToken } from '../common/ids';
+import { Sweeper } from '../common/sweeper/sweeper';
 import { csrfTokenFor, newBrowserToken } from './csrf';
 import { PersonSessionRepository } from './person-session.repository';
 import type { SignedInPerson } from './signed-in-person';
@@ -40,7 +41,11 @@ export class PersonSessionService implements OnModuleInit {
 
   /** Sessions are also ended when presented after expiry; this sweep removes the rest. */
   onModuleInit(): void {
-    this.sweeper.register('person-sessions-expiry', () => this.sessions.deleteExpired(this.clock.now()), { everyMs: 60_000 });
+    this.sweeper.register(
+      'person-sessions-expiry',
+      () => this.sessions.deleteExpired(this.clock.now()),
+      { everyMs: 60_000 },
+    );
   }
 
   /**

@@ -1,11 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+
 import { loginUrl } from './csrf';
 import { PersonSessionService } from './person-session.service';
 import { SessionCookies } from './session-cookies';
 import { setPerson } from './signed-in-person';
-import { WebRedirect } from './web-redirect';
 import { webErrors } from './web.errors';
+import { WebRedirect } from './web-redirect';
 
 const READS = new Set(['GET', 'HEAD']);
 

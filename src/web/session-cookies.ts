@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CookieOptions, Request, Response } from 'express';
+
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { APP_COOKIE_PATH, newBrowserToken, PRE_SESSION_CSRF_COOKIE, SESSION_COOKIE } from './csrf';
 import type { IssuedSession } from './person-session.service';

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+
 import { toAppError } from '../common/errors/all-exceptions.filter';
 import { WebRedirect } from './web-redirect';
 

@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
+
 import { AccountsModule } from '../accounts/accounts.module';
 import { AppAuthController } from './app-auth.controller';
 import { AppLayout } from './app-layout.service';
 import { AppSignupService } from './app-signup.service';
 import { CsrfGuard, PreSessionCsrfGuard } from './csrf.guard';
 import { NoStoreInterceptor } from './no-store.interceptor';
+import { PersonGuard } from './person.guard';
 import { PersonSessionRepository } from './person-session.repository';
 import { PersonSessionService } from './person-session.service';
-import { PersonGuard } from './person.guard';
 import { SessionCookies } from './session-cookies';
 
 /**

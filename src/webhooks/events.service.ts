@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { newestFirst, decodeCursor, Page, toPage } from '../common/pagination';
+
+import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { OutboxEvent } from '../payments/entities/outbox-event.entity';
 import { EventResponse } from './dto/webhook.responses';

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+
 import type { Mode } from '../config/app.config';
 
 /**

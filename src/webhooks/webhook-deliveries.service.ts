@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+
 import { AuditActor, AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { newestFirst, decodeCursor, Page, toPage } from '../common/pagination';
+import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import type { DeliverWebhookJob } from '../common/queues/queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
@@ -13,10 +14,10 @@ import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookDisabledReason, WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { nextRetryDelayMs } from './retry-schedule';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
-import { SendResult, WebhookSender } from './webhook-sender';
 import { WebhookSecrets } from './webhook-secrets';
-import { toAttemptResponse, toDeliveryResponse } from './webhooks.mapper';
+import { SendResult, WebhookSender } from './webhook-sender';
 import { webhookErrors } from './webhooks.errors';
+import { toAttemptResponse, toDeliveryResponse } from './webhooks.mapper';
 
 /** What one job did (the processor logs it). */
 export type AttemptOutcome =

@@ -1,10 +1,11 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { Tx } from '../database/tx';
 import { Sweeper } from '../common/sweeper/sweeper';
-import { ALL_EVENTS } from './webhook-event-types';
+import { Tx } from '../database/tx';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
+import { ALL_EVENTS } from './webhook-event-types';
 
 /** Outbox rows claimed per transaction. */
 export const DISPATCH_BATCH = 100;

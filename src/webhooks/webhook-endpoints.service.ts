@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+
 import { Agent, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { newestFirst, decodeCursor, Page, toPage } from '../common/pagination';
+import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { WebhookEndpointResponse } from './dto/webhook.responses';
@@ -12,8 +13,8 @@ import { checkWebhookUrl } from './url-policy';
 import { ENDPOINTS_LOCK_CLASS } from './webhook-dispatcher';
 import { ALL_EVENTS } from './webhook-event-types';
 import { issueWebhookSecret, WebhookSecrets } from './webhook-secrets';
-import { toEndpointResponse } from './webhooks.mapper';
 import { webhookErrors } from './webhooks.errors';
+import { toEndpointResponse } from './webhooks.mapper';
 
 export interface CreateEndpointInput {
   url: string;

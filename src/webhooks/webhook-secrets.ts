@@ -1,5 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+import { Inject, Injectable } from '@nestjs/common';
+
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 
 const VERSION = 'v1';

@@ -1,10 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+
+import { Inject, Injectable } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
+
 import { APP_CONFIG, AppConfig, Mode } from '../config/app.config';
 import { addressRefusal, hostOf } from './url-policy';
 

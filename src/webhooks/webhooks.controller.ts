@@ -6,14 +6,15 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+
 import { Auth, Caller } from '../common/auth/auth.decorators';
 import type { ApiKeyPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageQuery } from '../common/pagination';
-import { CreateWebhookEndpointDto, RotateWebhookSecretDto } from './dto/webhook-endpoint.dto';
 import { WebhookDeliveryResponse, WebhookEndpointResponse } from './dto/webhook.responses';
-import { PREVIOUS_SECRET_TTL_S, WebhookEndpointsService } from './webhook-endpoints.service';
+import { CreateWebhookEndpointDto, RotateWebhookSecretDto } from './dto/webhook-endpoint.dto';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { PREVIOUS_SECRET_TTL_S, WebhookEndpointsService } from './webhook-endpoints.service';
 
 const actorOf = (caller: ApiKeyPrincipal) => ({ type: 'api_key' as const, id: caller.id });
 

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
+
+import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
-import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
+
 import { verifyChain } from '../../src/chains/verify-chain';
 import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { expectValid } from '../support/acp-schema';
 import { startApp, TestApp } from '../support/app';
-import { acpHeaders, seedWorkspace, SeededWorkspace } from '../support/seed';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * The whole ACP story over HTTP, with the seller and the buyer in different workspaces:
@@ -80,10 +82,19 @@ describe('ACP end to end', () => {
         },
       });
 
-  async function personPost(ws: SeededWorkspace, pagePath: string, formPath: string, fields: Record<string, string> = {}): Promise<number> {
+  async function personPost(
+    ws: SeededWorkspace,
+    pagePath: string,
+    formPath: string,
+    fields: Record<string, string> = {},
+  ): Promise<number> {
     const s = await signIn(t, ws.email, ws.password);
     const page = await request(t.url).get(pagePath).set('Cookie', s.cookie).expect(200);
-    const res = await request(t.url).post(formPath).set('Cookie', s.cookie).type('form').send({ _csrf: csrfFieldOf(page.text), ...fields });
+    const res = await request(t.url)
+      .post(formPath)
+      .set('Cookie', s.cookie)
+      .type('form')
+      .send({ _csrf: csrfFieldOf(page.text), ...fields });
     return res.status;
   }
 
@@ -114,7 +125,10 @@ describe('ACP end to end', () => {
 
     const authUrl = new URL(token.metadata.authorization_url);
     expect(await personPost(buyer, authUrl.pathname, authUrl.pathname)).toBe(303);
-    const [mandate] = await t.db.query(`SELECT status, kind, per_payment_cap_paise::int AS cap FROM mandates WHERE id = $1`, [mandateId]);
+    const [mandate] = await t.db.query(
+      `SELECT status, kind, per_payment_cap_paise::int AS cap FROM mandates WHERE id = $1`,
+      [mandateId],
+    );
     expect(mandate).toEqual({ status: 'active', kind: 'one_time', cap: 90_000 });
 
     const done = await complete(session.id, token.id);
@@ -125,12 +139,20 @@ describe('ACP end to end', () => {
     expect(receiptId).toMatch(/^rcp_/);
     expect(done.body.order.checkout_session_id).toBe(session.id);
 
-    const got = await request(t.url).get(`/acp/checkout_sessions/${session.id}`).set(acpHeaders(seller.merchantKey)).expect(200);
+    const got = await request(t.url)
+      .get(`/acp/checkout_sessions/${session.id}`)
+      .set(acpHeaders(seller.merchantKey))
+      .expect(200);
     expectValid('CheckoutSessionWithOrder', got.body);
     expect(got.body.status).toBe('completed');
-    await request(t.url).get(new URL(done.body.order.permalink_url as string).pathname).expect(200);
+    await request(t.url)
+      .get(new URL(done.body.order.permalink_url as string).pathname)
+      .expect(200);
 
-    const asBuyer = await request(t.url).get(`/acp/receipts/${receiptId}`).set(acpHeaders(buyer.buyerKey)).expect(200);
+    const asBuyer = await request(t.url)
+      .get(`/acp/receipts/${receiptId}`)
+      .set(acpHeaders(buyer.buyerKey))
+      .expect(200);
     const asSeller = await request(t.url)
       .get(`/v1/pay/receipts/${receiptId}`)
       .set('Authorization', `Bearer ${seller.seller.credential}`)
@@ -154,21 +176,40 @@ describe('ACP end to end', () => {
       `UPDATE chain_entries SET payload = jsonb_set(payload, '{amount_paise}', '9000') WHERE chain_id = $1`,
       [receiptId],
     );
-    const tampered = await request(t.url).get(`/acp/receipts/${receiptId}`).set(acpHeaders(buyer.buyerKey)).expect(200);
-    expect(await verifyChain(tampered.body.entries, keys)).toMatchObject({ valid: false, first_bad_seq: 1 });
+    const tampered = await request(t.url)
+      .get(`/acp/receipts/${receiptId}`)
+      .set(acpHeaders(buyer.buyerKey))
+      .expect(200);
+    expect(await verifyChain(tampered.body.entries, keys)).toMatchObject({
+      valid: false,
+      first_bad_seq: 1,
+    });
 
     // The receipt is private to the two parties.
     const stranger = await seedWorkspace(t);
-    await request(t.url).get(`/acp/receipts/${receiptId}`).set(acpHeaders(stranger.buyerKey)).expect(404);
+    await request(t.url)
+      .get(`/acp/receipts/${receiptId}`)
+      .set(acpHeaders(stranger.buyerKey))
+      .expect(404);
   });
 
   it('asks a person above ₹2,000: pending_approval until approved in the app, then GET shows completed', async () => {
     const mandate = await request(t.url)
       .post('/v1/pay/mandates')
       .set('Authorization', `Bearer ${buyer.buyer.credential}`)
-      .send({ per_payment_cap_paise: 1_000_000, rail: 'upi_reserve_pay', valid_until: new Date(Date.now() + 30 * 86400_000).toISOString() })
+      .send({
+        per_payment_cap_paise: 1_000_000,
+        rail: 'upi_reserve_pay',
+        valid_until: new Date(Date.now() + 30 * 86400_000).toISOString(),
+      })
       .expect(201);
-    expect(await personPost(buyer, `/app/mandates/${mandate.body.id}/authorize`, `/app/mandates/${mandate.body.id}/authorize`)).toBe(303);
+    expect(
+      await personPost(
+        buyer,
+        `/app/mandates/${mandate.body.id}/authorize`,
+        `/app/mandates/${mandate.body.id}/authorize`,
+      ),
+    ).toBe(303);
 
     const session = await openSession('sku_hamper');
     const token = await delegate(session.id, 350_000, mandate.body.id);
@@ -184,16 +225,26 @@ describe('ACP end to end', () => {
       [session.id],
     );
     expect(approval.workspace_id).toBe(buyer.workspaceId);
-    expect(await personPost(buyer, '/app/approvals', `/app/approvals/${approval.id}/approve`, { confirm: 'yes' })).toBe(303);
+    expect(
+      await personPost(buyer, '/app/approvals', `/app/approvals/${approval.id}/approve`, {
+        confirm: 'yes',
+      }),
+    ).toBe(303);
 
-    const got = await request(t.url).get(`/acp/checkout_sessions/${session.id}`).set(acpHeaders(seller.merchantKey)).expect(200);
+    const got = await request(t.url)
+      .get(`/acp/checkout_sessions/${session.id}`)
+      .set(acpHeaders(seller.merchantKey))
+      .expect(200);
     expectValid('CheckoutSessionWithOrder', got.body);
     expect(got.body.status).toBe('completed');
     const receipt = await request(t.url)
       .get(`/acp/receipts/${got.body.metadata.svc_receipt_id as string}`)
       .set(acpHeaders(buyer.buyerKey))
       .expect(200);
-    expect(receipt.body.entries[0].payload).toMatchObject({ checkout_session_id: session.id, amount_paise: 350_000 });
+    expect(receipt.body.entries[0].payload).toMatchObject({
+      checkout_session_id: session.id,
+      amount_paise: 350_000,
+    });
     expect(await verifyChain(receipt.body.entries, await jwks())).toMatchObject({ valid: true });
   });
 
@@ -201,9 +252,17 @@ describe('ACP end to end', () => {
     const mandate = await request(t.url)
       .post('/v1/pay/mandates')
       .set('Authorization', `Bearer ${buyer.buyer.credential}`)
-      .send({ per_payment_cap_paise: 1_000_000, rail: 'upi_otm', valid_until: new Date(Date.now() + 86400_000).toISOString() })
+      .send({
+        per_payment_cap_paise: 1_000_000,
+        rail: 'upi_otm',
+        valid_until: new Date(Date.now() + 86400_000).toISOString(),
+      })
       .expect(201);
-    await personPost(buyer, `/app/mandates/${mandate.body.id}/authorize`, `/app/mandates/${mandate.body.id}/authorize`);
+    await personPost(
+      buyer,
+      `/app/mandates/${mandate.body.id}/authorize`,
+      `/app/mandates/${mandate.body.id}/authorize`,
+    );
     const session = await openSession('sku_hamper');
     const token = await delegate(session.id, 350_000, mandate.body.id);
     expect((await complete(session.id, token.id)).body.status).toBe('pending_approval');
@@ -211,11 +270,22 @@ describe('ACP end to end', () => {
       `SELECT a.id FROM approvals a JOIN payment_intents i ON i.id = a.subject_id WHERE i.source_id = $1`,
       [session.id],
     );
-    expect(await personPost(buyer, '/app/approvals', `/app/approvals/${approval.id}/deny`, { confirm: 'yes' })).toBe(303);
-    const got = await request(t.url).get(`/acp/checkout_sessions/${session.id}`).set(acpHeaders(seller.merchantKey)).expect(200);
+    expect(
+      await personPost(buyer, '/app/approvals', `/app/approvals/${approval.id}/deny`, {
+        confirm: 'yes',
+      }),
+    ).toBe(303);
+    const got = await request(t.url)
+      .get(`/acp/checkout_sessions/${session.id}`)
+      .set(acpHeaders(seller.merchantKey))
+      .expect(200);
     expectValid('CheckoutSession', got.body);
     expect(got.body.status).toBe('ready_for_payment');
-    expect(got.body.messages).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'error', code: 'payment_declined' })]));
+    expect(got.body.messages).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'error', code: 'payment_declined' }),
+      ]),
+    );
     // The token was spent on the declined attempt: a new token is needed.
     expect((await complete(session.id, token.id)).body.code).toBe('token_used');
   });

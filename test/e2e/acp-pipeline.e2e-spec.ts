@@ -1,5 +1,7 @@
 import { randomUUID, sign as cryptoSign } from 'node:crypto';
+
 import request from 'supertest';
+
 import { IdempotencyCleanup } from '../../src/common/idempotency/idempotency-cleanup';
 import { startApp, TestApp } from '../support/app';
 import { ProbeController } from '../support/probe.controller';
@@ -372,7 +374,9 @@ describe('ACP request pipeline', () => {
       const body = { note: 'done once' };
       const first = await probe(own.merchantKey, key).send(body);
       expect(first.status).toBe(201);
-      const retries = await Promise.all(Array.from({ length: 20 }, () => probe(own.merchantKey, key).send(body)));
+      const retries = await Promise.all(
+        Array.from({ length: 20 }, () => probe(own.merchantKey, key).send(body)),
+      );
       for (const r of retries) {
         expect(r.status).toBe(201);
         expect(r.headers['idempotent-replayed']).toBe('true');

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
+
 import { formatIst } from '../../src/web/local-time';
 import { AppSession, csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { insertMandate, insertToken } from '../factories/payment-fixtures';
@@ -49,7 +51,10 @@ describe('app pages', () => {
       .set(acpHeaders(w.ws.merchantKey, `idem-${randomUUID()}`))
       .send({ line_items: items, currency: 'inr', capabilities: {} });
     expect(created.status).toBe(201);
-    const token = await insertToken(t, w.ws, { sessionId: created.body.id, mandateId: w.mandateId });
+    const token = await insertToken(t, w.ws, {
+      sessionId: created.body.id,
+      mandateId: w.mandateId,
+    });
     const done = await request(t.url)
       .post(`/acp/checkout_sessions/${created.body.id as string}/complete`)
       .set(acpHeaders(w.ws.merchantKey, `idem-${randomUUID()}`))
@@ -60,24 +65,41 @@ describe('app pages', () => {
         },
       });
     expect(done.status).toBe(200);
-    const [row] = await t.db.query(`SELECT intent_id FROM checkout_sessions WHERE id = $1`, [created.body.id]);
-    return { sessionId: created.body.id as string, token, intentId: row.intent_id as string, body: done.body };
+    const [row] = await t.db.query(`SELECT intent_id FROM checkout_sessions WHERE id = $1`, [
+      created.body.id,
+    ]);
+    return {
+      sessionId: created.body.id as string,
+      token,
+      intentId: row.intent_id as string,
+      body: done.body,
+    };
   }
 
   async function pendingKettle(w: World) {
     const c = await checkout(w, [{ id: 'kettle', quantity: 1 }]);
     expect(c.body.status).toBe('pending_approval');
-    const [approval] = await t.db.query(`SELECT id FROM approvals WHERE subject_id = $1`, [c.intentId]);
+    const [approval] = await t.db.query(`SELECT id FROM approvals WHERE subject_id = $1`, [
+      c.intentId,
+    ]);
     return { ...c, approvalId: approval.id as string };
   }
 
   const page = (w: World, path: string) => request(t.url).get(path).set('Cookie', w.s.cookie);
   const post = async (w: World, path: string, fields: Record<string, string> = {}) => {
     const csrf = csrfFieldOf((await page(w, '/app').expect(200)).text);
-    return request(t.url).post(path).set('Cookie', w.s.cookie).type('form').send({ _csrf: csrf, ...fields });
+    return request(t.url)
+      .post(path)
+      .set('Cookie', w.s.cookie)
+      .type('form')
+      .send({ _csrf: csrf, ...fields });
   };
   const intentStatus = async (id: string) =>
-    ((await t.db.query(`SELECT status FROM payment_intents WHERE id = $1`, [id]))[0] as { status: string }).status;
+    (
+      (await t.db.query(`SELECT status FROM payment_intents WHERE id = $1`, [id]))[0] as {
+        status: string;
+      }
+    ).status;
 
   /** The HTML of one approval card on a page. */
   function cardOf(html: string, approvalId: string): string {
@@ -113,7 +135,9 @@ describe('app pages', () => {
     const { approvalId, intentId, sessionId } = await pendingKettle(w);
     const unconfirmed = await post(w, `/app/approvals/${approvalId}/approve`);
     expect(unconfirmed.status).toBe(303);
-    expect(unconfirmed.headers.location).toBe(`/app/approvals/${approvalId}/confirm?decision=approve`);
+    expect(unconfirmed.headers.location).toBe(
+      `/app/approvals/${approvalId}/confirm?decision=approve`,
+    );
     expect(await intentStatus(intentId)).toBe('requires_approval');
 
     const confirm = await page(w, unconfirmed.headers.location).expect(200);
@@ -127,7 +151,10 @@ describe('app pages', () => {
     expect(confirmed.headers.location).toBe(`/app/approvals/${approvalId}`);
     expect(await intentStatus(intentId)).toBe('settled');
 
-    const [{ order_id: orderId }] = await t.db.query(`SELECT order_id FROM checkout_sessions WHERE id = $1`, [sessionId]);
+    const [{ order_id: orderId }] = await t.db.query(
+      `SELECT order_id FROM checkout_sessions WHERE id = $1`,
+      [sessionId],
+    );
     const outcome = await page(w, confirmed.headers.location).expect(200);
     expect(outcome.text).toContain('Paid.');
     expect(outcome.text).toContain(`href="/app/orders/${orderId as string}"`);
@@ -157,8 +184,12 @@ describe('app pages', () => {
   it('a withdrawn approval shows its note', async () => {
     const w = await world();
     const { approvalId, token } = await pendingKettle(w);
-    await post(w, `/app/consent/tokens/${token}/revoke`, { confirm: 'yes' }).then((r) => expect(r.status).toBe(303));
-    const [row] = await t.db.query(`SELECT status, note FROM approvals WHERE id = $1`, [approvalId]);
+    await post(w, `/app/consent/tokens/${token}/revoke`, { confirm: 'yes' }).then((r) =>
+      expect(r.status).toBe(303),
+    );
+    const [row] = await t.db.query(`SELECT status, note FROM approvals WHERE id = $1`, [
+      approvalId,
+    ]);
     expect(row.status).toBe('withdrawn');
     const outcome = await page(w, `/app/approvals/${approvalId}`).expect(200);
     expect(outcome.text).toContain('Withdrawn.');
@@ -212,7 +243,11 @@ describe('app pages', () => {
       .set(acpHeaders(w.ws.merchantKey, `idem-${randomUUID()}`))
       .send({ line_items: [{ id: 'tea', quantity: 3 }], currency: 'inr', capabilities: {} })
       .expect(201);
-    const token = await insertToken(t, w.ws, { sessionId: created.body.id, mandateId: w.mandateId, maxAmountPaise: 135_000 });
+    const token = await insertToken(t, w.ws, {
+      sessionId: created.body.id,
+      mandateId: w.mandateId,
+      maxAmountPaise: 135_000,
+    });
 
     const consent = await page(w, '/app/consent').expect(200);
     const mandate = consent.text.slice(consent.text.indexOf(`data-id="${w.mandateId}"`));
@@ -248,8 +283,12 @@ describe('app pages', () => {
   it('the order page is readable: seller, items, paid time in IST, masked mandate, refunds, verifiable receipt', async () => {
     const w = await world();
     const tea = await checkout(w, [{ id: 'tea', quantity: 2 }]);
-    const res = await request(t.url).get(`/app/orders/${tea.body.order.id as string}`).expect(200);
-    const [row] = await t.db.query(`SELECT completed_at FROM checkout_sessions WHERE id = $1`, [tea.sessionId]);
+    const res = await request(t.url)
+      .get(`/app/orders/${tea.body.order.id as string}`)
+      .expect(200);
+    const [row] = await t.db.query(`SELECT completed_at FROM checkout_sessions WHERE id = $1`, [
+      tea.sessionId,
+    ]);
     expect(res.text).toContain('Your order from Chai Co');
     expect(res.text).toContain('Assam tea 1 kg');
     expect(res.text).toContain('₹900.00');
@@ -286,7 +325,13 @@ describe('app pages', () => {
     expect(css.text).toContain('.decide');
     const w = await world();
     const { approvalId } = await pendingKettle(w);
-    for (const path of ['/app', '/app/approvals', `/app/approvals/${approvalId}/confirm?decision=approve`, '/app/consent', '/app/developers']) {
+    for (const path of [
+      '/app',
+      '/app/approvals',
+      `/app/approvals/${approvalId}/confirm?decision=approve`,
+      '/app/consent',
+      '/app/developers',
+    ]) {
       const res = await page(w, path).expect(200);
       expect(res.text).toContain('<link rel="stylesheet" href="/app/assets/app.css">');
       expect(res.text).not.toMatch(/<style|style=|<script/i);

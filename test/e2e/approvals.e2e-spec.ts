@@ -1,9 +1,10 @@
 import request from 'supertest';
+
 import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { bearer, payFreeFormQuote } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';
-import { seedWorkspace, SeededWorkspace } from '../support/seed';
+import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 8000): Promise<T> {
   const until = Date.now() + ms;
@@ -32,16 +33,28 @@ describe('approvals inbox (person approvals in the app)', () => {
   afterAll(() => t.close());
 
   const intentRow = async (id: string) =>
-    (await t.db.query(`SELECT status, receipt_id, decline_code FROM payment_intents WHERE id = $1`, [id]))[0] as {
+    (
+      await t.db.query(
+        `SELECT status, receipt_id, decline_code FROM payment_intents WHERE id = $1`,
+        [id],
+      )
+    )[0] as {
       status: string;
       receipt_id: string | null;
       decline_code: string | null;
     };
 
   async function pendingPayment(amountPaise = 250_000) {
-    const paid = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise });
+    const paid = await payFreeFormQuote(t, {
+      seller: ws.seller,
+      buyer: ws.buyer,
+      mandateId,
+      amountPaise,
+    });
     expect(paid.intent.status).toBe('requires_approval');
-    const [approval] = await t.db.query(`SELECT id, status FROM approvals WHERE subject_id = $1`, [paid.intent.id]);
+    const [approval] = await t.db.query(`SELECT id, status FROM approvals WHERE subject_id = $1`, [
+      paid.intent.id,
+    ]);
     expect(approval.status).toBe('pending');
     return { intentId: paid.intent.id, approvalId: approval.id as string };
   }
@@ -66,7 +79,9 @@ describe('approvals inbox (person approvals in the app)', () => {
       .type('form')
       .send({ _csrf: csrfFieldOf(page.text) });
     expect(unconfirmed.status).toBe(303);
-    expect(unconfirmed.headers.location).toBe(`/app/approvals/${approvalId}/confirm?decision=approve`);
+    expect(unconfirmed.headers.location).toBe(
+      `/app/approvals/${approvalId}/confirm?decision=approve`,
+    );
     expect((await intentRow(intentId)).status).toBe('requires_approval');
     const res = await request(t.url)
       .post(`/app/approvals/${approvalId}/approve`)
@@ -78,11 +93,18 @@ describe('approvals inbox (person approvals in the app)', () => {
     const intent = await intentRow(intentId);
     expect(intent.status).toBe('settled');
     expect(intent.receipt_id).toMatch(/^rcp_/);
-    const [approval] = await t.db.query(`SELECT status, decided_by FROM approvals WHERE id = $1`, [approvalId]);
+    const [approval] = await t.db.query(`SELECT status, decided_by FROM approvals WHERE id = $1`, [
+      approvalId,
+    ]);
     expect(approval).toEqual({ status: 'approved', decided_by: ws.personId });
-    const debits = await t.db.query(`SELECT count(*)::int AS n FROM rail_transfers WHERE intent_id = $1 AND direction = 'debit'`, [intentId]);
+    const debits = await t.db.query(
+      `SELECT count(*)::int AS n FROM rail_transfers WHERE intent_id = $1 AND direction = 'debit'`,
+      [intentId],
+    );
     expect(debits[0].n).toBe(1);
-    const events = await t.db.query(`SELECT type FROM outbox_events WHERE subject_id = $1`, [intentId]);
+    const events = await t.db.query(`SELECT type FROM outbox_events WHERE subject_id = $1`, [
+      intentId,
+    ]);
     expect(events).toEqual([{ type: 'intent.settled' }]);
     // A second decision on the same approval is refused and changes nothing.
     const again = await request(t.url)
@@ -105,23 +127,44 @@ describe('approvals inbox (person approvals in the app)', () => {
       .send({ _csrf: csrfFieldOf(page.text), confirm: 'yes' })
       .expect(303);
     const intent = await intentRow(intentId);
-    expect(intent).toMatchObject({ status: 'declined', decline_code: 'approval_denied', receipt_id: null });
-    const debits = await t.db.query(`SELECT count(*)::int AS n FROM rail_transfers WHERE intent_id = $1`, [intentId]);
+    expect(intent).toMatchObject({
+      status: 'declined',
+      decline_code: 'approval_denied',
+      receipt_id: null,
+    });
+    const debits = await t.db.query(
+      `SELECT count(*)::int AS n FROM rail_transfers WHERE intent_id = $1`,
+      [intentId],
+    );
     expect(debits[0].n).toBe(0);
   });
 
   it('refuses a form without the CSRF token and changes nothing', async () => {
     const { intentId, approvalId } = await pendingPayment();
     const s = await signIn(t, ws.email, ws.password);
-    const res = await request(t.url).post(`/app/approvals/${approvalId}/approve`).set('Cookie', s.cookie).type('form').send({});
+    const res = await request(t.url)
+      .post(`/app/approvals/${approvalId}/approve`)
+      .set('Cookie', s.cookie)
+      .type('form')
+      .send({});
     expect(res.status).toBe(403);
     expect((await intentRow(intentId)).status).toBe('requires_approval');
   });
 
   it('cannot be approved with any bearer credential', async () => {
     const { intentId, approvalId } = await pendingPayment();
-    for (const secret of [ws.apiKey, ws.buyer.credential, ws.seller.credential, ws.buyerKey, ws.merchantKey]) {
-      const res = await request(t.url).post(`/app/approvals/${approvalId}/approve`).set(bearer(secret)).type('form').send({});
+    for (const secret of [
+      ws.apiKey,
+      ws.buyer.credential,
+      ws.seller.credential,
+      ws.buyerKey,
+      ws.merchantKey,
+    ]) {
+      const res = await request(t.url)
+        .post(`/app/approvals/${approvalId}/approve`)
+        .set(bearer(secret))
+        .type('form')
+        .send({});
       expect([401, 403]).toContain(res.status);
     }
     expect((await intentRow(intentId)).status).toBe('requires_approval');
@@ -153,16 +196,30 @@ describe('approval timeout (Bull delayed job)', () => {
   it('expires an unanswered approval and declines the payment', async () => {
     const ws = await seedWorkspace(t);
     const mandateId = await createMandate(t, { workspaceId: ws.workspaceId, agentId: ws.buyer.id });
-    const paid = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 300_000 });
+    const paid = await payFreeFormQuote(t, {
+      seller: ws.seller,
+      buyer: ws.buyer,
+      mandateId,
+      amountPaise: 300_000,
+    });
     expect(paid.intent.status).toBe('requires_approval');
     const intent = await waitFor(async () => {
-      const [row] = await t.db.query(`SELECT status, decline_code FROM payment_intents WHERE id = $1`, [paid.intent.id]);
+      const [row] = await t.db.query(
+        `SELECT status, decline_code FROM payment_intents WHERE id = $1`,
+        [paid.intent.id],
+      );
       return row.status === 'declined' ? row : null;
     });
     expect(intent.decline_code).toBe('approval_expired');
-    const [approval] = await t.db.query(`SELECT status, decided_by FROM approvals WHERE subject_id = $1`, [paid.intent.id]);
+    const [approval] = await t.db.query(
+      `SELECT status, decided_by FROM approvals WHERE subject_id = $1`,
+      [paid.intent.id],
+    );
     expect(approval).toEqual({ status: 'expired', decided_by: null });
-    const quote = await request(t.url).get(`/v1/pay/quotes/${paid.quote.id as string}`).set(bearer(ws.buyer.credential)).expect(200);
+    const quote = await request(t.url)
+      .get(`/v1/pay/quotes/${paid.quote.id as string}`)
+      .set(bearer(ws.buyer.credential))
+      .expect(200);
     expect(quote.body.status).toBe('open');
   });
 });
@@ -178,12 +235,20 @@ describe('approval expiry sweep (database safety net)', () => {
   it('expires an overdue approval even when its delayed job never fires', async () => {
     const ws = await seedWorkspace(t);
     const mandateId = await createMandate(t, { workspaceId: ws.workspaceId, agentId: ws.buyer.id });
-    const paid = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 300_000 });
+    const paid = await payFreeFormQuote(t, {
+      seller: ws.seller,
+      buyer: ws.buyer,
+      mandateId,
+      amountPaise: 300_000,
+    });
     expect(paid.intent.status).toBe('requires_approval');
     // The Bull job is an hour away in real time; only the sweep can act on the moved clock.
     t.clock.advance(2 * 3600_000);
     const intent = await waitFor(async () => {
-      const [row] = await t.db.query(`SELECT status, decline_code FROM payment_intents WHERE id = $1`, [paid.intent.id]);
+      const [row] = await t.db.query(
+        `SELECT status, decline_code FROM payment_intents WHERE id = $1`,
+        [paid.intent.id],
+      );
       return row.status === 'declined' ? row : null;
     }, 15000);
     expect(intent.decline_code).toBe('approval_expired');

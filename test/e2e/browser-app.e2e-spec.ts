@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+
 import type { Page } from 'playwright-core';
 import request from 'supertest';
+
 import { payFreeFormQuote } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { insertMandate, insertToken } from '../factories/payment-fixtures';
@@ -13,7 +15,7 @@ import {
   newPage,
   VIEWPORT_NAMES,
 } from '../support/browser';
-import { acpHeaders, seedWorkspace, SeededWorkspace } from '../support/seed';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * The person's app in a real browser (Debian's Chromium through playwright-core), at 1280×800

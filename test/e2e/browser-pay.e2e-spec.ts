@@ -1,9 +1,10 @@
 import request from 'supertest';
+
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';
 import { browserHarness, checkPage, clickAndWait, describeInBrowser } from '../support/browser';
-import { seedWorkspace, SeededWorkspace } from '../support/seed';
+import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * The hosted pay page (/app/pay/<quote_id>, no sign-in) in a real browser at 390×844, as the

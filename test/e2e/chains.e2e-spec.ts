@@ -4,10 +4,12 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, exportJWK } from 'jose';
 import request from 'supertest';
-import { ChainEntryJson, GENESIS_HASH } from '../../src/chains/chain-entry';
+
 import { ChainService } from '../../src/chains/chain.service';
+import { ChainEntryJson, GENESIS_HASH } from '../../src/chains/chain-entry';
 import { SigningKeyRepository } from '../../src/chains/signing-key.repository';
 import { SigningKeyService } from '../../src/chains/signing-key.service';
 import { verifyChain } from '../../src/chains/verify-chain';

@@ -1,18 +1,20 @@
+import { randomUUID } from 'node:crypto';
+
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+
 import { ApprovalsService } from '../../src/approvals/approvals.service';
 import { ChainService } from '../../src/chains/chain.service';
-import { isValid, expectValid } from '../support/acp-schema';
-import { startApp, TestApp } from '../support/app';
-import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 import {
   insertMandate,
   insertToken,
   MandateFixture,
   TokenFixture,
 } from '../factories/payment-fixtures';
+import { expectValid, isValid } from '../support/acp-schema';
+import { startApp, TestApp } from '../support/app';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * ACP 2026-04-17 merchant checkout (docs/acp.md §4–§5, §7–§9). Every session body the

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
+
 import { bearer } from '../factories/intent.factory';
 import { insertMandate } from '../factories/payment-fixtures';
 import { startApp, TestApp } from '../support/app';
-import { acpHeaders, seedWorkspace, SeededWorkspace } from '../support/seed';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * Full ACP flows (create → delegate_payment → complete) running at once for shared buyers: the
@@ -20,7 +22,10 @@ describe('concurrent full flows for shared buyers', () => {
     await request(t.url)
       .put(`/v1/pay/agents/${seller.seller.id}/listing`)
       .set(bearer(seller.seller.credential))
-      .send({ listed: true, offers: [{ sku: 'tea', name: 'Assam tea', unit_paise: 45_000, category: 'grocery.tea' }] })
+      .send({
+        listed: true,
+        offers: [{ sku: 'tea', name: 'Assam tea', unit_paise: 45_000, category: 'grocery.tea' }],
+      })
       .expect(200);
   });
   afterAll(() => t.close());
@@ -32,7 +37,10 @@ describe('concurrent full flows for shared buyers', () => {
     return Number(row.n);
   }
 
-  async function flow(buyer: SeededWorkspace, mandateId: string): Promise<{ statuses: number[]; sessionId: string }> {
+  async function flow(
+    buyer: SeededWorkspace,
+    mandateId: string,
+  ): Promise<{ statuses: number[]; sessionId: string }> {
     const statuses: number[] = [];
     const created = await request(t.url)
       .post('/acp/checkout_sessions')
@@ -63,7 +71,10 @@ describe('concurrent full flows for shared buyers', () => {
       .send({
         payment_data: {
           handler_id: 'svc_upi_mandate',
-          instrument: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token: delegated.body.id } },
+          instrument: {
+            type: 'svc_mandate',
+            credential: { type: 'svc_delegated_token', token: delegated.body.id },
+          },
         },
       });
     statuses.push(completed.status);
@@ -79,7 +90,9 @@ describe('concurrent full flows for shared buyers', () => {
     );
     const before = await deadlocks();
     const runs = await Promise.all(
-      Array.from({ length: 36 }, (_, i) => flow(buyers[i % buyers.length].ws, buyers[i % buyers.length].mandateId)),
+      Array.from({ length: 36 }, (_, i) =>
+        flow(buyers[i % buyers.length].ws, buyers[i % buyers.length].mandateId),
+      ),
     );
     for (const r of runs) {
       expect(r.statuses).toEqual([201, 201, 200]);
@@ -92,7 +105,9 @@ describe('concurrent full flows for shared buyers', () => {
       [sessions],
     );
     expect(rows).toHaveLength(36);
-    expect(rows.every((r) => r.status === 'completed' && r.intents === 1 && r.receipts === 1)).toBe(true);
+    expect(rows.every((r) => r.status === 'completed' && r.intents === 1 && r.receipts === 1)).toBe(
+      true,
+    );
     // Statistics reach pg_stat_database when a backend's transaction ends; give them a moment.
     await new Promise((r) => setTimeout(r, 600));
     expect(await deadlocks()).toBe(before);

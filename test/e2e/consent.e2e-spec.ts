@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
+
 import { AppError } from '../../src/common/errors/app-error';
 import { Tx } from '../../src/database/tx';
 import { TokensService } from '../../src/delegate-payment/tokens.service';
 import { MandatesService } from '../../src/mandates/mandates.service';
-import { startApp, TestApp } from '../support/app';
-import { acpHeaders, keyPair, SeededWorkspace, seedWorkspace } from '../support/seed';
 import { AppSession, csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { createCheckoutSession } from '../factories/session.factory';
+import { startApp, TestApp } from '../support/app';
+import { acpHeaders, keyPair, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -83,18 +85,14 @@ describe('Consent centre ({appUrl}/consent)', () => {
   /** Redeems the token the way complete does; returns the refusal code or 'ok'. */
   async function redeem(tokenId: string, checkoutSessionId: string): Promise<string> {
     try {
-      await t
-        .get(Tx)
-        .run(() =>
-          t
-            .get(TokensService)
-            .redeem({
-              tokenId,
-              checkoutSessionId,
-              merchantAgentId: ws.seller.id,
-              amountPaise: 45_000,
-            }),
-        );
+      await t.get(Tx).run(() =>
+        t.get(TokensService).redeem({
+          tokenId,
+          checkoutSessionId,
+          merchantAgentId: ws.seller.id,
+          amountPaise: 45_000,
+        }),
+      );
       return 'ok';
     } catch (err) {
       return err instanceof AppError ? err.code : String(err);
@@ -127,7 +125,9 @@ describe('Consent centre ({appUrl}/consent)', () => {
     const page = await consentPage();
     expect(page.status).toBe(200);
     expect(page.headers['cache-control']).toBe('no-store');
-    expect(page.text).toMatch(/<a href="\/app\/consent"( aria-current="page")?>Consent centre<\/a>/);
+    expect(page.text).toMatch(
+      /<a href="\/app\/consent"( aria-current="page")?>Consent centre<\/a>/,
+    );
 
     const keyRow = rowOf(page.text, ws.buyerKeyId);
     expect(keyRow).toContain('acpk_…');

@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
+
 import { MandatesService } from '../../src/mandates/mandates.service';
+import { createCheckoutSession } from '../factories/session.factory';
 import { ACP_DELEGATE_SCHEMA, isValid } from '../support/acp-schema';
 import { startApp, TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
-import { createCheckoutSession } from '../factories/session.factory';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 const PATH = '/acp/agentic_commerce/delegate_payment';
 
-const validateResponse = (body: unknown) => isValid('DelegatePaymentResponse', body, ACP_DELEGATE_SCHEMA);
+const validateResponse = (body: unknown) =>
+  isValid('DelegatePaymentResponse', body, ACP_DELEGATE_SCHEMA);
 const validateError = (body: unknown) => isValid('Error', body, ACP_DELEGATE_SCHEMA);
 
 describe('POST /acp/agentic_commerce/delegate_payment', () => {

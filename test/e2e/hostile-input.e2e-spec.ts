@@ -1,8 +1,10 @@
-import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+
+import fc from 'fast-check';
+
 import { AccountsService } from '../../src/accounts/accounts.service';
 import {
   MAX_PRICED_TOTAL_PAISE,

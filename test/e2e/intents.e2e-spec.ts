@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { bearer, payFreeFormQuote } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';

@@ -1,8 +1,9 @@
 import request from 'supertest';
+
 import { AccountsService } from '../../src/accounts/accounts.service';
+import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { startApp, TestApp } from '../support/app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
-import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;

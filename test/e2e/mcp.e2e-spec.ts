@@ -2,12 +2,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
+
 import { AccountsService } from '../../src/accounts/accounts.service';
 import { randomToken } from '../../src/common/ids';
 import { bearer, payFreeFormQuote } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';
-import { keyPair, seedWorkspace, SeededWorkspace, signHeaders } from '../support/seed';
+import { keyPair, SeededWorkspace, seedWorkspace, signHeaders } from '../support/seed';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 

@@ -1,15 +1,17 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { AddressInfo, createServer, Server, Socket } from 'node:net';
+
 import { Client } from 'pg';
 import request from 'supertest';
-import { csrfFieldOf, signIn } from '../factories/app-session.factory';
-import { createOffer } from '../factories/offer.factory';
-import { ProbeController } from '../support/probe.controller';
-import { startApp, TestApp, testDatabaseUrl } from '../support/app';
-import { acpHeaders, seedWorkspace, SeededWorkspace } from '../support/seed';
+
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../../src/common/errors/outage';
 import { POOL_WAIT_MS } from '../../src/database/data-source-options';
+import { csrfFieldOf, signIn } from '../factories/app-session.factory';
+import { createOffer } from '../factories/offer.factory';
+import { startApp, TestApp, testDatabaseUrl } from '../support/app';
+import { ProbeController } from '../support/probe.controller';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * Backing services going away for real, no mocks: Postgres stops accepting connections to this

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
+
 import request from 'supertest';
+
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 import { insertMandate } from '../factories/payment-fixtures';
 import { startApp, TestApp } from '../support/app';

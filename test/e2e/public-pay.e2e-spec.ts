@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import http, { IncomingHttpHeaders } from 'node:http';
 import { AddressInfo } from 'node:net';
+
 import { compactVerify, createLocalJWKSet, JSONWebKeySet } from 'jose';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
+
 import { verifyChain } from '../../src/chains/verify-chain';
 import { UNGUESSABLE_ID_BITS, unguessableId } from '../../src/quotes/unguessable-id';
 import { bearer } from '../factories/intent.factory';

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
+
 import { ApprovalsService } from '../../src/approvals/approvals.service';
 import { ChainService } from '../../src/chains/chain.service';
 import { QuotesService } from '../../src/quotes/quotes.service';

@@ -1,10 +1,11 @@
 import Redis from 'ioredis';
 import request from 'supertest';
+
 import { randomToken } from '../../src/common/ids';
 import { signIn } from '../factories/app-session.factory';
 import { startApp, TestApp } from '../support/app';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 import { TEST_REDIS_URL } from '../support/test-db';
-import { acpHeaders, seedWorkspace, SeededWorkspace } from '../support/seed';
 
 function cookiesOf(res: request.Response): string[] {
   const raw = res.headers['set-cookie'] as unknown;

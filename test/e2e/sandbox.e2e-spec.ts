@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+
 import request from 'supertest';
+
 import { randomToken } from '../../src/common/ids';
 import { SandboxResult, SandboxService } from '../../src/sandbox/sandbox.service';
 import { PersonSessionService } from '../../src/web/person-session.service';
@@ -41,10 +43,18 @@ describe(SandboxService.name, () => {
       .get('/v1/pay/sellers?category=food.tea')
       .set('Authorization', `Bearer ${second.buyer.credential}`)
       .expect(200);
-    const mine = sellers.body.data.find((s: { agent_id: string }) => s.agent_id === second.seller.agent_id);
-    expect(mine.offers.map((o: { sku: string }) => o.sku).sort()).toEqual(['sku_tea_1kg', 'sku_tea_hamper']);
+    const mine = sellers.body.data.find(
+      (s: { agent_id: string }) => s.agent_id === second.seller.agent_id,
+    );
+    expect(mine.offers.map((o: { sku: string }) => o.sku).sort()).toEqual([
+      'sku_tea_1kg',
+      'sku_tea_hamper',
+    ]);
     expect(second.mandate_id).toBe(first.mandate_id);
-    const [mandate] = await t.db.query(`SELECT status, buyer_agent_id, authorised_by FROM mandates WHERE id = $1`, [second.mandate_id]);
+    const [mandate] = await t.db.query(
+      `SELECT status, buyer_agent_id, authorised_by FROM mandates WHERE id = $1`,
+      [second.mandate_id],
+    );
     expect(mandate.status).toBe('active');
     expect(mandate.buyer_agent_id).toBe(second.buyer.agent_id);
     expect(mandate.authorised_by).not.toBeNull();
@@ -188,7 +198,10 @@ describe(SandboxService.name, () => {
     const sandbox = t.get(SandboxService);
     const a = await sandbox.bootstrap({ webhookUrl: 'http://127.0.0.1:4000/hooks' });
     const b = await sandbox.bootstrap({ webhookUrl: 'http://127.0.0.1:4001/hooks' });
-    expect(b.webhook).toMatchObject({ url: 'http://127.0.0.1:4001/hooks', secret: expect.stringMatching(/^whsec_/) });
+    expect(b.webhook).toMatchObject({
+      url: 'http://127.0.0.1:4001/hooks',
+      secret: expect.stringMatching(/^whsec_/),
+    });
     expect(b.webhook!.endpoint_id).not.toBe(a.webhook!.endpoint_id);
     const rows = await t.db.query(
       `SELECT id, status FROM webhook_endpoints WHERE workspace_id = $1 AND description = 'sandbox' ORDER BY created_at`,
@@ -198,7 +211,10 @@ describe(SandboxService.name, () => {
       { id: a.webhook!.endpoint_id, status: 'disabled' },
       { id: b.webhook!.endpoint_id, status: 'enabled' },
     ]);
-    const listed = await request(t.url).get('/v1/webhooks/endpoints').set('Authorization', `Bearer ${b.api_key}`).expect(200);
+    const listed = await request(t.url)
+      .get('/v1/webhooks/endpoints')
+      .set('Authorization', `Bearer ${b.api_key}`)
+      .expect(200);
     expect(JSON.stringify(listed.body)).not.toContain(b.webhook!.secret);
   });
 });

@@ -1,7 +1,7 @@
 import { CheckoutSession } from '../../src/checkout/checkout-session.entity';
 import { newId } from '../../src/common/ids';
-import { DelegatedToken } from '../../src/delegate-payment/delegated-token.entity';
 import { paiseFromSql } from '../../src/common/money';
+import { DelegatedToken } from '../../src/delegate-payment/delegated-token.entity';
 import { payFreeFormQuote } from '../factories/intent.factory';
 import { insertMandate, insertToken } from '../factories/payment-fixtures';
 import { createCheckoutSession } from '../factories/session.factory';
@@ -212,6 +212,8 @@ describe(paiseFromSql.name, () => {
   });
 
   it.each(['9007199254740992', '12.5', '', 'abc', '1e400'])('refuses %j', (v) => {
-    expect(() => paiseFromSql(v)).toThrow(/not a whole number of paise within the safe integer range/);
+    expect(() => paiseFromSql(v)).toThrow(
+      /not a whole number of paise within the safe integer range/,
+    );
   });
 });

@@ -1,7 +1,8 @@
 import request, { Response } from 'supertest';
+
 import { signIn } from '../factories/app-session.factory';
 import { startApp, TestApp } from '../support/app';
-import { seedWorkspace, SeededWorkspace } from '../support/seed';
+import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /** The CSP header as a map of directive -> sources. */
 function csp(res: Response): Map<string, string[]> {

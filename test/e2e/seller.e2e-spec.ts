@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
+
 import { AccountsService } from '../../src/accounts/accounts.service';
 import { randomToken } from '../../src/common/ids';
 import { SellerService } from '../../src/seller/seller.service';
@@ -128,9 +130,7 @@ describe('Listings', () => {
         ['c', true, '45000', 'Offer c'],
       ]);
       expect(await t.get(SellerService).findActiveOffer(seller.id, 'a')).toBeNull();
-      expect((await t.get(SellerService).findActiveOffer(seller.id, 'b'))?.unitPaise).toBe(
-        50_000,
-      );
+      expect((await t.get(SellerService).findActiveOffer(seller.id, 'b'))?.unitPaise).toBe(50_000);
 
       await put(seller.credential, seller.id, {
         listed: true,

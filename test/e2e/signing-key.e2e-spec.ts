@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { promisify } from 'node:util';
+
 import { calculateJwkThumbprint, compactVerify, exportJWK, importJWK } from 'jose';
+
 import { ChainService } from '../../src/chains/chain.service';
 import { SigningKeyRepository } from '../../src/chains/signing-key.repository';
 import { SigningKeyService } from '../../src/chains/signing-key.service';
@@ -9,7 +11,7 @@ import { isSealed, openSealed } from '../../src/common/crypto/sealed';
 import { randomToken } from '../../src/common/ids';
 import { AppConfig } from '../../src/config/app.config';
 import { Tx } from '../../src/database/tx';
-import { startApp, testDatabaseUrl, TestApp } from '../support/app';
+import { startApp, TestApp, testDatabaseUrl } from '../support/app';
 
 const run = promisify(execFile);
 const SEALED_CHK = 'signing_keys_private_key_sealed_chk';

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startApp, TestApp } from '../support/app';
 import { seedWorkspace } from '../support/seed';
 
@@ -21,9 +22,10 @@ describe('smoke', () => {
     expect(ui.text).toContain('swagger');
     const doc = await request(t.url).get('/docs/openapi.json').expect(200);
     expect(doc.body.components.schemas).toHaveProperty('AcpError');
-    expect(doc.body.paths['/acp/checkout_sessions'].post.responses['422'].content['application/json'].schema.$ref).toBe(
-      '#/components/schemas/AcpError',
-    );
+    expect(
+      doc.body.paths['/acp/checkout_sessions'].post.responses['422'].content['application/json']
+        .schema.$ref,
+    ).toBe('#/components/schemas/AcpError');
   });
 
   it('creates a protocol key with an API key', async () => {

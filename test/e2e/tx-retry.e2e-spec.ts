@@ -32,7 +32,9 @@ describe('Tx', () => {
       });
     await expect(Promise.all([side(1, 2), side(2, 1)])).resolves.toEqual([1, 2]);
     expect(runs).toBe(3);
-    const rows = await t.db.query<{ id: number; n: number }[]>(`SELECT id, n FROM tx_probe ORDER BY id`);
+    const rows = await t.db.query<{ id: number; n: number }[]>(
+      `SELECT id, n FROM tx_probe ORDER BY id`,
+    );
     expect(rows).toEqual([
       { id: 1, n: 2 },
       { id: 2, n: 2 },

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
+
 import { sha256Hex } from '../../src/common/crypto/secrets';
 import { SHOWN_ONCE } from '../../src/common/idempotency/redact-secrets';
 import { startApp, TestApp } from '../support/app';

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
+
 import { PaymentsService } from '../../src/payments/payments.service';
 import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { bearer, payFreeFormQuote } from '../factories/intent.factory';
 import { insertMandate, insertToken } from '../factories/payment-fixtures';
 import { startApp, TestApp } from '../support/app';
-import { acpHeaders, seedWorkspace, SeededWorkspace } from '../support/seed';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * The money rules around a payment that waits for a person (docs/architecture.md, "Payment
@@ -21,11 +23,17 @@ interface Row {
 }
 
 async function intentRow(t: TestApp, id: string): Promise<Row> {
-  const [row] = await t.db.query<Row[]>(`SELECT status, decline_code, receipt_id FROM payment_intents WHERE id = $1`, [id]);
+  const [row] = await t.db.query<Row[]>(
+    `SELECT status, decline_code, receipt_id FROM payment_intents WHERE id = $1`,
+    [id],
+  );
   return row;
 }
 
-async function approvalOf(t: TestApp, intentId: string): Promise<{ id: string; status: string; note: string | null }> {
+async function approvalOf(
+  t: TestApp,
+  intentId: string,
+): Promise<{ id: string; status: string; note: string | null }> {
   const [row] = await t.db.query<{ id: string; status: string; note: string | null }[]>(
     `SELECT id, status, note FROM approvals WHERE subject_id = $1`,
     [intentId],
@@ -50,7 +58,12 @@ async function expectNothingMoved(t: TestApp, intentId: string): Promise<void> {
   });
 }
 
-async function decide(t: TestApp, ws: SeededWorkspace, approvalId: string, decision: 'approve' | 'deny') {
+async function decide(
+  t: TestApp,
+  ws: SeededWorkspace,
+  approvalId: string,
+  decision: 'approve' | 'deny',
+) {
   const s = await signIn(t, ws.email, ws.password);
   const page = await request(t.url).get('/app/approvals').set('Cookie', s.cookie).expect(200);
   const res = await request(t.url)
@@ -66,7 +79,11 @@ async function consentPost(t: TestApp, ws: SeededWorkspace, path: string) {
   const s = await signIn(t, ws.email, ws.password);
   const page = await request(t.url).get('/app/consent').set('Cookie', s.cookie).expect(200);
   // Confirmed, as the revocation's confirmation page sends it.
-  return request(t.url).post(path).set('Cookie', s.cookie).type('form').send({ _csrf: csrfFieldOf(page.text), confirm: 'yes' });
+  return request(t.url)
+    .post(path)
+    .set('Cookie', s.cookie)
+    .type('form')
+    .send({ _csrf: csrfFieldOf(page.text), confirm: 'yes' });
 }
 
 describe('payments waiting for a person', () => {
@@ -87,10 +104,20 @@ describe('payments waiting for a person', () => {
   describe('the approval threshold (₹2,000)', () => {
     it('settles exactly ₹2,000 at once and asks a person for ₹2,000.01', async () => {
       const { ws, mandateId } = await world();
-      const at = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 200_000 });
+      const at = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 200_000,
+      });
       expect(at.intent.status).toBe('settled');
       expect(at.intent.receipt_id).toMatch(/^rcp_/);
-      const above = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 200_001 });
+      const above = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 200_001,
+      });
       expect(above.intent.status).toBe('requires_approval');
       expect((await approvalOf(t, above.intent.id)).status).toBe('pending');
       await expectNothingMoved(t, above.intent.id);
@@ -105,27 +132,55 @@ describe('payments waiting for a person', () => {
     it('counts a payment waiting for approval towards the cap', async () => {
       t.config.dailyCapPaise = 500_000;
       const { ws, mandateId } = await world();
-      const waiting = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 300_000 });
+      const waiting = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 300_000,
+      });
       expect(waiting.intent.status).toBe('requires_approval');
       // 300,000 waiting + 200,001 > 500,000: refused; 300,000 + 200,000 = 500,000: allowed.
-      const over = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 200_001 });
+      const over = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 200_001,
+      });
       expect(over.intent.status).toBe('declined');
       expect((await intentRow(t, over.intent.id)).decline_code).toBe('daily_cap_exceeded');
-      const exact = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 200_000 });
+      const exact = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 200_000,
+      });
       expect(exact.intent.status).toBe('settled');
     });
 
     it('re-checks the cap when the person approves', async () => {
       const { ws, mandateId } = await world();
-      const waiting = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 300_000 });
-      const settled = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 150_000 });
+      const waiting = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 300_000,
+      });
+      const settled = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 150_000,
+      });
       expect(settled.intent.status).toBe('settled');
       // The operator lowers the cap while the payment waits: 150,000 settled + 300,000 > 400,000.
       t.config.dailyCapPaise = 400_000;
       const approval = await approvalOf(t, waiting.intent.id);
       const { res } = await decide(t, ws, approval.id, 'approve');
       expect(res.status).toBe(303);
-      expect(await intentRow(t, waiting.intent.id)).toMatchObject({ status: 'declined', decline_code: 'daily_cap_exceeded' });
+      expect(await intentRow(t, waiting.intent.id)).toMatchObject({
+        status: 'declined',
+        decline_code: 'daily_cap_exceeded',
+      });
       await expectNothingMoved(t, waiting.intent.id);
     });
   });
@@ -133,39 +188,71 @@ describe('payments waiting for a person', () => {
   describe('the rules run again at approval', () => {
     it('declines, with the reason on the person page, a payment whose mandate was revoked while it waited', async () => {
       const { ws, mandateId } = await world();
-      const paid = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 250_000 });
+      const paid = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 250_000,
+      });
       expect(paid.intent.status).toBe('requires_approval');
       // Revoked behind the pipeline's back (the way a path that forgets to decline would leave it).
-      await t.db.query(`UPDATE mandates SET status = 'revoked', revoked_at = now() WHERE id = $1`, [mandateId]);
+      await t.db.query(`UPDATE mandates SET status = 'revoked', revoked_at = now() WHERE id = $1`, [
+        mandateId,
+      ]);
       const approval = await approvalOf(t, paid.intent.id);
       const { res, cookie } = await decide(t, ws, approval.id, 'approve');
       expect(res.status).toBe(303);
-      expect(await intentRow(t, paid.intent.id)).toMatchObject({ status: 'declined', decline_code: 'mandate_not_active' });
+      expect(await intentRow(t, paid.intent.id)).toMatchObject({
+        status: 'declined',
+        decline_code: 'mandate_not_active',
+      });
       await expectNothingMoved(t, paid.intent.id);
       const after = await approvalOf(t, paid.intent.id);
       expect(after.status).toBe('withdrawn');
       expect(after.note).toContain(`Mandate ${mandateId} is revoked`);
-      const page = await request(t.url).get(res.headers.location as string).set('Cookie', cookie).expect(200);
+      const page = await request(t.url)
+        .get(String(res.headers.location))
+        .set('Cookie', cookie)
+        .expect(200);
       expect(page.text).toContain('can no longer go ahead');
-      const quote = await request(t.url).get(`/v1/pay/quotes/${paid.quote.id as string}`).set(bearer(ws.buyer.credential)).expect(200);
+      const quote = await request(t.url)
+        .get(`/v1/pay/quotes/${paid.quote.id as string}`)
+        .set(bearer(ws.buyer.credential))
+        .expect(200);
       expect(quote.body.status).toBe('open');
     });
 
     it('declines a payment whose mandate passed its valid_until while it waited', async () => {
       const { ws, mandateId } = await world({ validUntil: new Date(Date.now() + 3600_000) });
-      const paid = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 250_000 });
-      await t.db.query(`UPDATE mandates SET valid_until = now() - interval '1 second' WHERE id = $1`, [mandateId]);
+      const paid = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 250_000,
+      });
+      await t.db.query(
+        `UPDATE mandates SET valid_until = now() - interval '1 second' WHERE id = $1`,
+        [mandateId],
+      );
       const approval = await approvalOf(t, paid.intent.id);
       // The sweep may get there first; either way the payment ends declined and nothing moves.
       const { res } = await decide(t, ws, approval.id, 'approve');
       expect([303, 409]).toContain(res.status);
-      expect(await intentRow(t, paid.intent.id)).toMatchObject({ status: 'declined', decline_code: 'mandate_expired' });
+      expect(await intentRow(t, paid.intent.id)).toMatchObject({
+        status: 'declined',
+        decline_code: 'mandate_expired',
+      });
       await expectNothingMoved(t, paid.intent.id);
     });
 
     it('still settles an approved payment whose rules hold', async () => {
       const { ws, mandateId } = await world();
-      const paid = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 250_000 });
+      const paid = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 250_000,
+      });
       const approval = await approvalOf(t, paid.intent.id);
       const { res } = await decide(t, ws, approval.id, 'approve');
       expect(res.status).toBe(303);
@@ -177,12 +264,25 @@ describe('payments waiting for a person', () => {
   describe('ending a mandate or token declines what waits on it', () => {
     it('revoking the mandate in the consent centre declines its waiting payments and withdraws their approvals', async () => {
       const { ws, mandateId } = await world();
-      const a = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 250_000 });
-      const b = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 310_000 });
+      const a = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 250_000,
+      });
+      const b = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 310_000,
+      });
       const res = await consentPost(t, ws, `/app/consent/mandates/${mandateId}/revoke`);
       expect(res.status).toBe(303);
       for (const paid of [a, b]) {
-        expect(await intentRow(t, paid.intent.id)).toMatchObject({ status: 'declined', decline_code: 'mandate_not_active' });
+        expect(await intentRow(t, paid.intent.id)).toMatchObject({
+          status: 'declined',
+          decline_code: 'mandate_not_active',
+        });
         const approval = await approvalOf(t, paid.intent.id);
         expect(approval.status).toBe('withdrawn');
         expect(approval.note).toContain('was revoked');
@@ -199,10 +299,21 @@ describe('payments waiting for a person', () => {
 
     it('a mandate reaching valid_until declines its waiting payments (sweep)', async () => {
       const { ws, mandateId } = await world();
-      const paid = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 250_000 });
-      await t.db.query(`UPDATE mandates SET valid_until = now() - interval '1 second' WHERE id = $1`, [mandateId]);
+      const paid = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 250_000,
+      });
+      await t.db.query(
+        `UPDATE mandates SET valid_until = now() - interval '1 second' WHERE id = $1`,
+        [mandateId],
+      );
       expect(await t.get(PaymentsService).declineWaitingOnEnded()).toBeGreaterThanOrEqual(1);
-      expect(await intentRow(t, paid.intent.id)).toMatchObject({ status: 'declined', decline_code: 'mandate_expired' });
+      expect(await intentRow(t, paid.intent.id)).toMatchObject({
+        status: 'declined',
+        decline_code: 'mandate_expired',
+      });
       const approval = await approvalOf(t, paid.intent.id);
       expect(approval.status).toBe('withdrawn');
       expect(approval.note).toContain('outside its validity window');
@@ -214,7 +325,12 @@ describe('payments waiting for a person', () => {
       await request(t.url)
         .put(`/v1/pay/agents/${ws.seller.id}/listing`)
         .set(bearer(ws.seller.credential))
-        .send({ listed: true, offers: [{ sku: 'hamper', name: 'Tea hamper', unit_paise: 350_000, category: 'grocery.tea' }] })
+        .send({
+          listed: true,
+          offers: [
+            { sku: 'hamper', name: 'Tea hamper', unit_paise: 350_000, category: 'grocery.tea' },
+          ],
+        })
         .expect(200);
       const created = await request(t.url)
         .post('/acp/checkout_sessions')
@@ -229,12 +345,18 @@ describe('payments waiting for a person', () => {
         .send({
           payment_data: {
             handler_id: 'svc_upi_mandate',
-            instrument: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token: tokenId } },
+            instrument: {
+              type: 'svc_mandate',
+              credential: { type: 'svc_delegated_token', token: tokenId },
+            },
           },
         })
         .expect(200);
       expect(completed.body.status).toBe('pending_approval');
-      const [{ id: intentId }] = await t.db.query<{ id: string }[]>(`SELECT id FROM payment_intents WHERE token_id = $1`, [tokenId]);
+      const [{ id: intentId }] = await t.db.query<{ id: string }[]>(
+        `SELECT id FROM payment_intents WHERE token_id = $1`,
+        [tokenId],
+      );
 
       const s = await signIn(t, ws.email, ws.password);
       const consent = await request(t.url).get('/app/consent').set('Cookie', s.cookie).expect(200);
@@ -243,10 +365,16 @@ describe('payments waiting for a person', () => {
       const res = await consentPost(t, ws, `/app/consent/tokens/${tokenId}/revoke`);
       expect(res.status).toBe(303);
 
-      expect(await intentRow(t, intentId)).toMatchObject({ status: 'declined', decline_code: 'token_revoked' });
+      expect(await intentRow(t, intentId)).toMatchObject({
+        status: 'declined',
+        decline_code: 'token_revoked',
+      });
       expect((await approvalOf(t, intentId)).status).toBe('withdrawn');
       await expectNothingMoved(t, intentId);
-      const [{ status }] = await t.db.query<{ status: string }[]>(`SELECT status FROM delegated_tokens WHERE id = $1`, [tokenId]);
+      const [{ status }] = await t.db.query<{ status: string }[]>(
+        `SELECT status FROM delegated_tokens WHERE id = $1`,
+        [tokenId],
+      );
       expect(status).toBe('revoked');
       const session = await request(t.url)
         .get(`/acp/checkout_sessions/${sessionId}`)
@@ -258,17 +386,29 @@ describe('payments waiting for a person', () => {
 
     it('revoking a spent token whose payment already settled changes nothing', async () => {
       const { ws, mandateId } = await world();
-      const settled = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 10_000 });
+      const settled = await payFreeFormQuote(t, {
+        seller: ws.seller,
+        buyer: ws.buyer,
+        mandateId,
+        amountPaise: 10_000,
+      });
       expect(settled.intent.status).toBe('settled');
       const sessionRow = await t.db.query<{ id: string }[]>(
         `INSERT INTO checkout_sessions (id, workspace_id, seller_agent_id, protocol_key_id, status, currency, line_items, messages, created_at, updated_at, expires_at)
          VALUES ('cs_' || md5(random()::text), $1, $2, $3, 'completed', 'INR', '[]', '[]', now(), now(), now() + interval '1 hour') RETURNING id`,
         [ws.workspaceId, ws.seller.id, ws.merchantKeyId],
       );
-      const tokenId = await insertToken(t, ws, { sessionId: sessionRow[0].id, mandateId, status: 'used' });
+      const tokenId = await insertToken(t, ws, {
+        sessionId: sessionRow[0].id,
+        mandateId,
+        status: 'used',
+      });
       const res = await consentPost(t, ws, `/app/consent/tokens/${tokenId}/revoke`);
       expect(res.status).toBe(303);
-      const [{ status }] = await t.db.query<{ status: string }[]>(`SELECT status FROM delegated_tokens WHERE id = $1`, [tokenId]);
+      const [{ status }] = await t.db.query<{ status: string }[]>(
+        `SELECT status FROM delegated_tokens WHERE id = $1`,
+        [tokenId],
+      );
       expect(status).toBe('used');
       expect((await intentRow(t, settled.intent.id)).status).toBe('settled');
     });
@@ -287,16 +427,27 @@ describe('an expired approval approved afterwards', () => {
   it('is refused with approval_expired, stays expired, and settles nothing', async () => {
     const ws = await seedWorkspace(t);
     const mandateId = await insertMandate(t, ws);
-    const paid = await payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 250_000 });
+    const paid = await payFreeFormQuote(t, {
+      seller: ws.seller,
+      buyer: ws.buyer,
+      mandateId,
+      amountPaise: 250_000,
+    });
     const approval = await approvalOf(t, paid.intent.id);
     t.clock.advance(61_000);
     const { res } = await decide(t, ws, approval.id, 'approve');
     expect(res.status).toBe(409);
     expect(res.text).toContain('approval_expired');
     expect((await approvalOf(t, paid.intent.id)).status).toBe('expired');
-    expect(await intentRow(t, paid.intent.id)).toMatchObject({ status: 'declined', decline_code: 'approval_expired' });
+    expect(await intentRow(t, paid.intent.id)).toMatchObject({
+      status: 'declined',
+      decline_code: 'approval_expired',
+    });
     await expectNothingMoved(t, paid.intent.id);
-    const quote = await request(t.url).get(`/v1/pay/quotes/${paid.quote.id as string}`).set(bearer(ws.buyer.credential)).expect(200);
+    const quote = await request(t.url)
+      .get(`/v1/pay/quotes/${paid.quote.id as string}`)
+      .set(bearer(ws.buyer.credential))
+      .expect(200);
     expect(quote.body.status).toBe('open');
   });
 });

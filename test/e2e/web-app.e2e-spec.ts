@@ -1,4 +1,5 @@
 import request, { Response } from 'supertest';
+
 import { sha256Hex } from '../../src/common/crypto/secrets';
 import { randomToken } from '../../src/common/ids';
 import { csrfTokenFor } from '../../src/web/csrf';
@@ -268,7 +269,9 @@ describe('person-facing app (/app)', () => {
       expect(res.text).not.toContain(firstKey);
       expect(csrfFieldOf(res.text)).toBe(csrfTokenFor(session));
       // API keys live in the developer console, hints only.
-      const dev = await request(t.url).get('/app/developers').set('Cookie', `svc_session=${session}`);
+      const dev = await request(t.url)
+        .get('/app/developers')
+        .set('Cookie', `svc_session=${session}`);
       expect(dev.status).toBe(200);
       expect(dev.headers['cache-control']).toBe('no-store');
       expect(dev.text).toContain(`sk_test_…${firstKey.slice(-4)}`);
@@ -325,7 +328,9 @@ describe('person-facing app (/app)', () => {
         (await request(t.url).get('/v1/api-keys').set('Authorization', `Bearer ${secret}`)).status,
       ).toBe(200);
 
-      const dev = await request(t.url).get('/app/developers').set('Cookie', `svc_session=${session}`);
+      const dev = await request(t.url)
+        .get('/app/developers')
+        .set('Cookie', `svc_session=${session}`);
       expect(dev.text).not.toContain(secret);
       expect(dev.text).toContain(`sk_test_…${secret.slice(-4)}`);
     });
@@ -349,7 +354,9 @@ describe('person-facing app (/app)', () => {
         (await request(t.url).get('/v1/api-keys').set('Authorization', `Bearer ${firstKey}`))
           .status,
       ).toBe(401);
-      const dev = await request(t.url).get('/app/developers').set('Cookie', `svc_session=${session}`);
+      const dev = await request(t.url)
+        .get('/app/developers')
+        .set('Cookie', `svc_session=${session}`);
       expect(dev.text).not.toContain(`action="/app/api-keys/${key.id}/revoke"`);
     });
 

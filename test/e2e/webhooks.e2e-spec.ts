@@ -2,10 +2,10 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http, { IncomingHttpHeaders } from 'node:http';
 import { AddressInfo, createServer } from 'node:net';
+
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
-import { payFreeFormQuote } from '../factories/intent.factory';
-import { createMandate } from '../factories/mandate.factory';
+
 import { AccountsService } from '../../src/accounts/accounts.service';
 import { SHOWN_ONCE } from '../../src/common/idempotency/redact-secrets';
 import { newId } from '../../src/common/ids';
@@ -15,6 +15,8 @@ import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 import { WebhookEndpointsService } from '../../src/webhooks/webhook-endpoints.service';
 import { WebhookSecrets } from '../../src/webhooks/webhook-secrets';
 import { WebhookSender } from '../../src/webhooks/webhook-sender';
+import { payFreeFormQuote } from '../factories/intent.factory';
+import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
@@ -49,7 +51,9 @@ async function startReceiver(
       const n = receiver.got.length;
       receiver.got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       void Promise.resolve(receiver.answer(n)).then((status) =>
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status} to request ${n}`),
+        res
+          .writeHead(status, { 'content-type': 'text/plain' })
+          .end(`answer ${status} to request ${n}`),
       );
     });
   });
@@ -946,9 +950,17 @@ describe('webhooks across a Redis outage', () => {
 
     await stopRedis();
     // A real payment settles over HTTP while Redis is down: the request path never waits on Redis.
-    const mandateId = await createMandate(app, { workspaceId: ws.workspaceId, agentId: ws.buyer.id });
+    const mandateId = await createMandate(app, {
+      workspaceId: ws.workspaceId,
+      agentId: ws.buyer.id,
+    });
     const t0 = Date.now();
-    const paid = await payFreeFormQuote(app, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise: 45_000 });
+    const paid = await payFreeFormQuote(app, {
+      seller: ws.seller,
+      buyer: ws.buyer,
+      mandateId,
+      amountPaise: 45_000,
+    });
     expect(paid.intent.status).toBe('settled');
     expect(Date.now() - t0).toBeLessThan(3000);
     const [during] = await app.db.query<{ id: string }[]>(

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import type { TestApp } from '../support/app';
 
 export const bearer = (credential: string) => ({ Authorization: `Bearer ${credential}` });

@@ -1,8 +1,9 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
 import Ajv, { ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 
 /**
  * Response validation for the ACP surface, against two sets of schemas:

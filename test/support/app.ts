@@ -3,6 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { Clock } from '../../src/common/clock';
@@ -84,7 +85,12 @@ export async function startApp(
     RATE_LIMIT_PUBLIC_BURST: '10000',
     RATE_LIMIT_CREDENTIAL_PER_S: '10000',
   });
-  const config: AppConfig = { ...base, queuePrefix: `t${randomToken(8)}`, runMigrations: false, ...overrides };
+  const config: AppConfig = {
+    ...base,
+    queuePrefix: `t${randomToken(8)}`,
+    runMigrations: false,
+    ...overrides,
+  };
   const moduleRef = await Test.createTestingModule({
     imports: [AppModule],
     controllers: extra.controllers ?? [],
@@ -93,7 +99,10 @@ export async function startApp(
     .overrideProvider(APP_CONFIG)
     .useValue(config)
     .compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
+  const app = moduleRef.createNestApplication<NestExpressApplication>({
+    bodyParser: false,
+    logger: false,
+  });
   configureApp(app, { quietLogs: true });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };

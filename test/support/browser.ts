@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, Browser, BrowserContext, Page, Response } from 'playwright-core';
+
+import { Browser, BrowserContext, chromium, Page, Response } from 'playwright-core';
 
 /**
  * Real-browser harness: Debian's Chromium driven by playwright-core (which never downloads a

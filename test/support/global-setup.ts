@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+
 import { migrate } from '../../src/database/migrate';
 import { ACP_SKIP_LINE, officialAcpSchemasAvailable } from './acp-schema';
 import { RUN_DATABASE_PREFIX, TEST_DATABASE_URL } from './test-db';
@@ -28,9 +29,10 @@ export default async function globalSetup(): Promise<void> {
   const client = new Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    const stale = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
-      `${RUN_DATABASE_PREFIX}%`,
-    ]);
+    const stale = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE $1`,
+      [`${RUN_DATABASE_PREFIX}%`],
+    );
     for (const { datname } of stale.rows) {
       const pid = Number(/^payments_test_r(\d+)_/.exec(datname)?.[1]);
       if (Number.isInteger(pid) && !alive(pid)) {
@@ -38,9 +40,10 @@ export default async function globalSetup(): Promise<void> {
       }
     }
     // Per-file clones of this database left by an earlier run with the same explicit name.
-    const clones = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
-      `${name.replace(/_/g, '\\_')}\\_f\\_%`,
-    ]);
+    const clones = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE $1`,
+      [`${name.replace(/_/g, '\\_')}\\_f\\_%`],
+    );
     for (const { datname } of clones.rows) {
       await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     }

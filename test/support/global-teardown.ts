@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+
 import { RUN_DATABASE_PREFIX, TEST_DATABASE_URL } from './test-db';
 
 /** Drops this run's per-file clones (test/support/app.ts) and, when the name was ours, the template. */
@@ -9,9 +10,10 @@ export default async function globalTeardown(): Promise<void> {
   const client = new Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    const clones = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
-      `${name.replace(/_/g, '\\_')}\\_f\\_%`,
-    ]);
+    const clones = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE $1`,
+      [`${name.replace(/_/g, '\\_')}\\_f\\_%`],
+    );
     for (const { datname } of clones.rows) {
       await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { IsIn, IsInt, IsOptional, IsString, Min } from 'class-validator';
+
 import { AcpRoute, Auth, Caller } from '../../src/common/auth/auth.decorators';
 import type { AgentPrincipal, ProtocolKeyPrincipal } from '../../src/common/auth/principal';
 import { AppError } from '../../src/common/errors/app-error';

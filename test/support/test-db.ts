@@ -17,4 +17,5 @@ function runDatabaseUrl(): string {
 /** Databases of runs are named with this prefix; global setup drops those of runs no longer alive. */
 export const RUN_DATABASE_PREFIX = 'payments_test_r';
 export const TEST_DATABASE_URL = runDatabaseUrl();
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const TEST_REDIS_URL =
+  process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

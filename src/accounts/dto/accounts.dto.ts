@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+
 import type { AgentRole } from '../entities/agent.entity';
 
 export class CreateApiKeyDto {
@@ -14,8 +15,15 @@ export class ApiKeyResponse {
   @ApiProperty({ example: 'key_…' }) id: string;
   @ApiProperty({ enum: ['api_key'] }) object: 'api_key';
   @ApiProperty() name: string;
-  @ApiProperty({ description: 'Last four characters, for recognising the key', example: 'sk_test_…Ab3x' }) hint: string;
-  @ApiPropertyOptional({ description: 'The secret. Present only in the create response; never shown again.' }) secret?: string;
+  @ApiProperty({
+    description: 'Last four characters, for recognising the key',
+    example: 'sk_test_…Ab3x',
+  })
+  hint: string;
+  @ApiPropertyOptional({
+    description: 'The secret. Present only in the create response; never shown again.',
+  })
+  secret?: string;
   @ApiProperty() created_at: string;
   @ApiProperty({ nullable: true, type: String }) revoked_at: string | null;
 }
@@ -32,14 +40,18 @@ export class CreateAgentDto {
   role: AgentRole;
 
   @ApiPropertyOptional({
-    description: 'Ed25519 or P-256 public key, PEM (SPKI) string or JWK object. When set, every request with this agent credential must be signed.',
+    description:
+      'Ed25519 or P-256 public key, PEM (SPKI) string or JWK object. When set, every request with this agent credential must be signed.',
   })
   @IsOptional()
   public_key?: string | Record<string, unknown>;
 }
 
 export class SetPublicKeyDto {
-  @ApiProperty({ description: 'Ed25519 or P-256 public key (PEM or JWK); null removes it', nullable: true })
+  @ApiProperty({
+    description: 'Ed25519 or P-256 public key (PEM or JWK); null removes it',
+    nullable: true,
+  })
   @IsOptional()
   public_key: string | Record<string, unknown> | null;
 }
@@ -50,7 +62,11 @@ export class AgentResponse {
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['seller', 'buyer', 'both'] }) role: AgentRole;
   @ApiProperty() credential_hint: string;
-  @ApiPropertyOptional({ description: 'Agent credential (agc_…). Present only when created or rotated.' }) credential?: string;
-  @ApiProperty({ enum: ['ed25519', 'p256'], nullable: true, type: String }) public_key_alg: string | null;
+  @ApiPropertyOptional({
+    description: 'Agent credential (agc_…). Present only when created or rotated.',
+  })
+  credential?: string;
+  @ApiProperty({ enum: ['ed25519', 'p256'], nullable: true, type: String }) public_key_alg:
+    string | null;
   @ApiProperty() created_at: string;
 }

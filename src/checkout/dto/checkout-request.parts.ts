@@ -1,9 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { Type } from 'class-transformer';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
-  IsObject,
-  ValidateNested,
   IsArray,
   IsBoolean,
   IsDefined,
@@ -11,14 +9,17 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
+  IsObject,
   IsString,
   Length,
   Max,
   MaxLength,
   Min,
   ValidateIf,
+  ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+
 import { MAX_UNIT_PAISE } from '../../seller/dto/put-listing.dto';
 import { MAX_LINE_QUANTITY, MAX_REQUESTED_QUANTITY } from '../checkout-pricing';
 

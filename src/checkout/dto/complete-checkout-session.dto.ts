@@ -11,15 +11,16 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+
 import {
+  AcceptedObject,
   AddressDto,
   BuyerDto,
   EachObject,
   MarketingConsentDto,
   Optional,
-  RiskSignalsDto,
-  AcceptedObject,
   OptionalBuyer,
+  RiskSignalsDto,
 } from './checkout-request.parts';
 
 /**

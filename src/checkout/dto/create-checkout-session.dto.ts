@@ -12,6 +12,7 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+
 import {
   AcceptedArray,
   AcceptedObject,

@@ -9,16 +9,17 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+
 import {
+  AcceptedArray,
+  AcceptedObject,
   BuyerDto,
   DiscountsDto,
   EachObject,
   ItemDto,
   Optional,
-  SelectedFulfillmentOptionDto,
-  AcceptedArray,
-  AcceptedObject,
   OptionalBuyer,
+  SelectedFulfillmentOptionDto,
 } from './checkout-request.parts';
 import { MAX_LINE_ITEMS } from './create-checkout-session.dto';
 

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+
 import type { ProtocolKeyRole } from '../../protocol-keys/protocol-key.entity';
 import { AppError } from '../errors/app-error';
 import { RequestSignatureVerifier } from '../signing/request-signature.verifier';
@@ -26,21 +27,43 @@ export class AcpGuard implements CanActivate {
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<Request>();
-    const role = this.reflector.getAllAndOverride<ProtocolKeyRole>(ACP_ROLE, [ctx.getHandler(), ctx.getClass()]);
+    const role = this.reflector.getAllAndOverride<ProtocolKeyRole>(ACP_ROLE, [
+      ctx.getHandler(),
+      ctx.getClass(),
+    ]);
     const principal = await this.credentials.requireBearer(req, ['protocol_key'], 'protocol key');
     if (principal.role !== role) {
-      throw new AppError(403, 'invalid_request', 'wrong_role', `This route needs a ${role} protocol key; this key's role is ${principal.role}`);
+      throw new AppError(
+        403,
+        'invalid_request',
+        'wrong_role',
+        `This route needs a ${role} protocol key; this key's role is ${principal.role}`,
+      );
     }
     const version = req.header('api-version');
     if (!version) {
-      throw new AppError(400, 'invalid_request', 'missing_api_version', 'Send API-Version: 2026-04-17', undefined, {
-        supportedVersions: SUPPORTED_ACP_VERSIONS,
-      });
+      throw new AppError(
+        400,
+        'invalid_request',
+        'missing_api_version',
+        'Send API-Version: 2026-04-17',
+        undefined,
+        {
+          supportedVersions: SUPPORTED_ACP_VERSIONS,
+        },
+      );
     }
     if (!SUPPORTED_ACP_VERSIONS.includes(version)) {
-      throw new AppError(400, 'invalid_request', 'unsupported_api_version', `API-Version ${version.slice(0, 40)} is not supported`, undefined, {
-        supportedVersions: SUPPORTED_ACP_VERSIONS,
-      });
+      throw new AppError(
+        400,
+        'invalid_request',
+        'unsupported_api_version',
+        `API-Version ${version.slice(0, 40)} is not supported`,
+        undefined,
+        {
+          supportedVersions: SUPPORTED_ACP_VERSIONS,
+        },
+      );
     }
     if (principal.publicKey) {
       await this.signatures.verify(req, principal.publicKey);

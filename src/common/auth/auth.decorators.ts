@@ -1,6 +1,13 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  ExecutionContext,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader } from '@nestjs/swagger';
 import type { Request } from 'express';
+
 import type { ProtocolKeyRole } from '../../protocol-keys/protocol-key.entity';
 import { CredentialRateLimitGuard } from '../rate-limit/credential-rate-limit.guard';
 import { AcpGuard } from './acp.guard';
@@ -25,10 +32,22 @@ export function AcpRoute(role: ProtocolKeyRole) {
     SetMetadata(ACP_ROLE, role),
     UseGuards(AcpGuard, CredentialRateLimitGuard),
     ApiBearerAuth(role === 'merchant' ? 'merchantProtocolKey' : 'buyerProtocolKey'),
-    ApiHeader({ name: 'API-Version', required: true, schema: { type: 'string', enum: ['2026-04-17'] } }),
+    ApiHeader({
+      name: 'API-Version',
+      required: true,
+      schema: { type: 'string', enum: ['2026-04-17'] },
+    }),
     ApiHeader({ name: 'Request-Id', required: false }),
-    ApiHeader({ name: 'Signature', required: false, description: 'Required when the key has a registered public key (README "Signing requests")' }),
-    ApiHeader({ name: 'Timestamp', required: false, description: 'RFC 3339; required with Signature' }),
+    ApiHeader({
+      name: 'Signature',
+      required: false,
+      description: 'Required when the key has a registered public key (README "Signing requests")',
+    }),
+    ApiHeader({
+      name: 'Timestamp',
+      required: false,
+      description: 'RFC 3339; required with Signature',
+    }),
   );
 }
 

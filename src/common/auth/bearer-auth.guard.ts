@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+
 import { RequestSignatureVerifier } from '../signing/request-signature.verifier';
 import { AUTH_KINDS, setPrincipal } from './auth.decorators';
 import { CredentialResolver } from './credential.resolver';
@@ -21,7 +22,11 @@ export class BearerAuthGuard implements CanActivate {
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<Request>();
-    const kinds = this.reflector.getAllAndOverride<PrincipalKind[]>(AUTH_KINDS, [ctx.getHandler(), ctx.getClass()]) ?? [];
+    const kinds =
+      this.reflector.getAllAndOverride<PrincipalKind[]>(AUTH_KINDS, [
+        ctx.getHandler(),
+        ctx.getClass(),
+      ]) ?? [];
     const principal = await this.credentials.requireBearer(req, kinds, 'credential');
     if (principal.kind === 'agent' && principal.publicKey) {
       await this.signatures.verify(req, principal.publicKey);

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
 import { IsNull } from 'typeorm';
+
 import { Agent } from '../../accounts/entities/agent.entity';
 import { ApiKey } from '../../accounts/entities/api-key.entity';
-import { ProtocolKey } from '../../protocol-keys/protocol-key.entity';
 import { Tx } from '../../database/tx';
+import { ProtocolKey } from '../../protocol-keys/protocol-key.entity';
 import { sha256Hex } from '../crypto/secrets';
-import type { Request } from 'express';
 import { AppError, commonErrors } from '../errors/app-error';
 import { bearerOf } from './bearer';
 import { KIND_LABEL, Principal, PrincipalKind } from './principal';
@@ -34,7 +35,9 @@ export class CredentialResolver {
     }
     const principal = await this.resolve(secret);
     if (!principal) {
-      throw commonErrors.unauthorized(`${noun[0].toUpperCase()}${noun.slice(1)} is unknown or revoked`);
+      throw commonErrors.unauthorized(
+        `${noun[0].toUpperCase()}${noun.slice(1)} is unknown or revoked`,
+      );
     }
     if (!(accepted as readonly PrincipalKind[]).includes(principal.kind)) {
       throw new AppError(
@@ -62,7 +65,10 @@ export class CredentialResolver {
             id: agent.id,
             workspaceId: agent.workspaceId,
             role: agent.role,
-            publicKey: agent.publicKeyPem && agent.publicKeyAlg ? { pem: agent.publicKeyPem, alg: agent.publicKeyAlg } : null,
+            publicKey:
+              agent.publicKeyPem && agent.publicKeyAlg
+                ? { pem: agent.publicKeyPem, alg: agent.publicKeyAlg }
+                : null,
           }
         : null;
     }
@@ -79,7 +85,10 @@ export class CredentialResolver {
             workspaceId: row.workspaceId,
             agentId: row.agentId,
             role: row.role,
-            publicKey: row.publicKeyPem && row.publicKeyAlg ? { pem: row.publicKeyPem, alg: row.publicKeyAlg } : null,
+            publicKey:
+              row.publicKeyPem && row.publicKeyAlg
+                ? { pem: row.publicKeyPem, alg: row.publicKeyAlg }
+                : null,
           }
         : null;
     }

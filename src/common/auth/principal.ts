@@ -9,7 +9,13 @@ export interface RegisteredKey {
 
 export type Principal =
   | { kind: 'api_key'; id: string; workspaceId: string }
-  | { kind: 'agent'; id: string; workspaceId: string; role: AgentRole; publicKey: RegisteredKey | null }
+  | {
+      kind: 'agent';
+      id: string;
+      workspaceId: string;
+      role: AgentRole;
+      publicKey: RegisteredKey | null;
+    }
   | {
       kind: 'protocol_key';
       id: string;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityTarget, FindOptionsWhere } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+
 import { Tx } from '../../database/tx';
 import { AuditActor, AuditLog } from '../audit';
 import { Clock } from '../clock';
@@ -42,12 +43,19 @@ export class RevocableCredentials {
     page: { limit: number; startingAfter?: string },
     present: (row: E) => R,
   ): Promise<Page<R>> {
-    const qb = this.tx.manager.createQueryBuilder(kind.entity, 'k').where('k.workspace_id = :workspaceId', { workspaceId });
+    const qb = this.tx.manager
+      .createQueryBuilder(kind.entity, 'k')
+      .where('k.workspace_id = :workspaceId', { workspaceId });
     const rows = await newestFirst(qb, 'k', page.limit, decodeCursor(page.startingAfter)).getMany();
     return toPage(rows, page.limit, present);
   }
 
-  async revoke<E extends RevocableCredential>(kind: CredentialKind<E>, workspaceId: string, id: string, actor: AuditActor): Promise<E> {
+  async revoke<E extends RevocableCredential>(
+    kind: CredentialKind<E>,
+    workspaceId: string,
+    id: string,
+    actor: AuditActor,
+  ): Promise<E> {
     return this.tx.run(async (m) => {
       const where = { id, workspaceId } as FindOptionsWhere<E>;
       const row = await m.findOne(kind.entity, { where, lock: { mode: 'for_no_key_update' } });
@@ -56,7 +64,9 @@ export class RevocableCredentials {
       }
       if (!row.revokedAt) {
         row.revokedAt = this.clock.now();
-        await m.update(kind.entity, where, { revokedAt: row.revokedAt } as unknown as QueryDeepPartialEntity<E>);
+        await m.update(kind.entity, where, {
+          revokedAt: row.revokedAt,
+        } as unknown as QueryDeepPartialEntity<E>);
         await this.audit.record(workspaceId, actor, `${kind.auditPrefix}.revoked`, id);
       }
       return row;

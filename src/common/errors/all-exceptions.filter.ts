@@ -1,10 +1,11 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+
+import { isRetryableConflict } from '../../database/tx';
+import { requestIdOf } from '../http/request-id';
 import { AppError, commonErrors } from './app-error';
 import { flavorOf, renderError } from './error-body';
 import { OUTAGE_RETRY_AFTER_SECONDS, outageOf } from './outage';
-import { isRetryableConflict } from '../../database/tx';
-import { requestIdOf } from '../http/request-id';
 
 /** Stored idempotent replays of an error response carry their exact status and body. */
 export class ReplayedResponse extends Error {

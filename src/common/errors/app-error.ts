@@ -3,10 +3,7 @@
  * /v1 routes render it inside {"error": {...}} with the request id (see error-body.ts).
  */
 export type ErrorType =
-  | 'invalid_request'
-  | 'processing_error'
-  | 'service_unavailable'
-  | 'rate_limit_exceeded';
+  'invalid_request' | 'processing_error' | 'service_unavailable' | 'rate_limit_exceeded';
 
 export class AppError extends Error {
   constructor(
@@ -60,9 +57,16 @@ export const commonErrors = {
   routeNotFound: (method: string, path: string) =>
     new AppError(404, 'invalid_request', 'route_not_found', `No route ${method} ${path}`),
   rateLimited: (retryAfterSeconds = 60) =>
-    new AppError(429, 'rate_limit_exceeded', 'too_many_requests', 'Too many requests; retry after Retry-After seconds', undefined, {
-      retryAfterSeconds,
-    }),
+    new AppError(
+      429,
+      'rate_limit_exceeded',
+      'too_many_requests',
+      'Too many requests; retry after Retry-After seconds',
+      undefined,
+      {
+        retryAfterSeconds,
+      },
+    ),
   methodNotAllowed: (message: string) =>
     new AppError(405, 'invalid_request', 'invalid_state', message),
 };

@@ -1,4 +1,5 @@
 import { ValidationError } from 'class-validator';
+
 import { AppError } from './app-error';
 
 /**

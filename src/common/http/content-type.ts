@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+
 import { commonErrors } from '../errors/app-error';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);

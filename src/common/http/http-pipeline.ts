@@ -1,5 +1,6 @@
 import cookieParser from 'cookie-parser';
 import express, { NextFunction, Request, Response } from 'express';
+
 import { bodyParserError } from '../errors/all-exceptions.filter';
 import { AppError } from '../errors/app-error';
 import { requireJsonBody, requireJsonObject } from './content-type';

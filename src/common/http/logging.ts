@@ -1,4 +1,5 @@
 import type { Params } from 'nestjs-pino';
+
 import type { AppConfig } from '../../config/app.config';
 import { assignRequestId } from './request-id';
 
@@ -12,11 +13,21 @@ export function loggerOptions(config: AppConfig): Params {
       level: config.logLevel,
       genReqId: (req, res) => assignRequestId(req as never, res as never),
       redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers.signature', 'res.headers["set-cookie"]'],
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'req.headers.signature',
+          'res.headers["set-cookie"]',
+        ],
         censor: '[redacted]',
       },
       serializers: {
-        req: (req: { method: string; url: string; id: string; headers: Record<string, string> }) => ({
+        req: (req: {
+          method: string;
+          url: string;
+          id: string;
+          headers: Record<string, string>;
+        }) => ({
           method: req.method,
           path: req.url.split('?')[0],
           request_id: req.id,

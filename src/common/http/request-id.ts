@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import type { NextFunction, Request, Response } from 'express';
 
 const HEADER = 'Request-Id';

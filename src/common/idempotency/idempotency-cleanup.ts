@@ -2,6 +2,7 @@ import { InjectQueue, Process, Processor } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { Clock } from '../clock';
 import { JOB_PRESETS, JOBS, QUEUES } from '../queues/queues';

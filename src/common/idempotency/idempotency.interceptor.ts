@@ -2,16 +2,17 @@ import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } fr
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
+
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { Tx } from '../../database/tx';
 import { principalOf } from '../auth/auth.decorators';
 import { canonicalJson } from '../canonical-json';
 import { Clock } from '../clock';
 import { sha256Hex } from '../crypto/secrets';
-import { AppError } from '../errors/app-error';
-import { RequestValidationError } from '../errors/validation';
 import { ReplayedResponse, toAppError } from '../errors/all-exceptions.filter';
+import { AppError } from '../errors/app-error';
 import { flavorOf, renderError } from '../errors/error-body';
+import { RequestValidationError } from '../errors/validation';
 import { requestIdOf } from '../http/request-id';
 import { IdempotencyRecord } from './idempotency-record.entity';
 import { redactSecrets } from './redact-secrets';

@@ -1,5 +1,6 @@
 import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
+
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { QUEUES } from './queues';
 
@@ -20,9 +21,16 @@ function redisOptions(url: string) {
   imports: [
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ redis: redisOptions(config.redisUrl), prefix: config.queuePrefix }),
+      useFactory: (config: AppConfig) => ({
+        redis: redisOptions(config.redisUrl),
+        prefix: config.queuePrefix,
+      }),
     }),
-    BullModule.registerQueue({ name: QUEUES.maintenance }, { name: QUEUES.approvals }, { name: QUEUES.webhooks }),
+    BullModule.registerQueue(
+      { name: QUEUES.maintenance },
+      { name: QUEUES.approvals },
+      { name: QUEUES.webhooks },
+    ),
   ],
   exports: [BullModule],
 })

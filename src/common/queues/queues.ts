@@ -39,7 +39,12 @@ export const WEBHOOK_DELIVERY_CONCURRENCY = 10;
 
 export const JOB_PRESETS = {
   singleShot: { attempts: 1, removeOnComplete: true, removeOnFail: 100 },
-  retried: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 1000 },
+  retried: {
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 1000 },
+    removeOnComplete: true,
+    removeOnFail: 1000,
+  },
   /**
    * Webhook attempts: retries are our own delayed jobs (schedule + attempt rows in Postgres), so
    * Bull never retries; finished jobs are removed so a stalled delivery can be re-enqueued under

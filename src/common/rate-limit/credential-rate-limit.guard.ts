@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
+
 import { personOf } from '../../web/signed-in-person';
 import { principalOf } from '../auth/auth.decorators';
 import { rateLimitSubject } from './rate-limit.policies';

@@ -2,9 +2,10 @@ import { CanActivate, ExecutionContext, Injectable, SetMetadata, Type } from '@n
 import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
+
 import { CredentialRateLimitGuard } from './credential-rate-limit.guard';
-import { RateLimitCheck, RateLimiter } from './rate-limiter.service';
 import { rateLimitSubject } from './rate-limit.policies';
+import { RateLimitCheck, RateLimiter } from './rate-limiter.service';
 
 const LOGIN_LIMITED = 'rate-limit:login';
 

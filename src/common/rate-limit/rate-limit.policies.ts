@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+
 import { normalizeIp } from '@nestjs/throttler';
+
 import type { AppConfig } from '../../config/app.config';
 import type { Principal } from '../auth/principal';
 

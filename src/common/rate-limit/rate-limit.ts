@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+
 import { CredentialRateLimitGuard } from './credential-rate-limit.guard';
 import { LoginRateLimited, PublicRateLimitGuard } from './public-rate-limit.guard';
 import { RateLimiter } from './rate-limiter.service';

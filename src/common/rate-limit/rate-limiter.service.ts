@@ -1,16 +1,17 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Response } from 'express';
 import Redis from 'ioredis';
+
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { commonErrors } from '../errors/app-error';
 import {
   policyHeaderItem,
   RateLimitPolicies,
+  rateLimitPolicies,
   RateLimitPolicy,
   RateLimitPolicyName,
-  rateLimitPolicies,
 } from './rate-limit.policies';
 
 /** A Redis round trip slower than this counts as "Redis is down" (fail open), not as a slow request. */

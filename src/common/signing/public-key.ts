@@ -1,4 +1,5 @@
 import { createPublicKey, KeyObject, verify as cryptoVerify } from 'node:crypto';
+
 import { commonErrors } from '../errors/app-error';
 
 export type PublicKeyAlg = 'ed25519' | 'p256';
@@ -23,7 +24,10 @@ export function parsePublicKey(input: unknown, param: string): ParsedPublicKey {
       throw new Error('not a key');
     }
   } catch {
-    throw commonErrors.invalid(param, `${param} must be an Ed25519 or P-256 public key (PEM or JWK)`);
+    throw commonErrors.invalid(
+      param,
+      `${param} must be an Ed25519 or P-256 public key (PEM or JWK)`,
+    );
   }
   const type = key.asymmetricKeyType;
   const curve = key.asymmetricKeyDetails?.namedCurve;
@@ -44,7 +48,12 @@ export function decodeBase64Url(s: string): Buffer | null {
 }
 
 /** Ed25519: 64-byte signature. P-256: 64-byte r||s (IEEE P1363), never DER. */
-export function verifyDetached(pem: string, alg: PublicKeyAlg, data: Buffer, signature: Buffer): boolean {
+export function verifyDetached(
+  pem: string,
+  alg: PublicKeyAlg,
+  data: Buffer,
+  signature: Buffer,
+): boolean {
   if (signature.length !== 64) {
     return false;
   }

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { Tx } from '../../database/tx';
+import type { RegisteredKey } from '../auth/principal';
 import { Clock } from '../clock';
 import { sha256Hex } from '../crypto/secrets';
 import { AppError } from '../errors/app-error';
-import type { RegisteredKey } from '../auth/principal';
 import { decodeBase64Url, verifyDetached } from './public-key';
 import { signedBytes } from './signed-bytes';
 

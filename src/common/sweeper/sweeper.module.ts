@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { Sweeper } from './sweeper';
 
 /** Global so any module can register a sweep without importing WebhooksModule. */

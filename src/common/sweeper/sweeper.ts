@@ -5,6 +5,7 @@ import {
   OnApplicationBootstrap,
   OnModuleDestroy,
 } from '@nestjs/common';
+
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 
 export type SweepFn = () => Promise<unknown>;

@@ -1,4 +1,5 @@
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+
 import { CsrfForm } from '../../web/dto/app-forms.dto';
 
 /** Issue a protocol key from the consent centre. Values are checked by ConsentService / ProtocolKeysService. */

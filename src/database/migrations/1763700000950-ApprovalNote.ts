@@ -9,7 +9,9 @@ export class ApprovalNote1763700000950 implements MigrationInterface {
   name = 'ApprovalNote1763700000950';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE approvals ADD COLUMN note text CHECK (note IS NULL OR length(note) <= 500)`);
+    await q.query(
+      `ALTER TABLE approvals ADD COLUMN note text CHECK (note IS NULL OR length(note) <= 500)`,
+    );
     await q.query(
       `CREATE INDEX payment_intents_waiting_mandate_idx ON payment_intents (mandate_id) WHERE status = 'requires_approval'`,
     );

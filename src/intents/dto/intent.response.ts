@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import type { ReceiptView } from '../../receipts/receipts.service';
 import { RefundListResponse } from '../../refunds/dto/refund.response';
 

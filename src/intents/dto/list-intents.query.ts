@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
+
 import { PageQuery } from '../../common/pagination';
 import type { IntentStatus } from '../../payments/entities/payment-intent.entity';
 

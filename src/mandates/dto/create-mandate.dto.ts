@@ -16,6 +16,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
+
 import type { MandateRail } from '../mandate.entity';
 
 /**

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+
 import { PageQuery } from '../../common/pagination';
 import type { MandateStatus } from '../mandate.entity';
 

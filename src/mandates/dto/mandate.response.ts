@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import type { MandateKind, MandateRail, MandateStatus } from '../mandate.entity';
 
 export class MandateResponse {

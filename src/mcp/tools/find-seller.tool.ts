@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
+
 import { CATEGORY_PATTERN } from '../../seller/dto/put-listing.dto';
 import { SellerService } from '../../seller/seller.service';
 import { McpTool } from '../mcp-tool';

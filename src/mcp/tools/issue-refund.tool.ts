@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
+
 import { canonicalJson } from '../../common/canonical-json';
 import { Clock } from '../../common/clock';
 import { sha256Hex } from '../../common/crypto/secrets';
@@ -8,9 +9,9 @@ import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { Tx } from '../../database/tx';
 import type { RefundResponse } from '../../refunds/dto/refund.response';
 import { RefundsService } from '../../refunds/refunds.service';
+import { mcpErrors } from '../mcp.errors';
 import { McpRefundRequestRepository } from '../mcp-refund-request.repository';
 import { McpTool, McpToolContext, McpToolError } from '../mcp-tool';
-import { mcpErrors } from '../mcp.errors';
 
 const input = z.strictObject({
   intent_id: z

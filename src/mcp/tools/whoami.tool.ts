@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
+
 import { AccountsService } from '../../accounts/accounts.service';
 import { McpTool, McpToolContext } from '../mcp-tool';
 

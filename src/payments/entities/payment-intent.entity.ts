@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
 import { paise } from '../../database/bigint.transformer';
 
 export type IntentStatus = 'requires_approval' | 'processing' | 'settled' | 'declined' | 'failed';

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
 import { paise } from '../../database/bigint.transformer';
 
 /** One movement on the (sandbox) rail: the debit of a payment or the credit of a refund. */

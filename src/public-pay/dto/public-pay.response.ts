@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { PublicQuote } from '../../quotes/dto/quote.response';
 
 const STATES_DOC =

@@ -14,6 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+
 import { FREE_FORM_QUOTE_TTL } from '../quote.state';
 
 /** Dotted lower-case category, e.g. `food.beverages`: the same rule as offer categories (listings). */

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
 import { PageQuery } from '../../common/pagination';
 import { CATEGORY_PATTERN } from './put-listing.dto';
 

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
 import { paise } from '../../database/bigint.transformer';
 
 /** A published price (README "Seller surface"). Withdrawn offers stay, inactive, for history. */

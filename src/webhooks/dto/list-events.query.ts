@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
 import { PageQuery } from '../../common/pagination';
 
 export class ListEventsQuery extends PageQuery {

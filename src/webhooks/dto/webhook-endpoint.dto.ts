@@ -14,6 +14,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../webhook-event-types';
 
 export class CreateWebhookEndpointDto {

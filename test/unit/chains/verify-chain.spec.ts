@@ -1,14 +1,16 @@
-import fc from 'fast-check';
 import { execFile } from 'node:child_process';
+import { createHash, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
+import fc from 'fast-check';
 import { calculateJwkThumbprint, exportJWK, JSONWebKeySet } from 'jose';
-import { createHash, generateKeyPairSync, KeyObject } from 'node:crypto';
-import { canonicalJson } from '../../../src/common/canonical-json';
+
 import { ChainEntryJson, entryHash, GENESIS_HASH, signHash } from '../../../src/chains/chain-entry';
 import { verifyChain } from '../../../src/chains/verify-chain';
+import { canonicalJson } from '../../../src/common/canonical-json';
 
 interface TestKey {
   kid: string;

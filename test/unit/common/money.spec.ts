@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { formatRupees, paiseFromSql, sumPaise } from '../../../src/common/money';
 
 describe('money', () => {

@@ -1,4 +1,5 @@
 import { QueryFailedError } from 'typeorm';
+
 import { outageOf } from '../../../src/common/errors/outage';
 
 /** Builds an error the way node-postgres / Node sockets / ioredis do: an Error with extra fields. */

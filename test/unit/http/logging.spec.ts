@@ -21,11 +21,23 @@ describe('request log options', () => {
       },
       body: { token: 'vt_secret' },
     });
-    expect(line).toEqual({ method: 'POST', path: '/acp/checkout_sessions', request_id: 'req_1', idempotency_key: 'k1', user_agent: 'agent/1' });
+    expect(line).toEqual({
+      method: 'POST',
+      path: '/acp/checkout_sessions',
+      request_id: 'req_1',
+      idempotency_key: 'k1',
+      user_agent: 'agent/1',
+    });
     expect(JSON.stringify(line)).not.toMatch(/secret|svc_session|sig"/);
   });
 
   it('redacts auth headers even if a serializer is bypassed', () => {
-    expect(http.redact.paths).toEqual(expect.arrayContaining(['req.headers.authorization', 'req.headers.cookie', 'req.headers.signature']));
+    expect(http.redact.paths).toEqual(
+      expect.arrayContaining([
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers.signature',
+      ]),
+    );
   });
 });

@@ -1,8 +1,9 @@
-import { Logger } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Logger } from '@nestjs/common';
 import { z } from 'zod';
+
 import { AppError } from '../../../src/common/errors/app-error';
 import { McpServerFactory } from '../../../src/mcp/mcp-server.factory';
 import { McpTool, McpToolContext, McpToolError } from '../../../src/mcp/mcp-tool';

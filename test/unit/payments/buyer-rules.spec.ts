@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import type { Mandate } from '../../../src/mandates/mandate.entity';
 import { evaluateBuyerRules, RuleInput, startOfIndianDay } from '../../../src/payments/buyer-rules';
 
@@ -42,13 +43,23 @@ describe('evaluateBuyerRules', () => {
     expect(evaluateBuyerRules(input())).toBeNull();
   });
 
-  it.each(['pending_authorisation', 'revoked', 'expired'] as const)('refuses a %s mandate', (status) => {
-    expect(evaluateBuyerRules(input({ mandate: mandate({ status }) }))?.code).toBe('mandate_not_active');
-  });
+  it.each(['pending_authorisation', 'revoked', 'expired'] as const)(
+    'refuses a %s mandate',
+    (status) => {
+      expect(evaluateBuyerRules(input({ mandate: mandate({ status }) }))?.code).toBe(
+        'mandate_not_active',
+      );
+    },
+  );
 
   it('refuses outside the validity window, with validUntil exclusive', () => {
-    expect(evaluateBuyerRules(input({ mandate: mandate({ validUntil: now }) }))?.code).toBe('mandate_expired');
-    expect(evaluateBuyerRules(input({ mandate: mandate({ validFrom: new Date(now.getTime() + 1) }) }))?.code).toBe('mandate_expired');
+    expect(evaluateBuyerRules(input({ mandate: mandate({ validUntil: now }) }))?.code).toBe(
+      'mandate_expired',
+    );
+    expect(
+      evaluateBuyerRules(input({ mandate: mandate({ validFrom: new Date(now.getTime() + 1) }) }))
+        ?.code,
+    ).toBe('mandate_expired');
   });
 
   it('allows exactly the cap and refuses one paisa more', () => {
@@ -57,30 +68,48 @@ describe('evaluateBuyerRules', () => {
   });
 
   it('enforces the seller list when there is one', () => {
-    expect(evaluateBuyerRules(input({ mandate: mandate({ payeeAgentIds: ['agt_s'] }) }))).toBeNull();
-    expect(evaluateBuyerRules(input({ mandate: mandate({ payeeAgentIds: ['agt_x'] }) }))?.code).toBe('seller_not_allowed');
+    expect(
+      evaluateBuyerRules(input({ mandate: mandate({ payeeAgentIds: ['agt_s'] }) })),
+    ).toBeNull();
+    expect(
+      evaluateBuyerRules(input({ mandate: mandate({ payeeAgentIds: ['agt_x'] }) }))?.code,
+    ).toBe('seller_not_allowed');
   });
 
   it('enforces the daily cap including what was already spent', () => {
     expect(evaluateBuyerRules(input({ spentTodayPaise: 990_000, amountPaise: 10_000 }))).toBeNull();
-    expect(evaluateBuyerRules(input({ spentTodayPaise: 990_001, amountPaise: 10_000 }))?.code).toBe('daily_cap_exceeded');
+    expect(evaluateBuyerRules(input({ spentTodayPaise: 990_001, amountPaise: 10_000 }))?.code).toBe(
+      'daily_cap_exceeded',
+    );
   });
 
   it('never lets an amount above the cap or the daily allowance through (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2_000_000 }), fc.integer({ min: 0, max: 2_000_000 }), (amount, spent) => {
-        const decline = evaluateBuyerRules(input({ amountPaise: amount, spentTodayPaise: spent }));
-        const allowed = amount <= 500_000 && spent + amount <= 1_000_000;
-        expect(decline === null).toBe(allowed);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 2_000_000 }),
+        fc.integer({ min: 0, max: 2_000_000 }),
+        (amount, spent) => {
+          const decline = evaluateBuyerRules(
+            input({ amountPaise: amount, spentTodayPaise: spent }),
+          );
+          const allowed = amount <= 500_000 && spent + amount <= 1_000_000;
+          expect(decline === null).toBe(allowed);
+        },
+      ),
     );
   });
 });
 
 describe('startOfIndianDay', () => {
   it('starts the day at 00:00 IST (18:30 UTC the previous day)', () => {
-    expect(startOfIndianDay(new Date('2026-11-22T10:00:00Z')).toISOString()).toBe('2026-11-21T18:30:00.000Z');
-    expect(startOfIndianDay(new Date('2026-11-22T18:29:59Z')).toISOString()).toBe('2026-11-21T18:30:00.000Z');
-    expect(startOfIndianDay(new Date('2026-11-22T18:30:00Z')).toISOString()).toBe('2026-11-22T18:30:00.000Z');
+    expect(startOfIndianDay(new Date('2026-11-22T10:00:00Z')).toISOString()).toBe(
+      '2026-11-21T18:30:00.000Z',
+    );
+    expect(startOfIndianDay(new Date('2026-11-22T18:29:59Z')).toISOString()).toBe(
+      '2026-11-21T18:30:00.000Z',
+    );
+    expect(startOfIndianDay(new Date('2026-11-22T18:30:00Z')).toISOString()).toBe(
+      '2026-11-22T18:30:00.000Z',
+    );
   });
 });

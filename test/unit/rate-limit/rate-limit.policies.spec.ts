@@ -1,9 +1,9 @@
-import { loadConfig } from '../../../src/config/app.config';
 import {
   policyHeaderItem,
   rateLimitPolicies,
   rateLimitSubject,
 } from '../../../src/common/rate-limit/rate-limit.policies';
+import { loadConfig } from '../../../src/config/app.config';
 
 describe('rateLimitPolicies', () => {
   it('counts credentials per second, public routes over burst/rate seconds, sign-in per minute', () => {

@@ -1,6 +1,7 @@
 import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import {
   decodeBase64Url,
   parsePublicKey,

@@ -5,7 +5,7 @@ import {
 } from '../../../src/config/app.config';
 import { nextRetryDelayMs } from '../../../src/webhooks/retry-schedule';
 import { addressRefusal, checkWebhookUrl } from '../../../src/webhooks/url-policy';
-import { WebhookSecrets, issueWebhookSecret } from '../../../src/webhooks/webhook-secrets';
+import { issueWebhookSecret, WebhookSecrets } from '../../../src/webhooks/webhook-secrets';
 
 describe('retry schedule', () => {
   it('defaults to eleven attempts over about 24 hours', () => {

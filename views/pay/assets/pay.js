@@ -11,14 +11,14 @@
       if (left === 0) {
         countdown.textContent = '(expired)';
         var buttons = document.querySelectorAll('[data-test="sandbox-panel"] button');
-        for (var i = 0; i < buttons.length; i++) buttons[i].disabled = true;
+        for (var i = 0; i < buttons.length; i++) {buttons[i].disabled = true;}
         return;
       }
       var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
       countdown.textContent = '(' + (h ? h + ' h ' : '') + m + ' min ' + (s < 10 ? '0' : '') + s + ' s left)';
       setTimeout(tick, 1000);
     };
-    if (!isNaN(ends)) tick();
+    if (!isNaN(ends)) {tick();}
   }
   var main = document.querySelector('[data-poll-url]');
   if (main && window.fetch) {
