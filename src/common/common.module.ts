@@ -11,31 +11,23 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyCleanup } from './idempotency/idempotency-cleanup';
 import { RequestSignatureVerifier } from './signing/request-signature.verifier';
 
+/** What every module may inject. */
+const SHARED = [
+  Tx,
+  Clock,
+  AuditLog,
+  RevocableCredentials,
+  CredentialResolver,
+  RequestSignatureVerifier,
+  BearerAuthGuard,
+  AcpGuard,
+  IdempotencyInterceptor,
+];
+
 /** Cross-cutting pieces every module uses: transactions, clock, auth, signatures, idempotency. */
 @Global()
 @Module({
-  providers: [
-    Tx,
-    Clock,
-    AuditLog,
-    RevocableCredentials,
-    CredentialResolver,
-    RequestSignatureVerifier,
-    BearerAuthGuard,
-    AcpGuard,
-    IdempotencyInterceptor,
-    IdempotencyCleanup,
-  ],
-  exports: [
-    Tx,
-    Clock,
-    AuditLog,
-    RevocableCredentials,
-    CredentialResolver,
-    RequestSignatureVerifier,
-    BearerAuthGuard,
-    AcpGuard,
-    IdempotencyInterceptor,
-  ],
+  providers: [...SHARED, IdempotencyCleanup],
+  exports: SHARED,
 })
 export class CommonModule {}

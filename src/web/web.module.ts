@@ -16,28 +16,21 @@ import { SessionCookies } from './session-cookies';
  * that add pages import this module and use @SignedIn(), @CurrentPerson() and AppLayout. The home,
  * approvals, receipts and developer pages live in AppPagesModule (app-pages.module.ts).
  */
+/** What page modules use: sessions, the guards behind @SignedIn(), and the layout. */
+const FOR_PAGES = [
+  PersonSessionService,
+  SessionCookies,
+  PersonGuard,
+  CsrfGuard,
+  PreSessionCsrfGuard,
+  NoStoreInterceptor,
+  AppLayout,
+];
+
 @Module({
   imports: [AccountsModule],
   controllers: [AppAuthController],
-  providers: [
-    PersonSessionRepository,
-    PersonSessionService,
-    SessionCookies,
-    PersonGuard,
-    CsrfGuard,
-    PreSessionCsrfGuard,
-    NoStoreInterceptor,
-    AppLayout,
-    AppSignupService,
-  ],
-  exports: [
-    PersonSessionService,
-    SessionCookies,
-    PersonGuard,
-    CsrfGuard,
-    PreSessionCsrfGuard,
-    NoStoreInterceptor,
-    AppLayout,
-  ],
+  providers: [...FOR_PAGES, PersonSessionRepository, AppSignupService],
+  exports: FOR_PAGES,
 })
 export class WebModule {}

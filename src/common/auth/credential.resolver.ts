@@ -9,7 +9,16 @@ import { ProtocolKey } from '../../protocol-keys/protocol-key.entity';
 import { sha256Hex } from '../crypto/secrets';
 import { AppError, commonErrors } from '../errors/app-error';
 import { bearerOf } from './bearer';
-import { KIND_LABEL, Principal, PrincipalKind } from './principal';
+import { KIND_LABEL, Principal, PrincipalKind, RegisteredKey } from './principal';
+
+/** The public key a credential registered (requests must then be signed), or null. */
+function registeredKey(
+  row: Pick<Agent | ProtocolKey, 'publicKeyPem' | 'publicKeyAlg'>,
+): RegisteredKey | null {
+  return row.publicKeyPem && row.publicKeyAlg
+    ? { pem: row.publicKeyPem, alg: row.publicKeyAlg }
+    : null;
+}
 
 /**
  * Turns a bearer secret into a principal by looking up its SHA-256. Revoked keys and disabled
@@ -65,10 +74,7 @@ export class CredentialResolver {
             id: agent.id,
             workspaceId: agent.workspaceId,
             role: agent.role,
-            publicKey:
-              agent.publicKeyPem && agent.publicKeyAlg
-                ? { pem: agent.publicKeyPem, alg: agent.publicKeyAlg }
-                : null,
+            publicKey: registeredKey(agent),
           }
         : null;
     }
@@ -85,10 +91,7 @@ export class CredentialResolver {
             workspaceId: row.workspaceId,
             agentId: row.agentId,
             role: row.role,
-            publicKey:
-              row.publicKeyPem && row.publicKeyAlg
-                ? { pem: row.publicKeyPem, alg: row.publicKeyAlg }
-                : null,
+            publicKey: registeredKey(row),
           }
         : null;
     }
