@@ -18,13 +18,15 @@ interface Task {
 
 /**
  * One in-process poller for periodic database sweeps (webhook outbox dispatch and overdue
- * deliveries, approval expiry, expired sessions). Postgres is the source of truth for work that must not
- * be lost, and Redis may be down, so these sweeps run on a plain timer rather than as Bull
- * repeatable jobs.
+ * deliveries, approval expiry, payments waiting on an ended mandate or token, expired sessions; the
+ * full list is in docs/architecture.md "Start-up registrations"). Postgres is the source of truth for
+ * work that must not be lost, and Redis may be down, so these sweeps run on a plain timer rather
+ * than as Bull repeatable jobs.
  *
  * Modules call `register(name, fn, { everyMs })` in onModuleInit; the poller runs each due task
  * once per tick (WEBHOOK_DISPATCH_INTERVAL_MS), sequentially, never overlapping itself. Tasks must
- * be safe with several instances running (claim rows with FOR UPDATE SKIP LOCKED). The timer is
+ * be safe with several instances running (claim rows with FOR UPDATE SKIP LOCKED, or take their
+ * locks in the documented order and re-check state under them). The timer is
  * unref'd and only started when RUN_WORKERS is true.
  */
 @Injectable()

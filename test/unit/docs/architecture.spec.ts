@@ -1,0 +1,159 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * docs/architecture.md promises that every file, class and function it names exists. This keeps
+ * the promise: every backticked repository path must exist, and every backticked code name
+ * (`ClassName`, `ClassName.method`, `functionName()`, `camelCaseName`, `@Decorator()`) must be
+ * defined somewhere in src/. Pure file-system checks; no database, no Nest.
+ *
+ * Deliberately not checked (they are not code names): anything with spaces or quotes, SQL and
+ * statuses in lower case (`settled`, `for_no_key_update`), HTTP routes (`/v1/…`), CAPS names
+ * (env vars and constants), `lower.dotted` names (events such as `intent.settled`), and the few
+ * library names in EXTERNAL. Write something not yet built without backticks.
+ */
+
+const ROOT = join(__dirname, '..', '..', '..');
+const DOC = 'docs/architecture.md';
+
+/** Names from Node, TypeScript, Nest, TypeORM and Bull that the page mentions. */
+const EXTERNAL = new Set([
+  'AsyncLocalStorage',
+  'BigInt',
+  'EntityManager',
+  'Global',
+  'Object',
+  'Process',
+  'Processor',
+  'ValidationPipe',
+]);
+
+/** Top-level folders a backticked path may start with (besides src/ module folders, see below). */
+const ROOT_DIRS = ['src', 'test', 'docs', 'views', 'bench', 'scripts', 'openapi'];
+const FILE_EXTENSION = /\.(ts|js|mjs|cjs|json|md|hbs|css|sql|ya?ml)$/;
+
+function sourceTexts(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) {
+      out.push(...sourceTexts(full));
+    } else if (name.endsWith('.ts')) {
+      out.push(readFileSync(full, 'utf8'));
+    }
+  }
+  return out;
+}
+
+/** Inline code spans of the page, outside fenced blocks. */
+function codeSpans(markdown: string): string[] {
+  const prose = markdown.replace(/^```[\s\S]*?^```/gm, '');
+  return [...prose.matchAll(/`([^`\n]+)`/g)].map((m) => m[1].trim());
+}
+
+const DECLARATION =
+  /^[ \t]*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:class|interface|type|enum|function\*?|const|let)\s+([A-Za-z_$][\w$]*)/gm;
+const MODIFIERS = '(?:(?:public|private|protected|static|readonly|override|async|get|set)\\s+)*';
+/** A method or property definition at the start of a line: `name(`, `async name<T>(`, `name:`, `name?:`. */
+const MEMBER = new RegExp(
+  `^[ \\t]*${MODIFIERS}([A-Za-z_$][\\w$]*)(?:\\s*<[^>\\n]*>)?\\s*(?:\\(|\\??\\s*:)`,
+  'gm',
+);
+
+/** Per file: what it declares (`class X`, `function x`, `const x`…) and the members it defines. */
+interface Definitions {
+  declared: Set<string>;
+  defined: Set<string>;
+}
+
+function definitionsOf(text: string): Definitions {
+  const declared = new Set([...text.matchAll(DECLARATION)].map((m) => m[1]));
+  const defined = new Set([...declared, ...[...text.matchAll(MEMBER)].map((m) => m[1])]);
+  return { declared, defined };
+}
+
+type Check =
+  { kind: 'path'; span: string; path: string } | { kind: 'name'; span: string; name: string };
+
+/** What a span asks to exist, or null when it is not a repository path or code name. */
+function checkOf(span: string, srcDirs: Set<string>): Check | null {
+  const pathLike = /^([\w.@-]+\/)+[\w.@[\]-]*(?::.*)?$/.exec(span);
+  if (pathLike) {
+    const path = span.replace(/:.*$/, '');
+    const first = path.split('/')[0];
+    if (ROOT_DIRS.includes(first) || srcDirs.has(first) || FILE_EXTENSION.test(path)) {
+      return { kind: 'path', span, path };
+    }
+    return null;
+  }
+  // `Name`, `Name.member`, `name()`, `Name.member(args…)`, `@Decorator()`.
+  const code = /^@?([A-Za-z_$][\w$]*)(?:\.([A-Za-z_$][\w$]*))?(\(.*\))?$/.exec(span);
+  if (!code) {
+    return null;
+  }
+  const [, head, member, call] = code;
+  if (/^[A-Z0-9_]+$/.test(head) || head.includes('_') || (member && !/^[A-Z]/.test(head))) {
+    return null; // CAPS (env vars, constants), snake_case (SQL, codes), lower.dotted (events)
+  }
+  if (!member && !call && !/[A-Z]/.test(head)) {
+    return null; // a bare lower-case word: a status, a column, a verb
+  }
+  if (EXTERNAL.has(head)) {
+    return null;
+  }
+  return { kind: 'name', span, name: member ? `${head}.${member}` : head };
+}
+
+describe('docs/architecture.md names only what exists', () => {
+  const doc = readFileSync(join(ROOT, DOC), 'utf8');
+  const files = sourceTexts(join(ROOT, 'src')).map(definitionsOf);
+  const srcDirs = new Set(
+    readdirSync(join(ROOT, 'src')).filter((d) => statSync(join(ROOT, 'src', d)).isDirectory()),
+  );
+  const checks = codeSpans(doc)
+    .map((span) => checkOf(span, srcDirs))
+    .filter((c): c is Check => c !== null);
+
+  it('keeps the headings other docs and code comments cite', () => {
+    const headings = [...doc.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    expect(headings).toEqual(
+      expect.arrayContaining([
+        'Module map',
+        'Payment pipeline',
+        'Lock order',
+        'Transactions',
+        'Start-up registrations',
+        'State machines',
+        'Money',
+        'Errors and outages',
+      ]),
+    );
+  });
+
+  it('finds enough to check (the extractor still works)', () => {
+    expect(checks.filter((c) => c.kind === 'path').length).toBeGreaterThan(40);
+    expect(checks.filter((c) => c.kind === 'name').length).toBeGreaterThan(150);
+  });
+
+  it('names only repository paths that exist (from the root, or under src/)', () => {
+    const missing = checks
+      .filter((c) => c.kind === 'path')
+      .filter((c) => !existsSync(join(ROOT, c.path)) && !existsSync(join(ROOT, 'src', c.path)))
+      .map((c) => c.span);
+    expect([...new Set(missing)]).toEqual([]);
+  });
+
+  it('names only classes, methods and functions defined in src/', () => {
+    const missing = checks
+      .filter((c) => c.kind === 'name')
+      .filter((c) => {
+        const [owner, member] = c.name.split('.');
+        if (!member) {
+          return !files.some((f) => f.defined.has(owner));
+        }
+        return !files.some((f) => f.declared.has(owner) && f.defined.has(member));
+      })
+      .map((c) => c.span);
+    expect([...new Set(missing)]).toEqual([]);
+  });
+});
