@@ -21,6 +21,7 @@ import { HealthModule } from './health/health.module';
 import { IntentsModule } from './intents/intents.module';
 import { MandatesModule } from './mandates/mandates.module';
 import { McpModule } from './mcp/mcp.module';
+import { OrdersModule } from './orders/orders.module';
 import { PaymentsModule } from './payments/payments.module';
 import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
 import { PublicPayModule } from './public-pay/public-pay.module';
@@ -70,6 +71,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     RefundsModule,
     SellerModule,
     CheckoutModule,
+    OrdersModule,
     PublicPayModule,
     AppPagesModule,
     // Last: its catch-all answers unknown /app paths with an HTML 404 after every real route.

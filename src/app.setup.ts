@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 
-import { ValidationPipe } from '@nestjs/common';
+import { ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
@@ -11,6 +11,16 @@ import { securityHeaders } from './common/http/security-headers';
 import { APP_CONFIG, AppConfig } from './config/app.config';
 import { buildOpenApiDocument } from './openapi/openapi.document';
 import { registerViewHelpers } from './views/view-helpers';
+
+/** The global ValidationPipe's options; the MCP checkout tools validate payloads with the same pipe. */
+export const VALIDATION_PIPE_OPTIONS: ValidationPipeOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  transform: true,
+  transformOptions: { enableImplicitConversion: false },
+  exceptionFactory: validationErrorFactory,
+  stopAtFirstError: true,
+};
 
 /** Everything main.ts, tests and the OpenAPI script share: pipes, filter, views, docs. */
 export function configureApp(
@@ -25,16 +35,7 @@ export function configureApp(
   // First of all, so every response carries them: pages, API, errors, /docs and static files.
   app.use(securityHeaders({ live: app.get<AppConfig>(APP_CONFIG).mode === 'live' }));
   app.useGlobalFilters(new AllExceptionsFilter());
-  app.useGlobalPipes(
-    new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-      transformOptions: { enableImplicitConversion: false },
-      exceptionFactory: validationErrorFactory,
-      stopAtFirstError: true,
-    }),
-  );
+  app.useGlobalPipes(new ValidationPipe(VALIDATION_PIPE_OPTIONS));
   app.setBaseViewsDir(join(__dirname, '..', 'views'));
   // Same-origin stylesheet of the pages (the CSP refuses inline styles).
   app.useStaticAssets(join(__dirname, '..', 'views', 'assets'), {

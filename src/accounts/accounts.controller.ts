@@ -5,6 +5,7 @@ import { Auth, Caller } from '../common/auth/auth.decorators';
 import type { ApiKeyPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageQuery } from '../common/pagination';
+import { ApiPageResponse } from '../openapi/page.decorator';
 import { AccountsService } from './accounts.service';
 import {
   AgentResponse,
@@ -35,6 +36,7 @@ export class AccountsController {
 
   @Get('api-keys')
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List API keys (never their secrets)' })
+  @ApiPageResponse(ApiKeyResponse)
   listApiKeys(@Caller() caller: ApiKeyPrincipal, @Query() q: PageQuery) {
     return this.accounts.listApiKeys(caller.workspaceId, q.limit, q.starting_after);
   }
@@ -73,7 +75,11 @@ export class AccountsController {
   }
 
   @Get('pay/agents')
-  @ApiOperation({ operationId: 'listAgents' })
+  @ApiOperation({
+    operationId: 'listAgents',
+    summary: "List the workspace's agents (never their credentials)",
+  })
+  @ApiPageResponse(AgentResponse)
   listAgents(@Caller() caller: ApiKeyPrincipal, @Query() q: PageQuery) {
     return this.accounts.listAgents(caller.workspaceId, q.limit, q.starting_after);
   }

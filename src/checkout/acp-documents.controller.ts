@@ -1,8 +1,9 @@
 import { Controller, Get, Header, Inject, Render } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 
 import { ACP_VERSION, SUPPORTED_ACP_VERSIONS } from '../common/auth/acp.guard';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { AcpDiscoveryResponse } from './dto/discovery.response';
 import {
   configSchema,
   HANDLER_ID,
@@ -13,6 +14,24 @@ import {
 } from './upi-mandate-handler';
 
 const CACHE_HOUR = 'public, max-age=3600';
+
+/** A JSON Schema document: an object with $schema, $id, type, properties… */
+const JSON_SCHEMA_CONTENT = {
+  'application/schema+json': {
+    schema: {
+      type: 'object',
+      required: ['$schema', '$id', 'title', 'type'],
+      properties: {
+        $schema: { type: 'string', format: 'uri' },
+        $id: { type: 'string', format: 'uri' },
+        title: { type: 'string' },
+        description: { type: 'string' },
+        type: { type: 'string', enum: ['object'] },
+      },
+      additionalProperties: true,
+    },
+  },
+};
 
 /**
  * Public ACP documents: discovery and the svc_upi_mandate handler's spec and schemas
@@ -29,8 +48,8 @@ export class AcpDocumentsController {
     operationId: 'getAcpDiscovery',
     summary: 'ACP discovery document (no merchant ids; handlers are per session)',
   })
-  @ApiOkResponse({ schema: { type: 'object', additionalProperties: true } })
-  discovery() {
+  @ApiOkResponse({ type: AcpDiscoveryResponse })
+  discovery(): AcpDiscoveryResponse {
     return {
       protocol: {
         name: 'acp',
@@ -40,9 +59,11 @@ export class AcpDocumentsController {
         documentation_url: `${this.config.baseUrl}/docs`,
       },
       api_base_url: `${this.config.baseUrl}/acp`,
-      transports: ['rest'],
+      // mcp: the MCP binding of checkout at /mcp, for a merchant protocol key (README "MCP server").
+      transports: ['rest', 'mcp'],
       capabilities: {
-        services: ['checkout', 'delegate_payment'],
+        // orders: order webhooks + GET /acp/orders/{id} (README "Order webhooks").
+        services: ['checkout', 'orders', 'delegate_payment'],
         supported_currencies: ['inr'],
         supported_locales: ['en-IN'],
       },
@@ -52,7 +73,15 @@ export class AcpDocumentsController {
   @Get(HANDLER_PATHS.spec.slice(1))
   @Header('Cache-Control', CACHE_HOUR)
   @Render('checkout/upi-mandate-handler')
-  @ApiExcludeEndpoint()
+  @ApiOperation({
+    operationId: 'getUpiMandateHandlerSpec',
+    summary: 'The svc_upi_mandate payment handler specification (HTML)',
+  })
+  @ApiProduces('text/html')
+  @ApiOkResponse({
+    description: 'HTML page',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  })
   handlerSpec() {
     const example = upiMandateHandler(this.config, 'agt_…');
     return {
@@ -70,7 +99,12 @@ export class AcpDocumentsController {
   @Get(HANDLER_PATHS.configSchema.slice(1))
   @Header('Cache-Control', CACHE_HOUR)
   @Header('Content-Type', 'application/schema+json')
-  @ApiExcludeEndpoint()
+  @ApiOperation({
+    operationId: 'getUpiMandateHandlerConfigSchema',
+    summary: 'JSON Schema (2020-12) of the handler config object',
+  })
+  @ApiProduces('application/schema+json')
+  @ApiOkResponse({ description: 'JSON Schema document', content: JSON_SCHEMA_CONTENT })
   handlerConfigSchema() {
     return configSchema(this.config);
   }
@@ -78,7 +112,12 @@ export class AcpDocumentsController {
   @Get(HANDLER_PATHS.instrumentSchema.slice(1))
   @Header('Cache-Control', CACHE_HOUR)
   @Header('Content-Type', 'application/schema+json')
-  @ApiExcludeEndpoint()
+  @ApiOperation({
+    operationId: 'getUpiMandateHandlerInstrumentSchema',
+    summary: 'JSON Schema (2020-12) of payment_data.instrument for this handler',
+  })
+  @ApiProduces('application/schema+json')
+  @ApiOkResponse({ description: 'JSON Schema document', content: JSON_SCHEMA_CONTENT })
   handlerInstrumentSchema() {
     return instrumentSchema(this.config);
   }

@@ -8,6 +8,7 @@ import { formatRupees } from '../common/money';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { TokensService } from '../delegate-payment/tokens.service';
+import { OrdersService } from '../orders/orders.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
@@ -58,6 +59,7 @@ export class CheckoutCompletionService implements OnModuleInit {
     private readonly tokens: TokensService,
     private readonly payments: PaymentsService,
     private readonly sources: PaymentSources,
+    private readonly orders: OrdersService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -147,6 +149,8 @@ export class CheckoutCompletionService implements OnModuleInit {
           break;
       }
       await this.repo.save(session);
+      // order_create (+ the digital delivery's order_update) in this transaction, when it completed.
+      await this.orders.emitCompleted(session);
       await this.audit.record(
         session.workspaceId,
         { type: 'protocol_key', id: caller.id },
@@ -219,6 +223,7 @@ export class CheckoutCompletionService implements OnModuleInit {
     }
     this.markCompleted(session);
     await this.repo.save(session);
+    await this.orders.emitCompleted(session);
   }
 
   /** Denied, expired approval or a rail failure after approval: payable again, with the reason. */

@@ -3,9 +3,10 @@ import type { PaymentDataDto } from './dto/complete-checkout-session.dto';
 import { CREDENTIAL_TYPES, HANDLER_ID, INSTRUMENT_TYPE } from './upi-mandate-handler';
 
 /**
- * Hand-checked parts of ACP request bodies: the ones the schema leaves open (payment_data.instrument,
- * the cancel body) or validates leniently (intent_trace.reason_code). Errors name the field as a
- * JSONPath and, like the ValidationPipe's, are not stored against the Idempotency-Key.
+ * Hand-checked parts of ACP request bodies: the ones the schema leaves open (payment_data.instrument)
+ * and the cancel body, read leniently (it never refuses; see parseCancelBody). Errors of
+ * parsePaymentData name the field as a JSONPath and, like the ValidationPipe's, are not stored
+ * against the Idempotency-Key.
  */
 
 export interface PaymentCredential {
@@ -107,61 +108,81 @@ export interface StoredIntentTrace {
   metadata?: Record<string, string | number | boolean>;
 }
 
+/** Bounds of a stored intent trace (docs/acp.md §4): what lies beyond them is cut or dropped. */
+export const TRACE_LIMITS = {
+  /** trace_summary is cut to this many characters (Unicode code points, as JSON Schema counts). */
+  summaryChars: 500,
+  /** At most this many metadata entries are kept, the first ones in body order. */
+  metadataEntries: 20,
+  /** A metadata key longer than this is dropped with its value. */
+  metadataKeyChars: 64,
+  /** A string metadata value is cut to this many characters. */
+  metadataValueChars: 200,
+} as const;
+
+/** The first `max` code points of `s` (never splits a surrogate pair). */
+function cut(s: string, max: number): string {
+  if (s.length <= max) {
+    return s;
+  }
+  let out = '';
+  let n = 0;
+  for (const ch of s) {
+    if (n === max) {
+      break;
+    }
+    out += ch;
+    n += 1;
+  }
+  return out;
+}
+
 /**
- * The optional cancel body (docs/acp.md §4). Open object: unknown keys are ignored. An unknown
- * reason_code is stored as `other` (the enum is read leniently); a nested metadata value is 400.
+ * The optional cancel body (docs/acp.md §4), read so that a trace can never make a cancel fail:
+ * the trace is analytics, the cancel is what the caller asked for. A body or `intent_trace` that
+ * is not a JSON object is dropped (null); a missing, non-string or unknown `reason_code` is stored
+ * as `other`; `trace_summary` is cut to TRACE_LIMITS.summaryChars (dropped if not a string);
+ * `metadata` keeps at most TRACE_LIMITS.metadataEntries flat entries (string values cut, finite
+ * numbers and booleans as they are) and drops nested, null and array values, over-long keys and
+ * a non-object metadata; unknown fields are dropped. So the stored trace is small and flat,
+ * whatever was sent within the body limits (BODY_LIMIT, hostile-input.ts).
  */
 export function parseCancelBody(body: unknown): StoredIntentTrace | null {
-  if (body === undefined || body === null) {
+  if (!isObject(body) || !isObject(body.intent_trace)) {
     return null;
-  }
-  if (!isObject(body)) {
-    throw checkoutErrors.invalid('$', 'the cancel body must be a JSON object');
   }
   const trace = body.intent_trace;
-  if (trace === undefined) {
-    return null;
-  }
-  if (!isObject(trace)) {
-    throw checkoutErrors.invalid('$.intent_trace', 'must be an object');
-  }
-  if (trace.reason_code === undefined) {
-    throw checkoutErrors.missing('$.intent_trace.reason_code', 'required');
-  }
-  if (typeof trace.reason_code !== 'string') {
-    throw checkoutErrors.invalid('$.intent_trace.reason_code', 'must be a string');
-  }
   const stored: StoredIntentTrace = {
-    reason_code: (REASON_CODES as readonly string[]).includes(trace.reason_code)
-      ? (trace.reason_code as StoredIntentTrace['reason_code'])
-      : 'other',
+    reason_code:
+      typeof trace.reason_code === 'string' &&
+      (REASON_CODES as readonly string[]).includes(trace.reason_code)
+        ? (trace.reason_code as StoredIntentTrace['reason_code'])
+        : 'other',
   };
-  if (trace.trace_summary !== undefined) {
-    if (typeof trace.trace_summary !== 'string' || trace.trace_summary.length > 500) {
-      throw checkoutErrors.invalid(
-        '$.intent_trace.trace_summary',
-        'must be a string of at most 500 characters',
-      );
-    }
-    stored.trace_summary = trace.trace_summary;
+  if (typeof trace.trace_summary === 'string') {
+    stored.trace_summary = cut(trace.trace_summary, TRACE_LIMITS.summaryChars);
   }
-  if (trace.metadata !== undefined) {
-    if (!isObject(trace.metadata)) {
-      throw checkoutErrors.invalid('$.intent_trace.metadata', 'must be an object');
-    }
+  if (isObject(trace.metadata)) {
     const metadata: Record<string, string | number | boolean> = {};
+    let kept = 0;
     for (const [key, value] of Object.entries(trace.metadata)) {
-      const ok =
-        typeof value === 'string' ||
-        typeof value === 'boolean' ||
-        (typeof value === 'number' && Number.isFinite(value));
-      if (!ok) {
-        const path = /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
-          ? `$.intent_trace.metadata.${key}`
-          : `$.intent_trace.metadata['${key.replace(/'/g, "\\'")}']`;
-        throw checkoutErrors.invalid(path, 'metadata values must be strings, numbers or booleans');
+      if (kept === TRACE_LIMITS.metadataEntries) {
+        break;
       }
-      metadata[key] = value;
+      if (key.length > TRACE_LIMITS.metadataKeyChars) {
+        continue;
+      }
+      if (typeof value === 'string') {
+        metadata[key] = cut(value, TRACE_LIMITS.metadataValueChars);
+      } else if (
+        typeof value === 'boolean' ||
+        (typeof value === 'number' && Number.isFinite(value))
+      ) {
+        metadata[key] = value;
+      } else {
+        continue;
+      }
+      kept += 1;
     }
     stored.metadata = metadata;
   }

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ChainsModule } from '../chains/chains.module';
 import { DelegatePaymentModule } from '../delegate-payment/delegate-payment.module';
+import { OrdersModule } from '../orders/orders.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { SellerModule } from '../seller/seller.module';
 import { AppPagesModule } from '../web/app-pages.module';
@@ -23,6 +24,7 @@ import { OrderPageService } from './order-page.service';
     DelegatePaymentModule,
     ChainsModule,
     AppPagesModule,
+    OrdersModule,
   ],
   controllers: [CheckoutController, AcpDocumentsController, CheckoutPagesController],
   providers: [

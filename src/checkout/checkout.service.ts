@@ -143,7 +143,11 @@ export class CheckoutService {
     return this.present(session);
   }
 
-  /** Cancel (docs/acp.md §4): any state but completed/canceled; a payment awaiting approval is withdrawn. */
+  /**
+   * Cancel (docs/acp.md §4): any state but completed/canceled; a payment awaiting approval is
+   * withdrawn. The intent trace never makes it fail: parseCancelBody cuts or drops what is out of
+   * bounds and never throws.
+   */
   async cancelSession(
     caller: ProtocolKeyPrincipal,
     id: string,

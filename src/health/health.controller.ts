@@ -1,6 +1,12 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Queue } from 'bull';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
@@ -9,10 +15,15 @@ import { OUTAGE_RETRY_AFTER_SECONDS } from '../common/errors/outage';
 import { QUEUES } from '../common/queues/queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 
+class HealthChecks {
+  @ApiProperty({ enum: ['ok', 'down'] }) postgres: string;
+  @ApiProperty({ enum: ['ok', 'down'] }) redis: string;
+}
+
 class HealthResponse {
   @ApiProperty({ enum: ['ok', 'degraded'] }) status: 'ok' | 'degraded';
   @ApiProperty({ enum: ['sandbox', 'test', 'live'] }) mode: string;
-  @ApiProperty({ example: { postgres: 'ok', redis: 'ok' } }) checks: {
+  @ApiProperty({ type: () => HealthChecks }) checks: {
     postgres: string;
     redis: string;
   };
@@ -45,6 +56,10 @@ export class HealthController {
     summary: 'Postgres and Redis reachability (503 when either is down)',
   })
   @ApiOkResponse({ type: HealthResponse })
+  @ApiServiceUnavailableResponse({
+    type: HealthResponse,
+    description: 'degraded: Postgres or Redis is down (Retry-After)',
+  })
   async health(@Res({ passthrough: true }) res: Response): Promise<HealthResponse> {
     const [postgres, redis] = await Promise.all([
       within(this.dataSource.query('SELECT 1'), 2000).then(

@@ -4,6 +4,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { Auth, Caller } from '../common/auth/auth.decorators';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import type { Page } from '../common/pagination';
+import { ApiPageResponse } from '../openapi/page.decorator';
 import { CreateMandateDto } from './dto/create-mandate.dto';
 import { ListMandatesQuery } from './dto/list-mandates.query';
 import { MandateResponse } from './dto/mandate.response';
@@ -43,6 +44,7 @@ export class MandatesController {
     operationId: 'listMandates',
     summary: 'Mandates of the workspace (an agent credential: its own), newest first',
   })
+  @ApiPageResponse(MandateResponse)
   list(
     @Caller() caller: MandateCaller,
     @Query() q: ListMandatesQuery,
@@ -56,7 +58,7 @@ export class MandatesController {
   }
 
   @Get(':id')
-  @ApiOperation({ operationId: 'getMandate' })
+  @ApiOperation({ operationId: 'getMandate', summary: 'One mandate, with its status and caps' })
   @ApiOkResponse({ type: MandateResponse })
   get(@Caller() caller: MandateCaller, @Param('id') id: string): Promise<MandateResponse> {
     return this.mandates.retrieve(caller, id);

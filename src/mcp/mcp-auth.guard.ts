@@ -8,10 +8,12 @@ import { RequestSignatureVerifier } from '../common/signing/request-signature.ve
 import { mcpErrors } from './mcp.errors';
 
 /**
- * /mcp takes an agent credential only (`Bearer agc_…`). Everything else (no header, unknown or
- * revoked secret, an API key, a protocol key) is 401 with a JSON error before the MCP layer runs,
- * so a client without the right credential never gets as far as `initialize`. As on /v1, an agent
- * with a registered public key must sign every request (Signature + Timestamp headers).
+ * /mcp takes an agent credential (`Bearer agc_…`: the agent tools) or a merchant protocol key
+ * (`Bearer acpk_…`: the ACP checkout tools, the MCP binding of ACP). Everything else (no header,
+ * unknown or revoked secret, an API key) is 401, and a buyer protocol key 403 `wrong_role` as on
+ * the REST checkout routes, with a JSON error before the MCP layer runs, so a client without the
+ * right credential never gets as far as `initialize`. As on /v1 and /acp, a caller with a
+ * registered public key must sign every request (Signature + Timestamp headers).
  */
 @Injectable()
 export class McpAuthGuard implements CanActivate {
@@ -26,16 +28,21 @@ export class McpAuthGuard implements CanActivate {
     ctx.switchToHttp().getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer realm="mcp"');
     const secret = bearerOf(req);
     if (!secret) {
-      throw mcpErrors.unauthorized('Send Authorization: Bearer <agent credential agc_…>');
+      throw mcpErrors.unauthorized(
+        'Send Authorization: Bearer <agent credential agc_… or merchant protocol key acpk_…>',
+      );
     }
     const principal = await this.credentials.resolve(secret);
     if (!principal) {
-      throw mcpErrors.unauthorized('Agent credential is unknown or revoked');
+      throw mcpErrors.unauthorized('Credential is unknown or revoked');
     }
-    if (principal.kind !== 'agent') {
+    if (principal.kind === 'api_key') {
       throw mcpErrors.unauthorized(
-        '/mcp takes an agent credential (agc_…), not an API key or a protocol key',
+        '/mcp takes an agent credential (agc_…) or a merchant protocol key (acpk_…), not an API key',
       );
+    }
+    if (principal.kind === 'protocol_key' && principal.role !== 'merchant') {
+      throw mcpErrors.wrongRole(principal.role);
     }
     if (principal.publicKey) {
       await this.signatures.verify(req, principal.publicKey);

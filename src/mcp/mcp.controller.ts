@@ -3,13 +3,14 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
 import { Caller } from '../common/auth/auth.decorators';
-import type { AgentPrincipal } from '../common/auth/principal';
+import type { AgentPrincipal, ProtocolKeyPrincipal } from '../common/auth/principal';
 import { CredentialRateLimitGuard } from '../common/rate-limit/credential-rate-limit.guard';
 import { McpService } from './mcp.service';
 import { McpAuthGuard } from './mcp-auth.guard';
 
 /**
- * MCP over Streamable HTTP (stateless): every POST carries one JSON-RPC message or batch and is
+ * MCP over Streamable HTTP (stateless), for agents (their tools) and merchant protocol keys (the
+ * ACP checkout tools, see McpService): every POST carries one JSON-RPC message or batch and is
  * answered by a fresh server. There is no session and no server-initiated stream, so GET (the
  * SSE stream) and DELETE (session end) are 405. Documented in the README, not in OpenAPI.
  */
@@ -21,7 +22,7 @@ export class McpController {
 
   @Post()
   handle(
-    @Caller() caller: AgentPrincipal,
+    @Caller() caller: AgentPrincipal | ProtocolKeyPrincipal,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {

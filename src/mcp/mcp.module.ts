@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 
 import { AccountsModule } from '../accounts/accounts.module';
+import { CheckoutModule } from '../checkout/checkout.module';
 import { RefundsModule } from '../refunds/refunds.module';
 import { SellerModule } from '../seller/seller.module';
+import { AcpCheckoutMcpFactory } from './checkout/acp-checkout-mcp.factory';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
 import { McpAuthGuard } from './mcp-auth.guard';
@@ -11,13 +13,17 @@ import { McpServerFactory } from './mcp-server.factory';
 import { MCP_TOOLS, McpTool } from './mcp-tool';
 import { MCP_TOOL_CLASSES } from './tools';
 
-/** The MCP server at /mcp (Streamable HTTP, stateless, agent credential). Tools: tools/index.ts. */
+/**
+ * The MCP server at /mcp (Streamable HTTP, stateless). Agent credential: tools/index.ts; merchant
+ * protocol key: the ACP checkout binding (checkout/).
+ */
 @Module({
-  imports: [AccountsModule, SellerModule, RefundsModule],
+  imports: [AccountsModule, SellerModule, RefundsModule, CheckoutModule],
   controllers: [McpController],
   providers: [
     McpService,
     McpServerFactory,
+    AcpCheckoutMcpFactory,
     McpAuthGuard,
     McpRefundRequestRepository,
     ...MCP_TOOL_CLASSES,

@@ -2,20 +2,35 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 
-import type { AgentPrincipal } from '../common/auth/principal';
+import type { AgentPrincipal, ProtocolKeyPrincipal } from '../common/auth/principal';
 import { requestIdOf } from '../common/http/request-id';
+import { AcpCheckoutMcpFactory } from './checkout/acp-checkout-mcp.factory';
 import { McpServerFactory } from './mcp-server.factory';
 
 /** JSON-RPC "server error" range; the SDK's own examples use it for a 405 in stateless mode. */
 const JSONRPC_METHOD_NOT_ALLOWED = -32000;
 
-/** Runs one MCP exchange per HTTP request (stateless Streamable HTTP). */
+/**
+ * Runs one MCP exchange per HTTP request (stateless Streamable HTTP). The credential picks the
+ * server: an agent gets the agent tools (McpServerFactory), a merchant protocol key the five ACP
+ * checkout tools (AcpCheckoutMcpFactory), so each lists only the tools it may call.
+ */
 @Injectable()
 export class McpService {
-  constructor(private readonly factory: McpServerFactory) {}
+  constructor(
+    private readonly factory: McpServerFactory,
+    private readonly checkout: AcpCheckoutMcpFactory,
+  ) {}
 
-  async handle(caller: AgentPrincipal, req: Request, res: Response): Promise<void> {
-    const server = this.factory.create({ caller, requestId: requestIdOf(req) });
+  async handle(
+    caller: AgentPrincipal | ProtocolKeyPrincipal,
+    req: Request,
+    res: Response,
+  ): Promise<void> {
+    const server =
+      caller.kind === 'agent'
+        ? this.factory.create({ caller, requestId: requestIdOf(req) })
+        : this.checkout.create({ caller, req });
     // No session id: each request is complete in itself, so any instance can answer it. JSON
     // responses rather than an SSE stream, since no tool streams progress.
     const transport = new StreamableHTTPServerTransport({

@@ -105,17 +105,20 @@ export function addErrorResponses(doc: OpenAPIObject): OpenAPIObject {
     V1Error: V1_ERROR,
   };
   for (const [path, item] of Object.entries(doc.paths)) {
-    const schema = path.startsWith('/acp') ? 'AcpError' : path.startsWith('/v1') ? 'V1Error' : null;
-    if (!schema) {
+    // /mcp documents its own (JSON-RPC) answers; every other route outside /acp answers errors
+    // in the /v1 shape (error-body.ts), and public documents only fail by rate limit or outage.
+    if (path === '/mcp') {
       continue;
     }
+    const schema = path.startsWith('/acp') ? 'AcpError' : 'V1Error';
+    const pipeline = path.startsWith('/acp') || path.startsWith('/v1');
     for (const method of ['get', 'post', 'put', 'delete'] as const) {
       const op = item[method];
       if (!op) {
         continue;
       }
       const responses: ResponsesObject = op.responses ?? {};
-      for (const status of errorStatuses(path, method, op)) {
+      for (const status of pipeline ? errorStatuses(path, method, op) : ['429', '500', '503']) {
         responses[status] ??= {
           description: STATUS_TEXT[status],
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },

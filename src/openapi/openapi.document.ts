@@ -2,6 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 import { addErrorResponses } from './error-responses';
+import { addMcpPath } from './mcp.openapi';
+import { finaliseOperations } from './operations';
 
 /** The OpenAPI contract, built from our decorators; written to openapi/openapi.json by `npm run openapi`. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -14,26 +16,60 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Every POST accepts Idempotency-Key (required on /acp). See the README for signing and the full flow.',
     )
     .setVersion('2026-04-17')
+    .setLicense('UNLICENSED', '')
+    // The origin is the deployment's BASE_URL (src/config/app.config.ts); locally http://localhost:3000.
+    .addServer('{baseUrl}', 'This deployment', {
+      baseUrl: {
+        default: 'http://localhost:3000',
+        description: 'BASE_URL of the deployment (default http://localhost:PORT)',
+      },
+    })
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'sk_test_… workspace API key' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'opaque',
+        description: 'sk_test_… workspace API key (opaque, not a JWT)',
+      },
       'apiKey',
     )
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'agc_… agent credential' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'opaque',
+        description: 'agc_… agent credential (opaque, not a JWT)',
+      },
       'agentCredential',
     )
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'acpk_… protocol key, role merchant' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'opaque',
+        description: 'acpk_… protocol key, role merchant (opaque, not a JWT)',
+      },
       'merchantProtocolKey',
     )
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'acpk_… protocol key, role buyer' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'opaque',
+        description: 'acpk_… protocol key, role buyer (opaque, not a JWT)',
+      },
       'buyerProtocolKey',
     )
     .build();
-  return addErrorResponses(
-    SwaggerModule.createDocument(app, config, { operationIdFactory: (_c, method) => method }),
-  );
+  const doc = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (_c, method) => method,
+  });
+  // UNLICENSED (package.json): proprietary, so a name and no URL.
+  doc.info.license = { name: 'UNLICENSED' };
+  delete doc.info.contact;
+  addMcpPath(doc);
+  finaliseOperations(doc);
+  return addErrorResponses(doc);
 }
 
 function sortedKeys<T>(record: Record<string, T> | undefined): Record<string, T> | undefined {

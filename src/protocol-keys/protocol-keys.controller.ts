@@ -5,6 +5,7 @@ import { Auth, Caller } from '../common/auth/auth.decorators';
 import type { ApiKeyPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageQuery } from '../common/pagination';
+import { ApiPageResponse } from '../openapi/page.decorator';
 import { CreateProtocolKeyDto, ProtocolKeyResponse } from './protocol-keys.dto';
 import { ProtocolKeysService } from './protocol-keys.service';
 
@@ -37,6 +38,7 @@ export class ProtocolKeysController {
     operationId: 'listProtocolKeys',
     summary: 'List protocol keys without their secrets',
   })
+  @ApiPageResponse(ProtocolKeyResponse)
   list(@Caller() caller: ApiKeyPrincipal, @Query() q: PageQuery) {
     return this.keys.list(caller.workspaceId, q.limit, q.starting_after);
   }

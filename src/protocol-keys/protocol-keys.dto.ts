@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
+import { PUBLIC_KEY_SCHEMA } from '../openapi/public-key.schema';
 import type { ProtocolKeyRole } from './protocol-key.entity';
 
 export class CreateProtocolKeyDto {
@@ -28,6 +29,7 @@ export class CreateProtocolKeyDto {
   name?: string;
 
   @ApiPropertyOptional({
+    ...PUBLIC_KEY_SCHEMA,
     description:
       'Ed25519 or P-256 public key (PEM SPKI or JWK). When set, every request with this key must carry Signature and Timestamp.',
   })

@@ -9,6 +9,7 @@ import { newId } from '../common/ids';
 import { formatRupees } from '../common/money';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { Tx } from '../database/tx';
+import { OrdersService } from '../orders/orders.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { OutboxService } from '../payments/outbox.service';
 import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
@@ -37,6 +38,7 @@ export class RefundsService implements OnModuleInit {
     private readonly approvals: ApprovalsService,
     private readonly outbox: OutboxService,
     private readonly receipts: ReceiptsService,
+    private readonly orders: OrdersService,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
   ) {}
 
@@ -108,6 +110,8 @@ export class RefundsService implements OnModuleInit {
         subjectId: refund.id,
         data: { ...this.eventData(refund), approval_id: approval.id },
       });
+      // The order of a checkout payment gets an order_update with the new adjustment.
+      await this.orders.emitRefundChanged(refund);
       await this.audit.record(
         intent.sellerWorkspaceId,
         { type: 'agent', id: seller.id },
@@ -191,6 +195,7 @@ export class RefundsService implements OnModuleInit {
         subjectId: refund.id,
         data: this.eventData(refund),
       });
+      await this.orders.emitRefundChanged(refund);
       return;
     }
     await this.execute(refund, approval, now);
@@ -229,6 +234,7 @@ export class RefundsService implements OnModuleInit {
         subjectId: refund.id,
         data: this.eventData(refund),
       });
+      await this.orders.emitRefundChanged(refund);
       return;
     }
     Object.assign(refund, decided, { status: 'succeeded', succeededAt: now });
@@ -265,6 +271,7 @@ export class RefundsService implements OnModuleInit {
         rail_reference: result.reference,
       },
     });
+    await this.orders.emitRefundChanged(refund);
   }
 
   /** 404 unless agentId is the seller or the buyer of the intent (no existence leak). */

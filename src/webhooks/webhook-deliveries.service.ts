@@ -39,6 +39,19 @@ export const GONE_STATUS = 410;
 const SYSTEM: AuditActor = { type: 'system', id: 'webhooks' };
 
 /**
+ * The bytes sent: the stored event for seller endpoints ({id, type, created_at, data}); for ACP
+ * order receivers the spec's closed WebhookEvent, {type, data} (the event id travels in
+ * Request-Id). Both are fixed at the event's creation, so every retry sends the same body.
+ */
+export function deliveryBody(endpoint: Pick<WebhookEndpoint, 'kind'>, event: OutboxEvent): string {
+  if (endpoint.kind === 'acp_order') {
+    const p = event.payload as { type: string; data: unknown };
+    return JSON.stringify({ type: p.type, data: p.data });
+  }
+  return JSON.stringify(event.payload);
+}
+
+/**
  * Deliveries and their attempts: the seller's view (list, attempts, redeliver) and the worker's
  * use case (make one attempt and record it).
  */
@@ -175,8 +188,9 @@ export class WebhookDeliveriesService {
     const event = await m.findOneByOrFail(OutboxEvent, { id: delivery.eventId });
     const result = await this.sender.send({
       url: endpoint.url,
+      scheme: endpoint.kind === 'acp_order' ? 'merchant' : 'standard',
       eventId: event.id,
-      body: JSON.stringify(event.payload),
+      body: deliveryBody(endpoint, event),
       secrets: this.signingSecrets(endpoint),
     });
     const { outcome, retryInMs } = await this.record(job, result);

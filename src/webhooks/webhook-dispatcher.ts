@@ -5,7 +5,7 @@ import { newId } from '../common/ids';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { Tx } from '../database/tx';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
-import { ALL_EVENTS } from './webhook-event-types';
+import { ALL_EVENTS, ORDER_EVENT_TYPES } from './webhook-event-types';
 
 /** Outbox rows claimed per transaction. */
 export const DISPATCH_BATCH = 100;
@@ -101,6 +101,9 @@ export class WebhookDispatcher implements OnModuleInit {
       // The fan-out, matched in SQL: an enabled endpoint of the event's workspace, for its seller
       // agent (or every agent), subscribed to its type (or '*'), and registered no later than the
       // event happened, so a new endpoint never receives the backlog from before it existed.
+      // The endpoint kind splits the audiences: ACP order events go only to acp_order endpoints
+      // of the merchant key the checkout session was created with (while that key is not
+      // revoked), and acp_order endpoints receive nothing else.
       const matches: Match[] = await m.query(
         `SELECT ev.id AS event_id, ev.workspace_id, ev.type, ep.id AS endpoint_id
            FROM outbox_events ev
@@ -110,8 +113,15 @@ export class WebhookDispatcher implements OnModuleInit {
             AND (ep.agent_id IS NULL OR ep.agent_id = ev.agent_id)
             AND ($2 = ANY(ep.event_types) OR ev.type = ANY(ep.event_types))
             AND ep.created_at <= ev.created_at
+            AND CASE ep.kind
+                  WHEN 'acp_order' THEN ev.type = ANY($3)
+                    AND ev.protocol_key_id = ep.protocol_key_id
+                    AND EXISTS (SELECT 1 FROM protocol_keys pk
+                                 WHERE pk.id = ep.protocol_key_id AND pk.revoked_at IS NULL)
+                  ELSE NOT (ev.type = ANY($3))
+                END
           ORDER BY ev.created_at, ev.id, ep.id`,
-        [events.map((e) => e.id), ALL_EVENTS],
+        [events.map((e) => e.id), ALL_EVENTS, [...ORDER_EVENT_TYPES]],
       );
       const rows = matches.map((x) => ({
         id: newId('whd'),

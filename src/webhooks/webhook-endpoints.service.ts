@@ -8,10 +8,10 @@ import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { WebhookEndpointResponse } from './dto/webhook.responses';
-import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
+import { WebhookEndpoint, WebhookEndpointKind } from './entities/webhook-endpoint.entity';
 import { checkWebhookUrl } from './url-policy';
 import { ENDPOINTS_LOCK_CLASS } from './webhook-dispatcher';
-import { ALL_EVENTS } from './webhook-event-types';
+import { ALL_EVENTS, ORDER_EVENT_TYPES } from './webhook-event-types';
 import { issueWebhookSecret, WebhookSecrets } from './webhook-secrets';
 import { webhookErrors } from './webhooks.errors';
 import { toEndpointResponse } from './webhooks.mapper';
@@ -22,6 +22,33 @@ export interface CreateEndpointInput {
   agentId?: string;
   description?: string;
 }
+
+/** An agent platform's order receiver (README "Order webhooks"): its merchant key and that key's seller. */
+export interface OrderEndpointOwner {
+  workspaceId: string;
+  agentId: string;
+  protocolKeyId: string;
+}
+
+/**
+ * Which endpoints a caller sees: a bare workspace id means the workspace's seller endpoints (the
+ * /v1 API); an `acp_order` scope means the receivers one merchant key registered (/acp).
+ */
+export type EndpointScope =
+  string | { kind: 'acp_order'; workspaceId: string; protocolKeyId: string };
+
+function scopeWhere(scope: EndpointScope) {
+  return typeof scope === 'string'
+    ? { workspaceId: scope, kind: 'seller' as WebhookEndpointKind }
+    : {
+        workspaceId: scope.workspaceId,
+        kind: scope.kind as WebhookEndpointKind,
+        protocolKeyId: scope.protocolKeyId,
+      };
+}
+
+const workspaceOf = (scope: EndpointScope) =>
+  typeof scope === 'string' ? scope : scope.workspaceId;
 
 /** Default overlap after rotate-secret: deliveries carry both signatures for a day. */
 export const PREVIOUS_SECRET_TTL_S = 24 * 3600;
@@ -45,6 +72,39 @@ export class WebhookEndpointsService {
     if (input.eventTypes.includes(ALL_EVENTS) && input.eventTypes.length > 1) {
       throw webhookErrors.wildcardNotAlone();
     }
+    const { endpoint, secret } = await this.register(workspaceId, input, actor, null);
+    return toEndpointResponse(endpoint, secret, endpoint.createdAt);
+  }
+
+  /**
+   * An agent platform's receiver for ACP order events, registered with its merchant key: bound
+   * to that key and its seller agent, subscribed to order_create/order_update only, signed with
+   * Merchant-Signature. Same URL policy, secret sealing and registration lock as seller endpoints.
+   */
+  async createOrderEndpoint(
+    owner: OrderEndpointOwner,
+    input: { url: string; description?: string },
+    actor: AuditActor,
+  ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    return this.register(
+      owner.workspaceId,
+      {
+        url: input.url,
+        description: input.description,
+        agentId: owner.agentId,
+        eventTypes: [...ORDER_EVENT_TYPES],
+      },
+      actor,
+      owner.protocolKeyId,
+    );
+  }
+
+  private async register(
+    workspaceId: string,
+    input: CreateEndpointInput,
+    actor: AuditActor,
+    protocolKeyId: string | null,
+  ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const url = await checkWebhookUrl(input.url, this.config.mode);
     if (!(url instanceof URL)) {
       throw webhookErrors.urlRefused(url.reason);
@@ -57,7 +117,7 @@ export class WebhookEndpointsService {
         ENDPOINTS_LOCK_CLASS,
         workspaceId,
       ]);
-      if (input.agentId) {
+      if (input.agentId && !protocolKeyId) {
         const agent = await m.findOneBy(Agent, { id: input.agentId, workspaceId });
         if (!agent || agent.disabledAt || !canSell(agent.role)) {
           throw webhookErrors.agentNotSeller(input.agentId);
@@ -70,6 +130,8 @@ export class WebhookEndpointsService {
       const endpoint: WebhookEndpoint = {
         id,
         workspaceId,
+        kind: protocolKeyId ? 'acp_order' : 'seller',
+        protocolKeyId,
         agentId: input.agentId ?? null,
         url: url.toString(),
         description: input.description ?? null,
@@ -88,8 +150,10 @@ export class WebhookEndpointsService {
         url: endpoint.url,
         event_types: endpoint.eventTypes,
         agent_id: endpoint.agentId,
+        kind: endpoint.kind,
+        protocol_key_id: protocolKeyId,
       });
-      return toEndpointResponse(endpoint, secret, now);
+      return { endpoint, secret };
     });
   }
 
@@ -98,21 +162,42 @@ export class WebhookEndpointsService {
     limit = 20,
     startingAfter?: string,
   ): Promise<Page<WebhookEndpointResponse>> {
+    const now = this.clock.now();
+    return toPage(await this.listRows(workspaceId, limit, startingAfter), limit, (e) =>
+      toEndpointResponse(e, undefined, now),
+    );
+  }
+
+  /** Endpoints in a scope, newest first (limit + 1 rows, for toPage). */
+  async listRows(
+    scope: EndpointScope,
+    limit = 20,
+    startingAfter?: string,
+  ): Promise<WebhookEndpoint[]> {
     const cursor = decodeCursor(startingAfter);
+    const where = scopeWhere(scope);
     const qb = this.tx.manager
       .createQueryBuilder(WebhookEndpoint, 'e')
-      .where('e.workspace_id = :workspaceId', { workspaceId });
-    const rows = await newestFirst(qb, 'e', limit, cursor).getMany();
-    const now = this.clock.now();
-    return toPage(rows, limit, (e) => toEndpointResponse(e, undefined, now));
+      .where('e.workspace_id = :workspaceId AND e.kind = :kind', where);
+    if ('protocolKeyId' in where) {
+      qb.andWhere('e.protocol_key_id = :protocolKeyId', where);
+    }
+    return newestFirst(qb, 'e', limit, cursor).getMany();
   }
 
   async getEndpoint(workspaceId: string, id: string): Promise<WebhookEndpointResponse> {
-    const endpoint = await this.tx.manager.findOneBy(WebhookEndpoint, { id, workspaceId });
+    return toEndpointResponse(await this.getRow(workspaceId, id), undefined, this.clock.now());
+  }
+
+  async getRow(scope: EndpointScope, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.tx.manager.findOneBy(WebhookEndpoint, {
+      id,
+      ...scopeWhere(scope),
+    });
     if (!endpoint) {
       throw webhookErrors.endpointNotFound(id);
     }
-    return toEndpointResponse(endpoint, undefined, this.clock.now());
+    return endpoint;
   }
 
   /** Pauses the endpoint: no new deliveries, pending ones wait until it is enabled again. */
@@ -121,7 +206,9 @@ export class WebhookEndpointsService {
     id: string,
     actor: AuditActor,
   ): Promise<WebhookEndpointResponse> {
-    return this.setStatus(workspaceId, id, 'disabled', actor);
+    return this.setStatusRow(workspaceId, id, 'disabled', actor).then((e) =>
+      toEndpointResponse(e, undefined, this.clock.now()),
+    );
   }
 
   /**
@@ -133,18 +220,20 @@ export class WebhookEndpointsService {
     id: string,
     actor: AuditActor,
   ): Promise<WebhookEndpointResponse> {
-    return this.setStatus(workspaceId, id, 'enabled', actor);
+    return this.setStatusRow(workspaceId, id, 'enabled', actor).then((e) =>
+      toEndpointResponse(e, undefined, this.clock.now()),
+    );
   }
 
   /** A person's enable/disable under the row lock; a no-op (and no audit row) when already there. */
-  private setStatus(
-    workspaceId: string,
+  setStatusRow(
+    scope: EndpointScope,
     id: string,
     target: 'enabled' | 'disabled',
     actor: AuditActor,
-  ): Promise<WebhookEndpointResponse> {
+  ): Promise<WebhookEndpoint> {
     return this.tx.run(async () => {
-      const endpoint = await this.lock(workspaceId, id);
+      const endpoint = await this.lock(scope, id);
       if (endpoint.status !== target) {
         const now = this.clock.now();
         const patch: Partial<WebhookEndpoint> =
@@ -158,9 +247,9 @@ export class WebhookEndpointsService {
             : { status: target, disabledReason: null, disabledAt: null, updatedAt: now };
         Object.assign(endpoint, patch);
         await this.tx.manager.update(WebhookEndpoint, { id }, patch);
-        await this.audit.record(workspaceId, actor, `webhook_endpoint.${target}`, id);
+        await this.audit.record(workspaceOf(scope), actor, `webhook_endpoint.${target}`, id);
       }
-      return toEndpointResponse(endpoint, undefined, this.clock.now());
+      return endpoint;
     });
   }
 
@@ -194,9 +283,9 @@ export class WebhookEndpointsService {
     });
   }
 
-  private async lock(workspaceId: string, id: string): Promise<WebhookEndpoint> {
+  private async lock(scope: EndpointScope, id: string): Promise<WebhookEndpoint> {
     const endpoint = await this.tx.manager.findOne(WebhookEndpoint, {
-      where: { id, workspaceId },
+      where: { id, ...scopeWhere(scope) },
       lock: { mode: 'pessimistic_write' },
     });
     if (!endpoint) {

@@ -12,3 +12,10 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 
 export const ALL_EVENTS = '*';
+
+/**
+ * ACP order events (src/orders). Never subscribable by sellers: they go only to `acp_order`
+ * endpoints, which receive nothing else (the dispatcher's fan-out matches on the endpoint kind).
+ */
+export const ORDER_EVENT_TYPES = ['order_create', 'order_update'] as const;
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -13,8 +14,16 @@ import { addressRefusal, hostOf } from './url-policy';
 export const RESPONSE_BODY_LIMIT = 1024;
 export const USER_AGENT = 'agent-payments-webhooks/1.0 (+https://www.standardwebhooks.com)';
 
+/**
+ * How a delivery is signed, by endpoint kind: `standard` (Standard Webhooks, seller endpoints) or
+ * `merchant` (ACP order events: `Merchant-Signature: t=<unix>,v1=<hex HMAC-SHA256(t + "." + body)>`).
+ */
+export type SignatureScheme = 'standard' | 'merchant';
+
 export interface OutgoingWebhook {
   url: string;
+  /** Default `standard`. */
+  scheme?: SignatureScheme;
   /** Event id: the webhook-id header, the same on every attempt so consumers can dedupe. */
   eventId: string;
   /** The exact bytes sent and signed. */
@@ -31,8 +40,32 @@ export interface SendResult {
   responseBody: string | null;
 }
 
-/** Standard Webhooks headers; several secrets give several space-separated signatures. */
+/**
+ * ACP Merchant-Signature over `<unix seconds>.<raw body>`, keyed with the secret exactly as the
+ * receiver was given it (its UTF-8 bytes).
+ */
+export function merchantSignature(secret: string, unixSeconds: number, body: string): string {
+  const v1 = createHmac('sha256', secret).update(`${unixSeconds}.${body}`, 'utf8').digest('hex');
+  return `t=${unixSeconds},v1=${v1}`;
+}
+
+/**
+ * Headers of one attempt. Standard Webhooks: several secrets give several space-separated
+ * signatures. Merchant-Signature carries one v1 (order receivers have no rotation); the event id,
+ * stable across retries, goes in Request-Id for receivers to dedupe on, with the signing time in
+ * Timestamp (RFC 3339), both optional headers of the ACP webhook spec.
+ */
 export function signedHeaders(msg: OutgoingWebhook, at: Date): Record<string, string> {
+  if (msg.scheme === 'merchant') {
+    const t = Math.floor(at.getTime() / 1000);
+    return {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'request-id': msg.eventId,
+      timestamp: new Date(t * 1000).toISOString(),
+      'merchant-signature': merchantSignature(msg.secrets[0], t, msg.body),
+    };
+  }
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,

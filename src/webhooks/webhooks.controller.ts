@@ -11,7 +11,12 @@ import { Auth, Caller } from '../common/auth/auth.decorators';
 import type { ApiKeyPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { PageQuery } from '../common/pagination';
-import { WebhookDeliveryResponse, WebhookEndpointResponse } from './dto/webhook.responses';
+import { ApiPageResponse } from '../openapi/page.decorator';
+import {
+  WebhookAttemptResponse,
+  WebhookDeliveryResponse,
+  WebhookEndpointResponse,
+} from './dto/webhook.responses';
 import { CreateWebhookEndpointDto, RotateWebhookSecretDto } from './dto/webhook-endpoint.dto';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { PREVIOUS_SECRET_TTL_S, WebhookEndpointsService } from './webhook-endpoints.service';
@@ -55,6 +60,7 @@ export class WebhooksController {
     operationId: 'listWebhookEndpoints',
     summary: 'List webhook endpoints (newest first), without secrets',
   })
+  @ApiPageResponse(WebhookEndpointResponse)
   list(@Caller() caller: ApiKeyPrincipal, @Query() q: PageQuery) {
     return this.endpoints.listEndpoints(caller.workspaceId, q.limit, q.starting_after);
   }
@@ -124,6 +130,7 @@ export class WebhooksController {
     operationId: 'listWebhookDeliveries',
     summary: "An endpoint's deliveries (newest first)",
   })
+  @ApiPageResponse(WebhookDeliveryResponse)
   listDeliveries(
     @Caller() caller: ApiKeyPrincipal,
     @Param('id') id: string,
@@ -137,6 +144,7 @@ export class WebhooksController {
     operationId: 'listWebhookAttempts',
     summary: 'Every attempt of a delivery, oldest first',
   })
+  @ApiPageResponse(WebhookAttemptResponse, 'Every attempt of the delivery, oldest first')
   listAttempts(@Caller() caller: ApiKeyPrincipal, @Param('id') id: string) {
     return this.deliveries.listAttempts(caller.workspaceId, id);
   }

@@ -1,4 +1,5 @@
 import type { OutboxEvent } from '../payments/entities/outbox-event.entity';
+import type { OrderEndpointResponse } from './dto/order-endpoint.dto';
 import {
   EventResponse,
   WebhookAttemptResponse,
@@ -85,5 +86,25 @@ export function toEventResponse(e: OutboxEvent): EventResponse {
     created_at: p.created_at,
     agent_id: e.agentId,
     data: p.data,
+  };
+}
+
+/** An agent platform's order receiver (/acp/webhooks/order_endpoints); `secret` only on create. */
+export function toOrderEndpointResponse(
+  e: WebhookEndpoint,
+  secret?: string,
+): OrderEndpointResponse {
+  return {
+    id: e.id,
+    object: 'order_webhook_endpoint',
+    url: e.url,
+    description: e.description,
+    event_types: e.eventTypes,
+    status: e.status,
+    disabled_reason: e.disabledReason,
+    disabled_at: iso(e.disabledAt),
+    ...(secret ? { secret } : {}),
+    created_at: e.createdAt.toISOString(),
+    updated_at: e.updatedAt.toISOString(),
   };
 }

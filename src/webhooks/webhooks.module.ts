@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
+import { OrderEndpointsController } from './order-endpoints.controller';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
@@ -13,13 +14,14 @@ import { WebhookSender } from './webhook-sender';
 import { WebhooksController } from './webhooks.controller';
 
 /**
- * Outbound webhooks (Standard Webhooks): endpoints, the outbox dispatcher on the Sweeper, the
- * Bull delivery worker, and the event log. Reads outbox_events written by the payment pipeline;
+ * Outbound webhooks: seller endpoints (Standard Webhooks, /v1) and agent platforms' ACP order
+ * receivers (Merchant-Signature, /acp/webhooks/order_endpoints), one outbox dispatcher on the
+ * Sweeper, one Bull delivery worker, and the event log. Reads outbox_events written by the payment pipeline;
  * never writes them.
  */
 @Module({
   imports: [SweeperModule],
-  controllers: [WebhooksController, EventsController],
+  controllers: [WebhooksController, EventsController, OrderEndpointsController],
   providers: [
     WebhookEndpointsService,
     WebhookDeliveriesService,

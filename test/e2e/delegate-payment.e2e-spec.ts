@@ -280,12 +280,13 @@ describe('POST /acp/agentic_commerce/delegate_payment', () => {
         ...(await body()),
         payment_method: { type: 'svc_mandate', vpa: 'asha@okbank' },
       });
-      expectRefusal(unknown, 'invalid', '$.payment_method.vpa');
+      // Shape failures go out as invalid_card, the official enum's validation code (docs/acp.md §7).
+      expectRefusal(unknown, 'invalid_card', '$.payment_method.vpa');
       const badId = await post({
         ...(await body()),
         payment_method: { type: 'svc_mandate', mandate_id: 'mandate-1' },
       });
-      expectRefusal(badId, 'invalid', '$.payment_method.mandate_id');
+      expectRefusal(badId, 'invalid_card', '$.payment_method.mandate_id');
     });
   });
 
@@ -322,6 +323,8 @@ describe('POST /acp/agentic_commerce/delegate_payment', () => {
       const res = await post(await body(over));
       expect(res.status).toBe(400);
       expect(res.body.param).toBe(param);
+      expect(res.body.code).toBe('invalid_card');
+      expect(validateError(res.body)).toBe(true);
     });
 
     it('requires an Idempotency-Key', async () => {
@@ -336,7 +339,9 @@ describe('POST /acp/agentic_commerce/delegate_payment', () => {
     it('refuses a merchant key with 403', async () => {
       const res = await post(await body(), idem(), ws.merchantKey);
       expect(res.status).toBe(403);
-      expect(res.body.code).toBe('wrong_role');
+      // Our wrong_role, folded into the auth deviation code on delegate_payment (docs/acp.md §7).
+      expect(res.body.code).toBe('unauthorized');
+      expect(res.body.message).toContain('buyer protocol key');
     });
   });
 

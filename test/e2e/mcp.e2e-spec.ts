@@ -116,8 +116,8 @@ describe('MCP server (/mcp)', () => {
       expect(res.body.error).toMatchObject({ type: 'invalid_request', code: 'unauthorized' });
     });
 
-    it('refuses an unknown agent credential, an API key and a protocol key with 401', async () => {
-      for (const secret of [`agc_${randomToken(32)}`, ws.apiKey, ws.merchantKey, ws.buyerKey]) {
+    it('refuses an unknown agent credential, an unknown protocol key and an API key with 401', async () => {
+      for (const secret of [`agc_${randomToken(32)}`, `acpk_${randomToken(32)}`, ws.apiKey]) {
         const res = await request(t.url)
           .post('/mcp')
           .set(bearer(secret))
@@ -125,6 +125,15 @@ describe('MCP server (/mcp)', () => {
         expect(res.status).toBe(401);
         expect(res.body.error.code).toBe('unauthorized');
       }
+    });
+
+    it('refuses a buyer protocol key with 403 wrong_role (the checkout tools are the merchant key)', async () => {
+      const res = await request(t.url)
+        .post('/mcp')
+        .set(bearer(ws.buyerKey))
+        .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('wrong_role');
     });
 
     it('refuses a rotated (revoked) agent credential', async () => {

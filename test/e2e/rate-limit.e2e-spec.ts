@@ -173,7 +173,9 @@ describe('rate limits shared by two instances on one Redis', () => {
     }
     const res = await get(b);
     expect(res.status).toBe(429);
-    expect(res.body).toMatchObject({ type: 'rate_limit_exceeded', code: 'too_many_requests' });
+    // The checkout Error.type enum has no rate_limit_exceeded: /acp checkout says service_unavailable
+    // (docs/acp.md §7); the code stays too_many_requests.
+    expect(res.body).toMatchObject({ type: 'service_unavailable', code: 'too_many_requests' });
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 

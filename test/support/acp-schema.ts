@@ -73,6 +73,10 @@ const OWN_CONTRACT: Record<string, OwnSchema> = {
     ],
   },
   [`${ACP_CHECKOUT_SCHEMA}#Error`]: { $ref: `${OPENAPI_KEY}#/components/schemas/AcpError` },
+  // GET /acp/orders/{order_id} 200: the same Order the order webhooks carry (src/orders).
+  [`${ACP_CHECKOUT_SCHEMA}#Order`]: {
+    $ref: `${OPENAPI_KEY}${responseSchema('/acp/orders/{order_id}', 'get', '200')}`,
+  },
   [`${ACP_CHECKOUT_SCHEMA}#DiscoveryResponse`]: {
     $ref: `${OPENAPI_KEY}${responseSchema('/.well-known/acp.json', 'get', '200')}`,
   },

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 
+import { NULLABLE_PUBLIC_KEY_SCHEMA, PUBLIC_KEY_SCHEMA } from '../../openapi/public-key.schema';
 import type { AgentRole } from '../entities/agent.entity';
 
 export class CreateApiKeyDto {
@@ -40,6 +41,7 @@ export class CreateAgentDto {
   role: AgentRole;
 
   @ApiPropertyOptional({
+    ...PUBLIC_KEY_SCHEMA,
     description:
       'Ed25519 or P-256 public key, PEM (SPKI) string or JWK object. When set, every request with this agent credential must be signed.',
   })
@@ -49,8 +51,8 @@ export class CreateAgentDto {
 
 export class SetPublicKeyDto {
   @ApiProperty({
+    ...NULLABLE_PUBLIC_KEY_SCHEMA,
     description: 'Ed25519 or P-256 public key (PEM or JWK); null removes it',
-    nullable: true,
   })
   @IsOptional()
   public_key: string | Record<string, unknown> | null;

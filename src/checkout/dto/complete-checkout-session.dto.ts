@@ -36,6 +36,20 @@ export class PaymentDataDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
+    description:
+      'For svc_upi_mandate: {type: svc_mandate, credential: {type, token}} (/acp/handlers/upi_mandate/instrument.schema.json)',
+    properties: {
+      type: { type: 'string', example: 'svc_mandate' },
+      credential: {
+        type: 'object',
+        additionalProperties: true,
+        required: ['type', 'token'],
+        properties: {
+          type: { type: 'string', enum: ['svc_delegated_token', 'spt'] },
+          token: { type: 'string', pattern: '^vt_[A-Za-z0-9]+$' },
+        },
+      },
+    },
     example: {
       type: 'svc_mandate',
       credential: { type: 'svc_delegated_token', token: 'vt_01HXYZ' },

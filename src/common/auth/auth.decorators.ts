@@ -22,7 +22,8 @@ export function Auth(...kinds: Exclude<PrincipalKind, 'protocol_key'>[]) {
   return applyDecorators(
     SetMetadata(AUTH_KINDS, kinds),
     UseGuards(BearerAuthGuard, CredentialRateLimitGuard),
-    ApiBearerAuth(kinds.includes('agent') ? 'agentCredential' : 'apiKey'),
+    // One security requirement per accepted kind: either credential works (OpenAPI ORs them).
+    ...kinds.map((k) => ApiBearerAuth(k === 'agent' ? 'agentCredential' : 'apiKey')),
   );
 }
 

@@ -4,14 +4,18 @@ import type { Request, Response } from 'express';
 import { isRetryableConflict } from '../../database/tx';
 import { requestIdOf } from '../http/request-id';
 import { AppError, commonErrors } from './app-error';
-import { flavorOf, renderError } from './error-body';
+import { flavorOf, JSON_CONTENT_TYPE, renderError } from './error-body';
 import { OUTAGE_RETRY_AFTER_SECONDS, outageOf } from './outage';
 
-/** Stored idempotent replays of an error response carry their exact status and body. */
+/**
+ * Stored idempotent replays of an error response carry their exact status and body, and the
+ * exact text first sent (null for records stored before that text was kept).
+ */
 export class ReplayedResponse extends Error {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    readonly raw: string | null = null,
   ) {
     super('replayed');
   }
@@ -120,7 +124,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof ReplayedResponse) {
-      res.status(exception.status).json(exception.body);
+      if (exception.raw !== null) {
+        // Byte for byte what the first response sent, with the same Content-Type.
+        res.status(exception.status).setHeader('Content-Type', JSON_CONTENT_TYPE);
+        res.send(exception.raw);
+      } else {
+        res.status(exception.status).json(exception.body);
+      }
       return;
     }
     const err = toAppError(exception, req, this.logger);
@@ -131,6 +141,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
       // Routes may have set a caching header before failing (e.g. JWKS): never cache an outage.
       res.setHeader('Cache-Control', 'no-store');
     }
-    res.status(err.status).json(renderError(err, flavorOf(req.path), requestIdOf(req)));
+    res.status(err.status).json(renderError(err, flavorOf(req.path), requestIdOf(req), req.path));
   }
 }

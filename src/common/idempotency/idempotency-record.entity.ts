@@ -10,6 +10,8 @@ export class IdempotencyRecord {
   @Column('text') requestHash: string;
   @Column('integer') statusCode: number;
   @Column('jsonb', { nullable: true }) responseBody: unknown;
+  /** The response text exactly as first sent (secrets redacted); what a replay sends. */
+  @Column('text', { nullable: true }) responseRaw: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @Column('timestamptz') expiresAt: Date;
 }

@@ -11,7 +11,7 @@ import { Clock } from '../clock';
 import { sha256Hex } from '../crypto/secrets';
 import { ReplayedResponse, toAppError } from '../errors/all-exceptions.filter';
 import { AppError } from '../errors/app-error';
-import { flavorOf, renderError } from '../errors/error-body';
+import { flavorOf, JSON_CONTENT_TYPE, renderError } from '../errors/error-body';
 import { RequestValidationError } from '../errors/validation';
 import { requestIdOf } from '../http/request-id';
 import { IdempotencyRecord } from './idempotency-record.entity';
@@ -56,12 +56,17 @@ export const idempotencyErrors = {
     ),
 };
 
-/** The response as it will be stored: plain JSON, credentials redacted. */
-function storedBody(body: unknown): unknown {
+/**
+ * The response as it will be stored: plain JSON with credentials redacted, and its exact text.
+ * The text is JSON.stringify of the same value in the same key order, i.e. the bytes express's
+ * res.json sent the first time (for a body without secrets); jsonb alone would reorder keys.
+ */
+function storedBody(body: unknown): { value: unknown; raw: string | null } {
   if (body === undefined || body === null) {
-    return null;
+    return { value: null, raw: null };
   }
-  return redactSecrets(JSON.parse(JSON.stringify(body)) as unknown);
+  const value = redactSecrets(JSON.parse(JSON.stringify(body)) as unknown);
+  return { value, raw: JSON.stringify(value) };
 }
 
 /** 64-bit advisory lock id for (scope, key). */
@@ -81,10 +86,14 @@ function lockId(parts: string[]): string {
  * and stores nothing. A crash rolls back and releases the lock, so there is no stale in-flight
  * state to recover.
  *
- * Two refinements: a RequestValidationError (the global ValidationPipe refused the body, so the
- * handler never started) is not stored either, and the caller may fix the body and retry with
- * the same key; and the stored body has issued credentials replaced by "[shown once]"
- * (redact-secrets.ts), so a replayed create returns the redacted body, never the plaintext.
+ * Two refinements: a RequestValidationError (the global ValidationPipe, or a hand check of the
+ * body, refused it before any write) is not stored either, and the caller may fix the body and
+ * retry with the same key (docs/acp.md "Deviations"); and the stored body has issued credentials
+ * replaced by "[shown once]" (redact-secrets.ts), so a replayed create returns the redacted body,
+ * never the plaintext.
+ *
+ * A replay sends the stored response text (response_raw) byte for byte with the same
+ * Content-Type, not the jsonb value, whose key order Postgres does not keep.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -127,7 +136,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
             if (stored.requestHash !== requestHash) {
               throw idempotencyErrors.conflict();
             }
-            return { replay: true as const, status: stored.statusCode, body: stored.responseBody };
+            return {
+              replay: true as const,
+              status: stored.statusCode,
+              body: stored.responseBody,
+              raw: stored.responseRaw,
+            };
           };
           // Fast path: a finished request replays without contending for the lock, so many
           // simultaneous retries of a completed key all get the stored answer, not 409.
@@ -165,8 +179,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
               throw err;
             }
             status = error.status;
-            body = renderError(error, flavor, requestIdOf(req));
+            body = renderError(error, flavor, requestIdOf(req), req.path);
           }
+          const saved = storedBody(body);
           await m.insert(IdempotencyRecord, {
             ownerId,
             method: req.method,
@@ -174,7 +189,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
             key,
             requestHash,
             statusCode: status,
-            responseBody: storedBody(body) as object,
+            responseBody: saved.value as object,
+            responseRaw: saved.raw,
             expiresAt: new Date(now.getTime() + this.config.idempotencyTtlHours * 3600_000),
           });
           return error
@@ -188,7 +204,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
           if (outcome.replay) {
             res.setHeader('Idempotent-Replayed', 'true');
             if (outcome.status !== successStatus) {
-              throw new ReplayedResponse(outcome.status, outcome.body);
+              throw new ReplayedResponse(outcome.status, outcome.body, outcome.raw);
+            }
+            if (outcome.raw !== null) {
+              // The stored text, byte for byte (a string reply is sent as is by res.send).
+              res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+              return outcome.raw;
             }
           }
           return outcome.body;

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { ReceiptDoc } from '../../receipts/dto/receipt.response';
 import type { ReceiptView } from '../../receipts/receipts.service';
 import { RefundListResponse } from '../../refunds/dto/refund.response';
 
@@ -46,7 +47,7 @@ export class IntentListResponse {
 export class IntentDetailResponse extends IntentResponse {
   @ApiProperty({
     nullable: true,
-    type: Object,
+    type: () => ReceiptDoc,
     description:
       'The signed, hash-chained receipt (as GET /v1/pay/receipts/{id}); null until settled',
   })

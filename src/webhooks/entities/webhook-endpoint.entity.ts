@@ -2,6 +2,12 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 /**
+ * Who registered the endpoint and so how it is signed: `seller` (the workspace's API key,
+ * Standard Webhooks) or `acp_order` (an agent platform's merchant protocol key under /acp, ACP
+ * order events signed with Merchant-Signature). One delivery pipeline serves both.
+ */
+export type WebhookEndpointKind = 'seller' | 'acp_order';
+/**
  * Why an endpoint is disabled: by its owner, or by us after a delivery exhausted its retries or
  * its receiver answered 410 Gone.
  */
@@ -11,7 +17,10 @@ export type WebhookDisabledReason = 'disabled_by_user' | 'retries_exhausted' | '
 export class WebhookEndpoint {
   @PrimaryColumn('text') id: string;
   @Column('text') workspaceId: string;
-  /** Only events of this seller agent; null = every agent of the workspace. */
+  @Column('text') kind: WebhookEndpointKind;
+  /** acp_order only: the merchant key that registered it (it receives that key's orders). */
+  @Column('text', { nullable: true }) protocolKeyId: string | null;
+  /** Only events of this seller agent; null = every agent of the workspace (always set for acp_order). */
   @Column('text', { nullable: true }) agentId: string | null;
   @Column('text') url: string;
   @Column('text', { nullable: true }) description: string | null;

@@ -13,13 +13,19 @@ import {
  * schemas only when ACP_SCHEMA_DIR exists (the global setup prints the one skip line otherwise).
  */
 describe('ACP response validation (test/support/acp-schema.ts)', () => {
-  /** Satisfies our contract's AcpCheckoutSession, but is no official CheckoutSession (bare protocol, empty totals). */
+  /**
+   * Satisfies our contract's AcpCheckoutSession, but is no official CheckoutSession: it carries an
+   * unknown top-level field, which the official (closed) schema refuses and ours does not.
+   */
   const thinSession = {
     id: 'cs_1',
-    protocol: {},
+    protocol: { version: '2026-04-17' },
     status: 'ready_for_payment',
     currency: 'inr',
-    capabilities: {},
+    capabilities: {
+      payment: { handlers: [] },
+      interventions: { supported: [], required: [], enforcement: 'conditional' },
+    },
     line_items: [],
     fulfillment_options: [],
     selected_fulfillment_options: [],
@@ -32,6 +38,7 @@ describe('ACP response validation (test/support/acp-schema.ts)', () => {
     locale: 'en-IN',
     timezone: 'Asia/Kolkata',
     metadata: {},
+    svc_unknown_field: true,
   };
 
   it('always checks our contract: AcpError, the checkout session, the delegate payment response', () => {
@@ -44,11 +51,24 @@ describe('ACP response validation (test/support/acp-schema.ts)', () => {
     expect(contractValidator('CheckoutSession')({ ...thinSession, status: 'open' })).toBe(false);
     // WithOrder is the complete response with its order required.
     expect(contractValidator('CheckoutSessionWithOrder')(thinSession)).toBe(false);
-    expect(
-      contractValidator('CheckoutSessionWithOrder')({ ...thinSession, order: { id: 'o' } }),
-    ).toBe(true);
+    const order = {
+      type: 'order',
+      id: 'ord_1',
+      checkout_session_id: 'cs_1',
+      permalink_url: 'https://example.test/orders/ord_1',
+      status: 'confirmed',
+    };
+    expect(contractValidator('CheckoutSessionWithOrder')({ ...thinSession, order })).toBe(true);
     const dp = contractValidator('DelegatePaymentResponse', ACP_DELEGATE_SCHEMA);
-    expect(dp({ id: 'vt_1', created: '2026-01-01T00:00:00Z', metadata: { a: 'b' } })).toBe(true);
+    const metadata = {
+      merchant_id: 'agt_1',
+      checkout_session_id: 'cs_1',
+      mandate_id: 'mdt_1',
+      idempotency_key: 'k',
+      source: 'svc',
+    };
+    expect(dp({ id: 'vt_1', created: '2026-01-01T00:00:00Z', metadata })).toBe(true);
+    expect(dp({ id: 'vt_1', created: '2026-01-01T00:00:00Z', metadata: { a: 'b' } })).toBe(false);
     expect(dp({ id: 'vt_1', created: 'yesterday', metadata: {} })).toBe(false);
     expect(() => expectValid('Error', { code: 'x' })).toThrow(
       /our contract \(openapi\/openapi\.json/,

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+
+import { PaymentsModule } from '../payments/payments.module';
+import { OrdersController } from './orders.controller';
+import { OrdersService } from './orders.service';
+
+/**
+ * ACP orders: the Order mapper, order events into the outbox (called by checkout completion and
+ * refunds in their transactions) and GET /acp/orders/{id}. Delivery is src/webhooks'.
+ */
+@Module({
+  imports: [PaymentsModule],
+  controllers: [OrdersController],
+  providers: [OrdersService],
+  exports: [OrdersService],
+})
+export class OrdersModule {}

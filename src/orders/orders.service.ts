@@ -1,0 +1,111 @@
+import { Inject, Injectable } from '@nestjs/common';
+
+import { CheckoutSession } from '../checkout/checkout-session.entity';
+import type { ProtocolKeyPrincipal } from '../common/auth/principal';
+import { commonErrors } from '../common/errors/app-error';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { OutboxService } from '../payments/outbox.service';
+import { Refund } from '../refunds/refund.entity';
+import type { OrderEventType } from '../webhooks/webhook-event-types';
+import type { AcpOrderResponse } from './dto/order.response';
+import { OrderFacts, toAcpOrder } from './order.mapper';
+
+/**
+ * ACP orders (README "Order webhooks"): the Order of a completed checkout session, its events and
+ * its GET. Events are outbox rows written in the caller's transaction (the state change they
+ * announce), each with the full Order as it stands then; the webhook pipeline (src/webhooks)
+ * delivers them to the order receivers of the merchant key the session was created with.
+ */
+@Injectable()
+export class OrdersService {
+  constructor(
+    private readonly tx: Tx,
+    private readonly outbox: OutboxService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * The session just completed (under its row lock): order_create, then order_update for the
+   * digital delivery, which is done at once (the access URL is the order page).
+   */
+  async emitCompleted(session: CheckoutSession): Promise<void> {
+    if (session.status !== 'completed' || !session.orderId) {
+      return;
+    }
+    const orderId = session.orderId;
+    await this.emit(session, 'order_create', orderId, { session, refunds: [], fulfilled: false });
+    await this.emit(session, 'order_update', `${orderId}:fulfilled`, {
+      session,
+      refunds: [],
+      fulfilled: true,
+    });
+  }
+
+  /** A refund changed status (requested, succeeded, denied, expired, failed), in its transaction. */
+  async emitRefundChanged(refund: Refund): Promise<void> {
+    const m = this.tx.manager;
+    const intent = await m.findOneBy(PaymentIntent, { id: refund.intentId });
+    if (!intent || intent.sourceKind !== 'checkout') {
+      return;
+    }
+    const session = await m.findOneBy(CheckoutSession, { id: intent.sourceId });
+    if (!session || session.status !== 'completed' || !session.orderId) {
+      return;
+    }
+    await this.emit(
+      session,
+      'order_update',
+      `${session.orderId}:${refund.id}:${refund.status}`,
+      await this.facts(session),
+    );
+  }
+
+  /** GET /acp/orders/{id}: for any merchant key of the session's seller; anyone else 404. */
+  async getForMerchant(caller: ProtocolKeyPrincipal, orderId: string): Promise<AcpOrderResponse> {
+    const session = await this.tx.manager.findOneBy(CheckoutSession, {
+      orderId,
+      sellerAgentId: caller.agentId,
+      status: 'completed',
+    });
+    if (!session) {
+      throw commonErrors.notFound('order', orderId);
+    }
+    return toAcpOrder(await this.facts(session), this.config);
+  }
+
+  /** The order as it stands now: delivered, with every refund of its payment. */
+  private async facts(session: CheckoutSession): Promise<OrderFacts> {
+    const refunds = session.intentId
+      ? await this.tx.manager.find(Refund, {
+          where: { intentId: session.intentId },
+          order: { createdAt: 'ASC', id: 'ASC' },
+        })
+      : [];
+    return { session, refunds, fulfilled: true };
+  }
+
+  /**
+   * One outbox row per change, unique on (type, subject): its id is the event id every retry of
+   * every delivery reuses. protocol_key_id addresses it to the session's merchant key.
+   */
+  private async emit(
+    session: CheckoutSession,
+    type: OrderEventType,
+    subjectId: string,
+    facts: OrderFacts,
+  ): Promise<void> {
+    const event = await this.outbox.add({
+      workspaceId: session.workspaceId,
+      agentId: session.sellerAgentId,
+      type,
+      subjectId,
+      data: toAcpOrder(facts, this.config) as unknown as Record<string, unknown>,
+    });
+    await this.tx.manager.query('UPDATE outbox_events SET protocol_key_id = $2 WHERE id = $1', [
+      event.id,
+      session.protocolKeyId,
+    ]);
+  }
+}
