@@ -91,6 +91,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * the IdempotencyInterceptor itself (meta.idempotency_key, same records, same rules), the global
  * ValidationPipe's options on the DTO, then the controller's service call.
  */
+
+/** MCP tool hints of a checkout write: changes state, not destructive, a fresh call is a new act. */
+const WRITES = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
 @Injectable()
 export class AcpCheckoutMcpFactory {
   private readonly logger = new Logger('McpCheckout');
@@ -118,12 +126,7 @@ export class AcpCheckoutMcpFactory {
         payload: 'required',
         dto: CreateCheckoutSessionDto,
         idempotent: true,
-        annotations: {
-          readOnlyHint: false,
-          destructiveHint: false,
-          idempotentHint: false,
-          openWorldHint: false,
-        },
+        annotations: WRITES,
         run: (caller, _id, body) =>
           checkout.createSession(caller, body as CreateCheckoutSessionDto),
       },
@@ -154,12 +157,7 @@ export class AcpCheckoutMcpFactory {
         payload: 'required',
         dto: UpdateCheckoutSessionDto,
         idempotent: true,
-        annotations: {
-          readOnlyHint: false,
-          destructiveHint: false,
-          idempotentHint: false,
-          openWorldHint: false,
-        },
+        annotations: WRITES,
         run: (caller, id, body) =>
           checkout.updateSession(caller, id, body as UpdateCheckoutSessionDto),
       },
@@ -176,12 +174,7 @@ export class AcpCheckoutMcpFactory {
         payload: 'required',
         dto: CompleteCheckoutSessionDto,
         idempotent: true,
-        annotations: {
-          readOnlyHint: false,
-          destructiveHint: false,
-          idempotentHint: false,
-          openWorldHint: false,
-        },
+        annotations: WRITES,
         run: (caller, id, body) =>
           completion.completeSession(caller, id, body as CompleteCheckoutSessionDto),
       },
@@ -197,12 +190,7 @@ export class AcpCheckoutMcpFactory {
         needsId: true,
         payload: 'optional',
         idempotent: true,
-        annotations: {
-          readOnlyHint: false,
-          destructiveHint: true,
-          idempotentHint: false,
-          openWorldHint: false,
-        },
+        annotations: { ...WRITES, destructiveHint: true },
         run: (caller, id, body) => checkout.cancelSession(caller, id, body),
       },
     ];
