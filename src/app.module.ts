@@ -21,6 +21,8 @@ import { HealthModule } from './health/health.module';
 import { IntentsModule } from './intents/intents.module';
 import { MandatesModule } from './mandates/mandates.module';
 import { McpModule } from './mcp/mcp.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { OpsModule } from './ops/ops.module';
 import { OrdersModule } from './orders/orders.module';
 import { PaymentsModule } from './payments/payments.module';
 import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
@@ -52,6 +54,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     SweeperModule,
     RateLimitModule,
     CommonModule,
+    MetricsModule,
     HealthModule,
     AccountsModule,
     ProtocolKeysModule,
@@ -72,6 +75,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     SellerModule,
     CheckoutModule,
     OrdersModule,
+    OpsModule,
     PublicPayModule,
     AppPagesModule,
     // Last: its catch-all answers unknown /app paths with an HTML 404 after every real route.

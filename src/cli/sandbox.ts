@@ -44,6 +44,8 @@ function forHumans(r: SandboxResult): string {
           `  Webhook        ${r.webhook.url}  endpoint ${r.webhook.endpoint_id}  secret ${r.webhook.secret}`,
         ]
       : []),
+    `  Operator       ${r.operator.email}  password ${r.operator.password}`,
+    `                 queue dashboard: sign in at ${r.operator.sign_in_url}`,
     '',
     'These secrets are shown once. Run `npm run sandbox` again for fresh ones; the previous ones stop working.',
     '',

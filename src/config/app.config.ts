@@ -22,6 +22,16 @@ export interface AppConfig {
   /** Queue key prefix, so several app instances (tests) can share one Redis. */
   queuePrefix: string;
   logLevel: string;
+  /**
+   * Human-readable log lines (pino-pretty) instead of JSON. Default: on when stdout is a terminal,
+   * except in live mode, which logs JSON unless LOG_PRETTY=true.
+   */
+  logPretty: boolean;
+  /**
+   * Bearer token for GET /metrics (compared in constant time). Null: /metrics is open in sandbox
+   * and test, and not served at all (404) in live mode.
+   */
+  metricsToken: string | null;
   bodyLimit: string;
   idempotencyTtlHours: number;
   signatureSkewSeconds: number;
@@ -125,6 +135,13 @@ const serverEnv = z.object({
   BASE_URL: url(['http:', 'https:']).optional(),
   APP_URL: url(['http:', 'https:']).optional(),
   LOG_LEVEL: z.string().default('info'),
+  LOG_PRETTY: flag.optional(),
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{32,512}$/, {
+      error: 'must be 32 to 512 visible ASCII characters (e.g. `openssl rand -hex 32`)',
+    })
+    .optional(),
   BODY_LIMIT: z.string().default('256kb'),
   SESSION_COOKIE_SECURE: flag.optional(),
   RUN_MIGRATIONS: flag.default(true),
@@ -186,13 +203,21 @@ function devKey(purpose: string): Buffer {
 function formatIssue(issue: z.core.$ZodIssue, env: Env): string {
   const name = String(issue.path[0] ?? 'configuration');
   const raw = env[name];
-  const secret = /KEY|SECRET/.test(name);
+  const secret = /KEY|SECRET|TOKEN/.test(name);
   return raw === undefined || secret
     ? `${name} ${issue.message}`
     : `${name} ${issue.message} (got "${raw}")`;
 }
 
-export function loadConfig(env: Env = process.env): AppConfig {
+/** Whether stdout is a terminal: decides the default of LOG_PRETTY. */
+export interface Terminal {
+  stdoutIsTty: boolean;
+}
+
+export function loadConfig(
+  env: Env = process.env,
+  terminal: Terminal = { stdoutIsTty: process.stdout.isTTY === true },
+): AppConfig {
   // Unset and empty mean the same: use the default.
   const given = Object.fromEntries(
     Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
@@ -226,6 +251,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: e.REDIS_URL,
     queuePrefix: e.QUEUE_PREFIX,
     logLevel: e.LOG_LEVEL,
+    logPretty: e.LOG_PRETTY ?? (terminal.stdoutIsTty && !live),
+    metricsToken: e.METRICS_TOKEN ?? null,
     bodyLimit: e.BODY_LIMIT,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     signatureSkewSeconds: e.SIGNATURE_CLOCK_SKEW_S,

@@ -30,7 +30,7 @@ export async function preflight(config: AppConfig): Promise<void> {
     await client.end().catch(() => undefined);
     fail(
       `Cannot reach PostgreSQL at ${safeUrl(config.databaseUrl)} (${(err as Error).message}). ` +
-        'Start it (e.g. `pg_ctlcluster 15 main start`) or run `docker compose up -d`, or set DATABASE_URL.',
+        'Start it (e.g. `pg_ctlcluster 15 main start`) or run `docker compose up -d postgres redis`, or set DATABASE_URL.',
     );
   }
   try {
@@ -54,7 +54,7 @@ export async function preflight(config: AppConfig): Promise<void> {
   } catch (err) {
     fail(
       `Cannot reach Redis at ${safeUrl(config.redisUrl)} (${(err as Error).message}). ` +
-        'Start it (e.g. `redis-server --daemonize yes`) or run `docker compose up -d`, or set REDIS_URL.',
+        'Start it (e.g. `redis-server --daemonize yes`) or run `docker compose up -d postgres redis`, or set REDIS_URL.',
     );
   } finally {
     redis.disconnect();

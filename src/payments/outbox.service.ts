@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { Tx } from '../database/tx';
+import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from './entities/outbox-event.entity';
 
 export interface OutboxInput {
@@ -22,6 +23,7 @@ export class OutboxService {
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,
+    private readonly metrics: BusinessMetrics,
   ) {}
 
   async add(input: OutboxInput): Promise<OutboxEvent> {
@@ -38,6 +40,7 @@ export class OutboxService {
       dispatchedAt: null,
     };
     await this.tx.manager.insert(OutboxEvent, event as never);
+    this.metrics.outboxEvent({ type: input.type, data: input.data });
     return event;
   }
 }

@@ -17,6 +17,7 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate } from '../mandates/mandate.entity';
+import { BusinessMetrics } from '../metrics/business-metrics';
 import { ReceiptsService } from '../receipts/receipts.service';
 import { Decline, evaluateBuyerRules, startOfIndianDay } from './buyer-rules';
 import { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
@@ -90,6 +91,7 @@ export class PaymentsService implements OnModuleInit {
     private readonly sweeper: Sweeper,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: BusinessMetrics,
   ) {}
 
   onModuleInit(): void {
@@ -173,6 +175,7 @@ export class PaymentsService implements OnModuleInit {
           intent.id,
           { code: decline.code },
         );
+        this.metrics.payment(intent);
         return { status: 'declined', intent, decline };
       }
       // The person on the hosted page is approving this very payment: no second approval.
@@ -193,6 +196,7 @@ export class PaymentsService implements OnModuleInit {
           intent.id,
           { approval_id: approval.id },
         );
+        this.metrics.payment(intent);
         return { status: 'requires_approval', intent, approval };
       }
       await m.insert(PaymentIntent, intent);
@@ -416,6 +420,7 @@ export class PaymentsService implements OnModuleInit {
           updatedAt: now,
         },
       );
+      this.metrics.payment(intent);
       return {
         status: 'failed',
         intent,
@@ -465,6 +470,7 @@ export class PaymentsService implements OnModuleInit {
       intent.id,
       { receipt_id: receipt.receiptId },
     );
+    this.metrics.payment(intent);
     return { status: 'settled', intent };
   }
 
@@ -552,6 +558,7 @@ export class PaymentsService implements OnModuleInit {
         code: decline.code,
       },
     );
+    this.metrics.payment(intent);
   }
 
   private async onApprovalDecided(

@@ -9,6 +9,7 @@ import { randomToken } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { MandatesService } from '../mandates/mandates.service';
+import { OperatorsService } from '../ops/operators.service';
 import type { ProtocolKeyRole } from '../protocol-keys/protocol-key.entity';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
 import { PutListingDto } from '../seller/dto/put-listing.dto';
@@ -32,6 +33,8 @@ export interface SandboxResult {
   mandate_id: string;
   /** Present with --webhook-url: the seller workspace's sandbox endpoint and its secret (shown once). */
   webhook?: { endpoint_id: string; url: string; secret: string };
+  /** The operator of the sandbox (workspace "Operators"): signs in at sign_in_url to reach the queue dashboard. */
+  operator: { email: string; password: string; sign_in_url: string };
 }
 
 export interface SandboxOptions {
@@ -60,6 +63,7 @@ export const SANDBOX = {
   /** ₹10,000 per payment, any seller, 90 days. */
   mandateCapPaise: 1_000_000,
   mandateDays: 90,
+  operator: { email: 'ops@sandbox.local', name: 'Sandbox Operator', workspaceName: 'Operators' },
 } as const;
 
 const ACTOR: AuditActor = { type: 'system', id: 'sandbox' };
@@ -87,6 +91,7 @@ export class SandboxService {
     private readonly listings: SellerService,
     private readonly mandates: MandatesService,
     private readonly webhooks: WebhookEndpointsService,
+    private readonly operators: OperatorsService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -109,6 +114,7 @@ export class SandboxService {
       const offers = await this.publishOffers(ctx, seller.agent_id);
       const mandateId = await this.ensureMandate(ctx, buyer.agent_id);
       const webhook = opts.webhookUrl ? await this.replaceWebhook(ctx, opts.webhookUrl) : undefined;
+      const operator = await this.operators.ensureOperator(SANDBOX.operator, ACTOR);
       return {
         api_key: apiKey,
         person: { email: SANDBOX.email, password },
@@ -122,6 +128,11 @@ export class SandboxService {
         offers,
         mandate_id: mandateId,
         ...(webhook ? { webhook } : {}),
+        operator: {
+          email: operator.email,
+          password: operator.password,
+          sign_in_url: `${this.config.appUrl}/login?next=${encodeURIComponent('/app/ops/queues')}`,
+        },
       };
     });
   }

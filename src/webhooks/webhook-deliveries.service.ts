@@ -7,6 +7,7 @@ import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import type { DeliverWebhookJob } from '../common/queues/queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from '../payments/entities/outbox-event.entity';
 import { WebhookAttemptResponse, WebhookDeliveryResponse } from './dto/webhook.responses';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
@@ -67,6 +68,7 @@ export class WebhookDeliveriesService {
     private readonly sender: WebhookSender,
     private readonly producer: WebhookDeliveryProducer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: BusinessMetrics,
   ) {}
 
   async listDeliveries(
@@ -193,7 +195,18 @@ export class WebhookDeliveriesService {
       body: deliveryBody(endpoint, event),
       secrets: this.signingSecrets(endpoint),
     });
-    const { outcome, retryInMs } = await this.record(job, result);
+    const { outcome, retryInMs, attempts, reached } = await this.record(job, result);
+    const data = (event.payload as { data?: { settled_at?: unknown } }).data;
+    this.metrics.webhookAttempt({
+      eventType: event.type,
+      result: outcome,
+      attempts,
+      reached,
+      settledAt:
+        event.type === 'intent.settled' && typeof data?.settled_at === 'string'
+          ? data.settled_at
+          : null,
+    });
     if (retryInMs !== null) {
       // A lost wake-up is picked up by the stalled-delivery sweep; the schedule lives in Postgres.
       await this.producer
@@ -237,7 +250,14 @@ export class WebhookDeliveriesService {
   private async record(
     job: DeliverWebhookJob,
     result: SendResult,
-  ): Promise<{ outcome: AttemptOutcome; retryInMs: number | null }> {
+  ): Promise<{
+    outcome: AttemptOutcome;
+    retryInMs: number | null;
+    /** Attempts of this delivery so far, this one included (metrics). */
+    attempts: number;
+    /** This attempt took the delivery to its outcome: first 2xx, or failed for good (metrics). */
+    reached: 'delivered' | 'failed' | null;
+  }> {
     return this.tx.run(async (m) => {
       const d = await m.findOneOrFail(WebhookDelivery, {
         where: { id: job.deliveryId },
@@ -301,7 +321,13 @@ export class WebhookDeliveriesService {
         });
       }
       await m.update(WebhookDelivery, { id: d.id }, patch);
-      return { outcome, retryInMs };
+      const reached =
+        result.ok && d.deliveredAt === null
+          ? 'delivered'
+          : patch.status === 'failed'
+            ? 'failed'
+            : null;
+      return { outcome, retryInMs, attempts: attempt, reached };
     });
   }
 

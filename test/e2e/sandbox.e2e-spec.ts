@@ -176,6 +176,7 @@ describe(SandboxService.name, () => {
         'mandate_id',
         'merchant_protocol_key',
         'offers',
+        'operator',
         'person',
         'seller',
         'workspace_id',
@@ -187,6 +188,11 @@ describe(SandboxService.name, () => {
     expect(out.mandate_id).toBe(second.mandate_id);
     expect(out.offers).toHaveLength(2);
     expect(out.person.email).toBe('demo@sandbox.local');
+    expect(out.operator).toEqual({
+      email: 'ops@sandbox.local',
+      password: expect.stringMatching(/^ops-.{24}$/) as unknown,
+      sign_in_url: `${out.app_url}/login?next=%2Fapp%2Fops%2Fqueues`,
+    });
     expect(out.person.password.length).toBeGreaterThanOrEqual(10);
     expect(out.api_key).toMatch(/^sk_/);
     expect(out.app_url).toBe(`${out.base_url}/app`);

@@ -1,5 +1,8 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
+/** `operator`: may use the operator tools when in an operator workspace; everyone else `member`. */
+export type PersonRole = 'member' | 'operator';
+
 /** A human who signs in to the service's app; the only actor that can approve. */
 @Entity('persons')
 export class Person {
@@ -8,5 +11,6 @@ export class Person {
   @Column('text') email: string;
   @Column('text') name: string;
   @Column('text') passwordHash: string;
+  @Column('text', { default: 'member' }) role: PersonRole;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
 }

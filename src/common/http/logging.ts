@@ -1,42 +1,118 @@
 import type { Params } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import type { Options } from 'pino-http';
+import pretty from 'pino-pretty';
 
 import type { AppConfig } from '../../config/app.config';
 import { assignRequestId } from './request-id';
 
 /**
- * Structured JSON request logs. Credentials, signatures, cookies and bodies are never logged:
- * only method, path, status, timing, request id and idempotency key.
+ * Requests whose completion lines would drown the rest: load-balancer and Kubernetes probes, and
+ * Prometheus scrapes (README "Operating it"). They are still counted in the HTTP metrics.
  */
-export function loggerOptions(config: AppConfig): Params {
+export const QUIET_PATHS: ReadonlySet<string> = new Set([
+  '/health',
+  '/health/live',
+  '/health/ready',
+  '/metrics',
+]);
+
+/**
+ * Where secrets could sit in a logged object if a serializer were ever bypassed. The serializers
+ * below already keep only method, path (no query), request id, idempotency key and user agent.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
+  'req.headers.cookie',
+  'req.headers.signature',
+  'req.headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
+];
+
+interface LoggedRequest {
+  method: string;
+  url: string;
+  id: string;
+  headers: Record<string, string | undefined>;
+}
+
+function pathOf(url: string): string {
+  return url.split('?')[0];
+}
+
+/**
+ * pino-http options. Every line written while a request runs carries its `request_id` at the top
+ * level (quietReqLogger binds it on the request's child logger, which nestjs-pino hands to every
+ * Nest Logger call in that request); the completion line adds req {method, path, …}, res {status}
+ * and responseTime. Credentials, signatures, cookies, query strings and bodies are never logged.
+ */
+export function pinoHttpOptions(config: AppConfig): Options {
   return {
-    pinoHttp: {
-      level: config.logLevel,
-      genReqId: (req, res) => assignRequestId(req as never, res as never),
-      redact: {
-        paths: [
-          'req.headers.authorization',
-          'req.headers.cookie',
-          'req.headers.signature',
-          'res.headers["set-cookie"]',
-        ],
-        censor: '[redacted]',
-      },
-      serializers: {
-        req: (req: {
-          method: string;
-          url: string;
-          id: string;
-          headers: Record<string, string>;
-        }) => ({
-          method: req.method,
-          path: req.url.split('?')[0],
-          request_id: req.id,
-          idempotency_key: req.headers['idempotency-key'],
-          user_agent: req.headers['user-agent'],
-        }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
-      autoLogging: { ignore: (req) => req.url === '/health' },
+    level: config.logLevel,
+    genReqId: (req, res) => assignRequestId(req as never, res as never),
+    quietReqLogger: true,
+    customAttributeKeys: { reqId: 'request_id' },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: {
+      req: (req: LoggedRequest) => ({
+        method: req.method,
+        path: pathOf(req.url),
+        request_id: req.id,
+        idempotency_key: req.headers['idempotency-key'],
+        user_agent: req.headers['user-agent'],
+      }),
+      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
+    autoLogging: { ignore: (req) => QUIET_PATHS.has(pathOf(req.url ?? '')) },
   };
+}
+
+interface PrettyLine {
+  request_id?: string;
+  context?: string;
+  req?: { method?: string; path?: string };
+  res?: { status?: number };
+  responseTime?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * One readable line per log call: time, level, [request id], (context), message and, for a
+ * finished request, `METHOD /path → status in N ms`. Other fields follow on the same line.
+ */
+export function prettyMessage(log: PrettyLine, messageKey: string): string {
+  const id = log.request_id ? `[${log.request_id}] ` : '';
+  const context = log.context ? `(${log.context}) ` : '';
+  const message = typeof log[messageKey] === 'string' ? log[messageKey] : '';
+  const http =
+    log.req && log.res
+      ? ` ${log.req.method} ${log.req.path} → ${log.res.status} in ${log.responseTime} ms`
+      : '';
+  return `${id}${context}${message}${http}`;
+}
+
+/** The pino-pretty stream (in-process, no worker thread); `destination` is for tests. */
+export function prettyStream(destination?: NodeJS.WritableStream): DestinationStream {
+  return pretty({
+    destination: destination ?? 1,
+    sync: destination === undefined,
+    colorize: destination === undefined ? process.stdout.isTTY === true : false,
+    translateTime: 'SYS:HH:MM:ss.l',
+    singleLine: true,
+    ignore: 'pid,hostname,req,res,responseTime,request_id,context',
+    messageFormat: (log, messageKey) => prettyMessage(log, messageKey),
+  });
+}
+
+/**
+ * nestjs-pino parameters: JSON lines on stdout, or readable lines through pino-pretty when
+ * LOG_PRETTY is on (README "Operating it"). `destination` replaces stdout (tests).
+ */
+export function loggerOptions(config: AppConfig, destination?: NodeJS.WritableStream): Params {
+  const options = pinoHttpOptions(config);
+  if (config.logPretty) {
+    return { pinoHttp: [options, prettyStream(destination)] };
+  }
+  return { pinoHttp: destination ? [options, destination] : options };
 }

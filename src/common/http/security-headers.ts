@@ -31,6 +31,28 @@ const DOCS_CSP: Record<string, string[]> = {
   'style-src': ["'self'", "'unsafe-inline'"],
 };
 
+/**
+ * The operators' queue dashboard (Bull Board, src/ops/queue-dashboard.ts): its page sets
+ * <base href> to its own path and writes inline styles (its loading screen, and styles on
+ * rendered elements); its scripts and stylesheet are same-origin files. Only its responses to a
+ * signed-in operator get these two relaxations (QueueDashboardController replaces the header),
+ * so its address answers everyone else exactly like any unknown page. Its web-font stylesheet
+ * (a third-party origin) stays blocked: the page falls back to system fonts.
+ */
+export function queueDashboardCsp(opts: {
+  live: boolean;
+}): (req: Request, res: Response, next: NextFunction) => void {
+  const csp: Record<string, string[]> = {
+    ...APP_CSP,
+    'base-uri': ["'self'"],
+    'style-src': ["'self'", "'unsafe-inline'"],
+  };
+  return helmet.contentSecurityPolicy({
+    useDefaults: false,
+    directives: opts.live ? { ...csp, 'upgrade-insecure-requests': [] } : csp,
+  });
+}
+
 function headers(csp: Record<string, string[]>, live: boolean) {
   return helmet({
     contentSecurityPolicy: {

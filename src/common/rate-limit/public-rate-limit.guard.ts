@@ -12,6 +12,14 @@ const LOGIN_LIMITED = 'rate-limit:login';
 /** Sign-in/sign-up: the `login` limit per client address and email, on top of the public one. */
 export const LoginRateLimited = () => SetMetadata(LOGIN_LIMITED, true);
 
+const NOT_LIMITED = 'rate-limit:none';
+
+/**
+ * Load-balancer and Kubernetes probes (/health/live, /health/ready): never refused for rate,
+ * since a 429 would take a healthy instance out of service (README "Operating it").
+ */
+export const NotRateLimited = () => SetMetadata(NOT_LIMITED, true);
+
 /**
  * Global guard (runs before any route guard): every route without a credential is limited per
  * client address (req.ip; trust proxy is loopback, so X-Forwarded-For counts only from a local
@@ -29,6 +37,9 @@ export class PublicRateLimitGuard implements CanActivate {
       return true;
     }
     const targets = [ctx.getHandler(), ctx.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(NOT_LIMITED, targets)) {
+      return true;
+    }
     const guards = this.reflector.getAllAndMerge<Type<CanActivate>[]>(GUARDS_METADATA, targets);
     if (guards.includes(CredentialRateLimitGuard)) {
       return true;
