@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 
 import { AccountsModule } from '../accounts/accounts.module';
+import { ForexModule } from '../forex/forex.module';
 import { MandatesModule } from '../mandates/mandates.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
 import { SellerModule } from '../seller/seller.module';
@@ -9,7 +10,14 @@ import { SandboxService } from './sandbox.service';
 
 /** Demo workspace bootstrap for `npm run sandbox` (src/cli/sandbox.ts) and tests. */
 @Module({
-  imports: [AccountsModule, ProtocolKeysModule, SellerModule, MandatesModule, WebhooksModule],
+  imports: [
+    AccountsModule,
+    ProtocolKeysModule,
+    SellerModule,
+    MandatesModule,
+    WebhooksModule,
+    ForexModule,
+  ],
   providers: [SandboxService],
   exports: [SandboxService],
 })
