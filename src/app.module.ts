@@ -17,6 +17,8 @@ import { ConfigModule } from './config/config.module';
 import { ConsentModule } from './consent/consent.module';
 import { dataSourceOptions } from './database/data-source-options';
 import { DelegatePaymentModule } from './delegate-payment/delegate-payment.module';
+import { DocumentsModule } from './documents/documents.module';
+import { ForexModule } from './forex/forex.module';
 import { HealthModule } from './health/health.module';
 import { IntentsModule } from './intents/intents.module';
 import { MandatesModule } from './mandates/mandates.module';
@@ -66,6 +68,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     PaymentsModule,
     DelegatePaymentModule,
     WebhooksModule,
+    DocumentsModule,
     MandatesModule,
     ConsentModule,
     McpModule,
@@ -76,6 +79,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     CheckoutModule,
     OrdersModule,
     OpsModule,
+    ForexModule,
     PublicPayModule,
     AppPagesModule,
     // Last: its catch-all answers unknown /app paths with an HTML 404 after every real route.

@@ -39,6 +39,8 @@ function forHumans(r: SandboxResult): string {
     `  Buyer key      ${r.buyer_protocol_key}   (role buyer, for delegate_payment)`,
     `  Mandate        ${r.mandate_id}   (active, any seller)`,
     ...r.offers.map((o) => `  Offer          ${o.sku}  ${o.name}  ${formatRupees(o.unit_paise)}`),
+    `  Forex partner  ${r.forex.partner_id}  ${r.forex.partner_name}, licence ${r.forex.licence_number}`,
+    `  Dealer desk    ${r.app_url}/forex/desk  sign in as ${r.forex.dealer.email}  password ${r.forex.dealer.password}`,
     ...(r.webhook
       ? [
           `  Webhook        ${r.webhook.url}  endpoint ${r.webhook.endpoint_id}  secret ${r.webhook.secret}`,

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 import { parseAes256Key } from '../common/crypto/sealed';
+import type { TcsTable } from '../forex/forex-rules';
 
 /**
  * The only reader of process.env (a lint rule keeps it so). Each area of the service has one zod
@@ -71,6 +72,21 @@ export interface AppConfig {
   webhookTimeoutMs: number;
   /** Delay before retry n (n = 1…length), ±20% jitter; attempts = length + 1. */
   webhookRetryScheduleMs: number[];
+  /**
+   * Forex (src/forex). The pepper keys the HMAC-SHA-256 that stands for a PAN (the raw PAN is never
+   * stored): a fixed development value outside live mode; null in live mode when unset, and then
+   * PanVault stops the boot (FOREX_PAN_PEPPER is required in live). Its version is stored with
+   * every hash so a new pepper can be introduced.
+   */
+  forexPanPepper: Buffer | null;
+  forexPanKeyVersion: number;
+  /** TCS rates keyed by financial year ("2025-26"); FOREX_TCS_TABLE overrides the sandbox values. */
+  forexTcsTable: TcsTable;
+  /**
+   * AES-256-GCM key (32 bytes) sealing stored documents (src/documents). Dev key outside live
+   * mode; null in live mode when unset, and then the document store stops the boot.
+   */
+  documentEncryptionKey: Buffer | null;
 }
 
 export class ConfigError extends Error {}
@@ -122,6 +138,66 @@ const msList = z
   .string()
   .transform((v) => v.split(',').map((p) => p.trim()))
   .pipe(z.array(integer(1, 'must be comma-separated positive integers')));
+
+/**
+ * Sandbox TCS values (DOMAIN.md B.15, B.16; to be confirmed): ₹10 lakh per PAN per financial year;
+ * education funded by a loan nil; education and medical 5% above it (2% from FY 2026-27); any
+ * other LRS purpose 20% above it.
+ */
+export const DEFAULT_FOREX_TCS_TABLE: TcsTable = {
+  '2025-26': {
+    thresholdPaise: 100_000_000,
+    educationLoan: { withinThresholdBps: 0, aboveThresholdBps: 0 },
+    educationMedical: { withinThresholdBps: 0, aboveThresholdBps: 500 },
+    other: { withinThresholdBps: 0, aboveThresholdBps: 2000 },
+  },
+  '2026-27': {
+    thresholdPaise: 100_000_000,
+    educationLoan: { withinThresholdBps: 0, aboveThresholdBps: 0 },
+    educationMedical: { withinThresholdBps: 0, aboveThresholdBps: 200 },
+    other: { withinThresholdBps: 0, aboveThresholdBps: 2000 },
+  },
+};
+
+const bps = z.number().int().min(0).max(10_000);
+const tcsRate = z
+  .object({ within_threshold_bps: bps, above_threshold_bps: bps })
+  .strict()
+  .transform((r) => ({
+    withinThresholdBps: r.within_threshold_bps,
+    aboveThresholdBps: r.above_threshold_bps,
+  }));
+/** FOREX_TCS_TABLE: JSON {"2025-26": {threshold_paise, education_loan, education_medical, other}}. */
+const tcsTable = z
+  .string()
+  .transform((v, ctx) => {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(
+      z.string().regex(/^[0-9]{4}-[0-9]{2}$/),
+      z
+        .object({
+          threshold_paise: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+          education_loan: tcsRate,
+          education_medical: tcsRate,
+          other: tcsRate,
+        })
+        .strict()
+        .transform((y) => ({
+          thresholdPaise: y.threshold_paise,
+          educationLoan: y.education_loan,
+          educationMedical: y.education_medical,
+          other: y.other,
+        })),
+      { error: 'must map financial years ("2025-26") to TCS rates (README "Configuration")' },
+    ),
+  );
 
 const removed = (instead: string) => z.never({ error: `was replaced by ${instead}` }).optional();
 
@@ -186,6 +262,16 @@ const webhooksEnv = z.object({
   WEBHOOK_RETRY_SCHEDULE_MS: msList.default(DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS),
 });
 
+const forexEnv = z.object({
+  FOREX_PAN_PEPPER: aes256Key.optional(),
+  FOREX_PAN_KEY_VERSION: integer(1).default(1),
+  FOREX_TCS_TABLE: tcsTable.optional(),
+});
+
+const documentsEnv = z.object({
+  DOCUMENT_ENCRYPTION_KEY: aes256Key.optional(),
+});
+
 const appEnv = z.object({
   ...serverEnv.shape,
   ...storageEnv.shape,
@@ -193,6 +279,8 @@ const appEnv = z.object({
   ...signingEnv.shape,
   ...rateLimitEnv.shape,
   ...webhooksEnv.shape,
+  ...forexEnv.shape,
+  ...documentsEnv.shape,
 });
 
 /** Sandbox and test only: fixed, public development keys, so sealed secrets survive restarts. */
@@ -203,7 +291,7 @@ function devKey(purpose: string): Buffer {
 function formatIssue(issue: z.core.$ZodIssue, env: Env): string {
   const name = String(issue.path[0] ?? 'configuration');
   const raw = env[name];
-  const secret = /KEY|SECRET|TOKEN/.test(name);
+  const secret = /KEY|SECRET|TOKEN|PEPPER/.test(name);
   return raw === undefined || secret
     ? `${name} ${issue.message}`
     : `${name} ${issue.message} (got "${raw}")`;
@@ -276,6 +364,11 @@ export function loadConfig(
     webhookDispatchIntervalMs: e.WEBHOOK_DISPATCH_INTERVAL_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
+    forexPanPepper: e.FOREX_PAN_PEPPER ?? (live ? null : devKey('forex pan pepper')),
+    forexPanKeyVersion: e.FOREX_PAN_KEY_VERSION,
+    forexTcsTable: e.FOREX_TCS_TABLE ?? DEFAULT_FOREX_TCS_TABLE,
+    documentEncryptionKey:
+      e.DOCUMENT_ENCRYPTION_KEY ?? (live ? null : devKey('document encryption key')),
   };
 }
 

@@ -18,7 +18,9 @@ function isParameter(p: ParameterObject | ReferenceObject): p is ParameterObject
  * - header parameters are unique case-insensitively (a handler reading `@Headers('idempotency-key')`
  *   adds a second, lower-case copy of the one `Idempotency-Key` the Idempotent() decorator documents);
  * - `Idempotency-Key` is required on every /acp POST (the service answers 400
- *   idempotency_key_required without it, docs/acp.md §2) and optional on /v1.
+ *   idempotency_key_required without it, docs/acp.md §2) and on the /v1 operations marked
+ *   `x-idempotency-key-required` (forex file and quote creation, src/forex/forex-http.ts; the
+ *   marker is removed here), optional on the rest of /v1.
  */
 export function finaliseOperations(doc: OpenAPIObject): void {
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -28,6 +30,9 @@ export function finaliseOperations(doc: OpenAPIObject): void {
         continue;
       }
       op.security ??= [];
+      const ext = op as OperationObject & { 'x-idempotency-key-required'?: boolean };
+      const keyRequired = ext['x-idempotency-key-required'] === true;
+      delete ext['x-idempotency-key-required'];
       // Keep one header per name, preferring the documented copy (the one with a description).
       const keep = new Map<string, ParameterObject>();
       for (const p of op.parameters ?? []) {
@@ -48,7 +53,7 @@ export function finaliseOperations(doc: OpenAPIObject): void {
         }
         if (p.name.toLowerCase() === IDEMPOTENCY_KEY.toLowerCase()) {
           p.name = IDEMPOTENCY_KEY;
-          p.required = method === 'post' && path.startsWith('/acp');
+          p.required = keyRequired || (method === 'post' && path.startsWith('/acp'));
           p.schema = { type: 'string', minLength: 1, maxLength: 255 };
         }
       }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 
 import { AccountsModule } from '../accounts/accounts.module';
+import { ForexModule } from '../forex/forex.module';
 import { MandatesModule } from '../mandates/mandates.module';
 import { OpsModule } from '../ops/ops.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
@@ -17,6 +18,7 @@ import { SandboxService } from './sandbox.service';
     MandatesModule,
     WebhooksModule,
     OpsModule,
+    ForexModule,
   ],
   providers: [SandboxService],
   exports: [SandboxService],

@@ -8,6 +8,7 @@ import { Clock } from '../common/clock';
 import { randomToken } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { ForexPartnersService } from '../forex/forex-partners.service';
 import { MandatesService } from '../mandates/mandates.service';
 import { OperatorsService } from '../ops/operators.service';
 import type { ProtocolKeyRole } from '../protocol-keys/protocol-key.entity';
@@ -31,6 +32,16 @@ export interface SandboxResult {
   offers: { sku: string; name: string; unit_paise: number; category: string }[];
   /** An active standing mandate of the buyer, authorised by the demo person. */
   mandate_id: string;
+  /**
+   * The sandbox AD Category-II forex partner (src/forex) and its dealer's sign-in for the dealer
+   * desk ({app_url}/forex/desk). The dealer's password is fresh on each run.
+   */
+  forex: {
+    partner_id: string;
+    partner_name: string;
+    licence_number: string;
+    dealer: { email: string; password: string };
+  };
   /** Present with --webhook-url: the seller workspace's sandbox endpoint and its secret (shown once). */
   webhook?: { endpoint_id: string; url: string; secret: string };
   /** The operator of the sandbox (workspace "Operators"): signs in at sign_in_url to reach the queue dashboard. */
@@ -60,6 +71,14 @@ export const SANDBOX = {
   ],
   mandateDescription: 'Sandbox mandate',
   webhookDescription: 'sandbox',
+  forex: {
+    partnerName: 'Sandbox Forex (AD Category-II)',
+    licenceNumber: 'FE.SBX.AD2.0001',
+    dealerEmail: 'dealer@sandbox.local',
+    dealerName: 'Sandbox Dealer',
+    /** ₹500 per quote. */
+    serviceFeePaise: 50_000,
+  },
   /** ₹10,000 per payment, any seller, 90 days. */
   mandateCapPaise: 1_000_000,
   mandateDays: 90,
@@ -92,6 +111,7 @@ export class SandboxService {
     private readonly mandates: MandatesService,
     private readonly webhooks: WebhookEndpointsService,
     private readonly operators: OperatorsService,
+    private readonly forexPartners: ForexPartnersService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -113,6 +133,7 @@ export class SandboxService {
       const buyerKey = await this.issueProtocolKey(ctx, buyer.agent_id, 'buyer');
       const offers = await this.publishOffers(ctx, seller.agent_id);
       const mandateId = await this.ensureMandate(ctx, buyer.agent_id);
+      const forex = await this.ensureForexPartner();
       const webhook = opts.webhookUrl ? await this.replaceWebhook(ctx, opts.webhookUrl) : undefined;
       const operator = await this.operators.ensureOperator(SANDBOX.operator, ACTOR);
       return {
@@ -127,6 +148,7 @@ export class SandboxService {
         workspace_id: ctx.workspaceId,
         offers,
         mandate_id: mandateId,
+        forex,
         ...(webhook ? { webhook } : {}),
         operator: {
           email: operator.email,
@@ -135,6 +157,42 @@ export class SandboxService {
         },
       };
     });
+  }
+
+  /**
+   * The sandbox forex partner (found again by its licence number) with its own workspace and one
+   * dealer, whose password is reset like the demo person's; rates missing from its table are
+   * seeded from the sandbox table (a dealer's edits stay).
+   */
+  private async ensureForexPartner(): Promise<SandboxResult['forex']> {
+    const spec = SANDBOX.forex;
+    const password = newPassword();
+    let partner = await this.forexPartners.findByLicence(spec.licenceNumber);
+    if (partner) {
+      const dealer = await this.accounts.findPersonByEmail(spec.dealerEmail);
+      if (dealer) {
+        await this.accounts.setPassword(dealer.id, password, ACTOR);
+      }
+      await this.forexPartners.seedRates(partner.id);
+    } else {
+      partner = (
+        await this.forexPartners.register(
+          {
+            name: spec.partnerName,
+            licenceNumber: spec.licenceNumber,
+            serviceFeePaise: spec.serviceFeePaise,
+            dealer: { email: spec.dealerEmail, name: spec.dealerName, password },
+          },
+          ACTOR,
+        )
+      ).partner;
+    }
+    return {
+      partner_id: partner.id,
+      partner_name: partner.name,
+      licence_number: partner.licenceNumber,
+      dealer: { email: spec.dealerEmail, password },
+    };
   }
 
   /** Disables the previous sandbox endpoints and registers a fresh one for every event type. */

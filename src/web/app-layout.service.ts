@@ -10,6 +10,8 @@ export interface NavItem {
   /** null: announced but not built yet (shown greyed out). */
   href: string | null;
   order: number;
+  /** Shown only to people of these workspace kinds (e.g. the dealer desk); all when absent. */
+  workspaceKinds?: string[];
 }
 
 /** Locals every signed-in page gets; the app_header partial renders them. */
@@ -58,7 +60,9 @@ export class AppLayout {
     return {
       title,
       me: { name: person.name, email: person.email, workspaceName: person.workspaceName },
-      nav: this.nav().map((i) => ({ ...i, current: i.key === current })),
+      nav: this.nav()
+        .filter((i) => !i.workspaceKinds || i.workspaceKinds.includes(person.workspaceKind))
+        .map((i) => ({ ...i, current: i.key === current })),
       csrfToken: person.csrfToken,
       modeBanner: this.modeBanner(),
       ...data,

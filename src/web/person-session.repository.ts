@@ -11,6 +11,8 @@ export interface SessionRow {
   name: string;
   workspaceId: string;
   workspaceName: string;
+  /** 'standard', or 'forex_partner' for a forex partner's workspace (its people are dealers). */
+  workspaceKind: string;
 }
 
 /** The only SQL on person_sessions. Lookups are by token hash; the token itself is never stored. */
@@ -35,10 +37,11 @@ export class PersonSessionRepository {
         name: string;
         workspace_id: string;
         workspace_name: string;
+        workspace_kind: string;
       }[]
     >(
       `SELECT s.id AS session_id, s.expires_at, p.id AS person_id, p.email, p.name,
-              w.id AS workspace_id, w.name AS workspace_name
+              w.id AS workspace_id, w.name AS workspace_name, w.kind AS workspace_kind
          FROM person_sessions s
          JOIN persons p ON p.id = s.person_id
          JOIN workspaces w ON w.id = p.workspace_id
@@ -57,6 +60,7 @@ export class PersonSessionRepository {
       name: r.name,
       workspaceId: r.workspace_id,
       workspaceName: r.workspace_name,
+      workspaceKind: r.workspace_kind,
     };
   }
 

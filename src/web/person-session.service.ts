@@ -103,6 +103,7 @@ export class PersonSessionService implements OnModuleInit {
       personId: row.personId,
       workspaceId: row.workspaceId,
       workspaceName: row.workspaceName,
+      workspaceKind: row.workspaceKind,
       email: row.email,
       name: row.name,
       sessionId: row.sessionId,

@@ -5,6 +5,8 @@ export interface SignedInPerson {
   personId: string;
   workspaceId: string;
   workspaceName: string;
+  /** 'standard', or 'forex_partner' (the person is a dealer of that partner; src/forex). */
+  workspaceKind: string;
   email: string;
   name: string;
   sessionId: string;

@@ -9,6 +9,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'refund.succeeded',
   'refund.denied',
   'refund.expired',
+  'forex.booked',
+  'forex.returned',
+  'forex.rejected',
 ] as const;
 
 export const ALL_EVENTS = '*';

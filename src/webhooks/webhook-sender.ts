@@ -1,15 +1,18 @@
 import { createHmac } from 'node:crypto';
-import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 import { Inject, Injectable } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
 
-import { APP_CONFIG, AppConfig, Mode } from '../config/app.config';
-import { addressRefusal, hostOf } from './url-policy';
+import {
+  AddressRefusedError,
+  createGuardedAgents,
+  GuardedAgents,
+} from '../common/net/guarded-agents';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { webhookPolicy } from './url-policy';
 
 export const RESPONSE_BODY_LIMIT = 1024;
 export const USER_AGENT = 'agent-payments-webhooks/1.0 (+https://www.standardwebhooks.com)';
@@ -77,34 +80,6 @@ export function signedHeaders(msg: OutgoingWebhook, at: Date): Record<string, st
   };
 }
 
-class RefusedAddress extends Error {
-  readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
-}
-
-/**
- * dns.lookup that refuses the host when any of its addresses is not allowed in this mode, and
- * hands the connection only the addresses it checked (no second resolution to rebind).
- */
-function guardedLookup(mode: Mode): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-      if (err) {
-        return callback(err, '', 4);
-      }
-      for (const a of addresses) {
-        const refusal = addressRefusal(a.address, mode);
-        if (refusal) {
-          return callback(new RefusedAddress(refusal), '', 4);
-        }
-      }
-      if ((options as { all?: boolean }).all) {
-        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      }
-      callback(null, addresses[0].address, addresses[0].family);
-    });
-  };
-}
-
 function describeError(
   err: Error & { code?: string },
   timeoutMs: number,
@@ -113,7 +88,7 @@ function describeError(
   if (timedOut) {
     return `timeout after ${timeoutMs} ms`;
   }
-  if (err instanceof RefusedAddress) {
+  if (err instanceof AddressRefusedError) {
     return `address refused: ${err.message}`;
   }
   return err.code && !err.message.includes(err.code) ? `${err.code}: ${err.message}` : err.message;
@@ -123,10 +98,27 @@ function describeError(
  * One HTTP POST of a signed event. Never throws: every outcome becomes a SendResult (an attempt
  * row). Redirects are not followed (a 3xx is a failure), so a receiver cannot bounce us to an
  * address the policy refuses.
+ *
+ * Where it may connect is decided at connect time, after DNS resolution, by the guarded agents of
+ * the mode's policy (request-filtering-agent behind our rules; src/webhooks/url-policy.ts). One
+ * agent pair per policy, made once: connections are not kept alive today (each delivery opens its
+ * own, as before), but turning keepAlive on is a one-line change that keeps every check.
  */
 @Injectable()
 export class WebhookSender {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  private readonly agents = new Map<string, GuardedAgents>();
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    for (const mode of ['live', 'test'] as const) {
+      const policy = webhookPolicy(mode);
+      this.agents.set(policy.kind, createGuardedAgents(policy, { keepAlive: false }));
+    }
+  }
+
+  /** The mode is read on every send, like every other check here. */
+  private agentsForMode(): GuardedAgents {
+    return this.agents.get(webhookPolicy(this.config.mode).kind)!;
+  }
 
   send(msg: OutgoingWebhook): Promise<SendResult> {
     const timeoutMs = this.config.webhookTimeoutMs;
@@ -157,23 +149,20 @@ export class WebhookSender {
       } catch {
         return fail(new Error('invalid url'));
       }
-      // Node connects to IP literals without a lookup, so the guard runs here for them.
-      const literal = hostOf(url);
-      const literalRefusal = isIP(literal) ? addressRefusal(literal, this.config.mode) : null;
-      if (literalRefusal) {
-        return fail(new RefusedAddress(literalRefusal));
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        return fail(new Error(`url must use https or http (got ${url.protocol})`));
       }
       if (this.config.mode === 'live' && url.protocol !== 'https:') {
         return fail(new Error('url must use https in live mode'));
       }
       const body = Buffer.from(msg.body, 'utf8');
-      const lib = url.protocol === 'https:' ? https : http;
-      const req = lib.request(url, {
+      const secure = url.protocol === 'https:';
+      const agents = this.agentsForMode();
+      const req = (secure ? https : http).request(url, {
         method: 'POST',
         // Wall time, not Clock: receivers compare webhook-timestamp with their own clocks (±5 min).
         headers: { ...signedHeaders(msg, new Date()), 'content-length': String(body.length) },
-        lookup: guardedLookup(this.config.mode),
-        agent: false,
+        agent: secure ? agents.https : agents.http,
       });
       timer = setTimeout(() => {
         timedOut = true;

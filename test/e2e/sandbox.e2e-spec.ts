@@ -173,6 +173,7 @@ describe(SandboxService.name, () => {
         'base_url',
         'buyer',
         'buyer_protocol_key',
+        'forex',
         'mandate_id',
         'merchant_protocol_key',
         'offers',

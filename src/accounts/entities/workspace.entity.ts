@@ -1,7 +1,11 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
-/** `operator`: the service's own operators (migration 1763700001700-Operators); everyone else `standard`. */
-export type WorkspaceKind = 'standard' | 'operator';
+/**
+ * `forex_partner`: an AD Category-II partner's workspace, its people are dealers (migration
+ * 1763700001400-Forex); `operator`: the service's own operators (1763700001700-Operators);
+ * everyone else `standard`.
+ */
+export type WorkspaceKind = 'standard' | 'forex_partner' | 'operator';
 
 @Entity('workspaces')
 export class Workspace {

@@ -3,6 +3,7 @@ import express, { NextFunction, Request, Response } from 'express';
 
 import { bodyParserError } from '../errors/all-exceptions.filter';
 import { AppError } from '../errors/app-error';
+import { refuseOversizedContentLength, ROUTE_BODY_LIMITS, routeBodyLimitOf } from './body-limits';
 import { requireJsonBody, requireJsonObject } from './content-type';
 import { refuseDeepJsonText, refuseHostileFormText, refuseHostileInput } from './hostile-input';
 import { idempotencyKeyEchoMiddleware, requestIdMiddleware } from './request-id';
@@ -29,6 +30,35 @@ function mappingParserErrors(parser: Middleware): Middleware {
     });
 }
 
+function jsonParser(limit: string | number): Middleware {
+  return mappingParserErrors(
+    express.json({
+      limit,
+      type: ['application/json', 'application/*+json'],
+      strict: true,
+      verify: (req, _res, buf, encoding) => {
+        (req as RawBodyRequest).rawBody = buf;
+        // Before JSON.parse: a body nested thousands deep never reaches the parser or our code.
+        refuseDeepJsonText(buf, encoding);
+      },
+    }),
+  );
+}
+
+/**
+ * The JSON parser with the route's limit: BODY_LIMIT, or the larger limit of the few routes in
+ * body-limits.ts (the forex document upload), which refuse a larger Content-Length up front.
+ */
+function jsonBodies(bodyLimit: string): Middleware {
+  const standard = jsonParser(bodyLimit);
+  const special = new Map(ROUTE_BODY_LIMITS.map((r) => [r, jsonParser(r.limitBytes)]));
+  return (req, res, next) => {
+    const route = routeBodyLimitOf(req);
+    const parser = route ? special.get(route) : undefined;
+    return (parser ?? standard)(req, res, next);
+  };
+}
+
 /**
  * Middleware in the order every request meets it. Registered through Nest's MiddlewareConsumer
  * (not app.use) so parser errors reach the global exception filter and get our error bodies.
@@ -39,19 +69,9 @@ export function httpPipeline(bodyLimit: string): Middleware[] {
   return [
     requestIdMiddleware,
     idempotencyKeyEchoMiddleware,
+    refuseOversizedContentLength,
     requireJsonBody(JSON_APIS),
-    mappingParserErrors(
-      express.json({
-        limit: bodyLimit,
-        type: ['application/json', 'application/*+json'],
-        strict: true,
-        verify: (req, _res, buf, encoding) => {
-          (req as RawBodyRequest).rawBody = buf;
-          // Before JSON.parse: a body nested thousands deep never reaches the parser or our code.
-          refuseDeepJsonText(buf, encoding);
-        },
-      }),
-    ),
+    jsonBodies(bodyLimit),
     requireJsonObject(JSON_APIS),
     mappingParserErrors(
       express.urlencoded({

@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Operators (README "Operating it"): the people who run the service. A workspace is `standard`
- * (customers, the default) or `operator`; a person is a `member` (the default) or an
+ * Operators (README "Operating it"): the people who run the service. A workspace (its `kind`
+ * column comes from 1763700001400-Forex) may now also be `operator`; a person is a `member` (the default) or an
  * `operator`. Operator tools (the queue dashboard at /app/ops/queues) need both: an operator
  * person in an operator workspace (checked by src/ops/operator-access.ts). Existing rows keep
  * the defaults, so nobody becomes an operator by this migration.
@@ -12,9 +12,9 @@ export class Operators1763700001700 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
-      ALTER TABLE workspaces
-        ADD COLUMN kind text NOT NULL DEFAULT 'standard'
-          CONSTRAINT workspaces_kind_chk CHECK (kind IN ('standard', 'operator'));
+      ALTER TABLE workspaces DROP CONSTRAINT workspaces_kind_chk;
+      ALTER TABLE workspaces ADD CONSTRAINT workspaces_kind_chk
+        CHECK (kind IN ('standard', 'forex_partner', 'operator'));
       ALTER TABLE persons
         ADD COLUMN role text NOT NULL DEFAULT 'member'
           CONSTRAINT persons_role_chk CHECK (role IN ('member', 'operator'));
@@ -24,7 +24,9 @@ export class Operators1763700001700 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
       ALTER TABLE persons DROP COLUMN role;
-      ALTER TABLE workspaces DROP COLUMN kind;
+      ALTER TABLE workspaces DROP CONSTRAINT workspaces_kind_chk;
+      ALTER TABLE workspaces ADD CONSTRAINT workspaces_kind_chk
+        CHECK (kind IN ('standard', 'forex_partner'));
     `);
   }
 }

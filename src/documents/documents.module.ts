@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+
+import { DOCUMENT_STORE, PostgresDocumentStore } from './document-store';
+
+/**
+ * Documents at rest (README "Documents and outbound fetches"): the DOCUMENT_STORE port, backed by
+ * Postgres. The content rules (document-content.ts) and URL fetches (document-fetch.ts) are
+ * plain functions.
+ */
+@Module({
+  providers: [
+    PostgresDocumentStore,
+    { provide: DOCUMENT_STORE, useExisting: PostgresDocumentStore },
+  ],
+  exports: [DOCUMENT_STORE],
+})
+export class DocumentsModule {}

@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+
+import { paiseFromSql } from '../common/money';
+import { Cursor, newestFirst } from '../common/pagination';
+import { Tx } from '../database/tx';
+import { ForexDocument } from './entities/forex-document.entity';
+import { ForexFile } from './entities/forex-file.entity';
+import { ForexQuote } from './entities/forex-quote.entity';
+import { COMMITTED_STATUSES, FileStatus } from './forex-file.state';
+
+export interface LrsTotals {
+  usdCents: number;
+  inrPaise: number;
+}
+
+/** First key of the two-key advisory lock serialising LRS checks of one PAN (second: hashtext). */
+export const LRS_LOCK_CLASS = 0x46584c52; // "FXLR"
+
+/** The only SQL on forex_files, forex_quotes and forex_documents. */
+@Injectable()
+export class ForexFileRepository {
+  constructor(private readonly tx: Tx) {}
+
+  async insert(file: ForexFile): Promise<void> {
+    await this.tx.manager.insert(ForexFile, file);
+  }
+
+  find(id: string): Promise<ForexFile | null> {
+    return this.tx.manager.findOneBy(ForexFile, { id });
+  }
+
+  /** SELECT … FOR NO KEY UPDATE: every move of a file happens under this lock. */
+  lock(id: string, opts: { skipLocked?: boolean } = {}): Promise<ForexFile | null> {
+    return this.tx.manager.findOne(ForexFile, {
+      where: { id },
+      lock: {
+        mode: 'for_no_key_update',
+        ...(opts.skipLocked ? { onLocked: 'skip_locked' as const } : {}),
+      },
+    });
+  }
+
+  async update(id: string, changes: Partial<ForexFile>): Promise<void> {
+    await this.tx.manager.update(ForexFile, { id }, changes);
+  }
+
+  listForAgent(
+    agentId: string,
+    status: FileStatus | undefined,
+    limit: number,
+    after: Cursor | null,
+  ): Promise<ForexFile[]> {
+    const qb = this.tx.manager
+      .createQueryBuilder(ForexFile, 'f')
+      .where('f.agent_id = :agentId', { agentId });
+    if (status) {
+      qb.andWhere('f.status = :status', { status });
+    }
+    return newestFirst(qb, 'f', limit, after).getMany();
+  }
+
+  /** A partner's files in these states, oldest submission first (the dealer's queue order). */
+  listForPartner(partnerId: string, statuses: FileStatus[], limit: number): Promise<ForexFile[]> {
+    return this.tx.manager.find(ForexFile, {
+      where: { partnerId, status: In(statuses) },
+      order: { submittedAt: 'ASC', id: 'ASC' },
+      take: limit,
+    });
+  }
+
+  listForPerson(personId: string, limit: number): Promise<ForexFile[]> {
+    return this.tx.manager.find(ForexFile, {
+      where: { personId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+    });
+  }
+
+  /** Files whose declaration window has passed, for the expiry sweep. */
+  async overdueDeclarations(now: Date, limit: number): Promise<string[]> {
+    const rows = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT id FROM forex_files WHERE status = 'awaiting_declaration' AND declaration_due_at <= $1
+        ORDER BY declaration_due_at LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Serialises LRS/TCS checks of one PAN in one financial year until the transaction ends, so two
+   * files of the same person submitted at once cannot both fit under the limit. Taken after the
+   * file's row lock (docs/architecture.md "Lock order").
+   */
+  async lockPanYear(panHash: string, financialYear: string): Promise<void> {
+    await this.tx.manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+      LRS_LOCK_CLASS,
+      `${panHash}:${financialYear}`,
+    ]);
+  }
+
+  /**
+   * What this PAN's other files committed in the financial year: files waiting for their
+   * declaration (still within the window), with the dealer, or booked.
+   */
+  async lrsTotals(
+    panHash: string,
+    financialYear: string,
+    excludeFileId: string,
+    now: Date,
+  ): Promise<LrsTotals> {
+    const [row] = await this.tx.manager.query<{ usd: string; inr: string }[]>(
+      `SELECT COALESCE(SUM(lrs_usd_cents), 0)::text AS usd, COALESCE(SUM(lrs_inr_paise), 0)::text AS inr
+         FROM forex_files
+        WHERE pan_hash = $1 AND lrs_financial_year = $2 AND id <> $3
+          AND status = ANY($4::text[])
+          AND NOT (status = 'awaiting_declaration' AND declaration_due_at <= $5)`,
+      [panHash, financialYear, excludeFileId, COMMITTED_STATUSES, now],
+    );
+    return { usdCents: paiseFromSql(row.usd), inrPaise: paiseFromSql(row.inr) };
+  }
+
+  async insertQuote(quote: ForexQuote): Promise<void> {
+    await this.tx.manager.insert(ForexQuote, quote);
+  }
+
+  findQuote(id: string): Promise<ForexQuote | null> {
+    return this.tx.manager.findOneBy(ForexQuote, { id });
+  }
+
+  async insertDocument(doc: ForexDocument): Promise<void> {
+    await this.tx.manager.insert(ForexDocument, doc);
+  }
+
+  documents(fileId: string): Promise<ForexDocument[]> {
+    return this.tx.manager.find(ForexDocument, {
+      where: { fileId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  findDocument(fileId: string, id: string): Promise<ForexDocument | null> {
+    return this.tx.manager.findOneBy(ForexDocument, { fileId, id });
+  }
+
+  /** A person of the workspace by email (emails are stored lower-case). */
+  async findPersonInWorkspace(
+    email: string,
+    workspaceId: string,
+  ): Promise<{ id: string; name: string } | null> {
+    const [row] = await this.tx.manager.query<{ id: string; name: string }[]>(
+      'SELECT id, name FROM persons WHERE email = $1 AND workspace_id = $2',
+      [email.trim().toLowerCase(), workspaceId],
+    );
+    return row ?? null;
+  }
+
+  async personNames(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) {
+      return new Map();
+    }
+    const rows = await this.tx.manager.query<{ id: string; name: string }[]>(
+      'SELECT id, name FROM persons WHERE id = ANY($1::text[])',
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+}
