@@ -145,7 +145,8 @@ const other = (text: string): Fragment => ({ text, edge: false });
 /** Raw JSON fragments: each is hostile in some way (or merely wrong for the field). */
 const hostileFragment: fc.Arbitrary<Fragment> = fc.oneof(
   fc
-    .tuple(fc.integer({ min: MAX_BODY_DEPTH, max: 6000 }), fc.boolean())
+    // One level past the limit at least: MAX_BODY_DEPTH nested containers are still allowed.
+    .tuple(fc.integer({ min: MAX_BODY_DEPTH + 1, max: 6000 }), fc.boolean())
     .map(([n, arr]) =>
       edge(arr ? '['.repeat(n) + ']'.repeat(n) : '{"a":'.repeat(n) + '0' + '}'.repeat(n)),
     ),

@@ -1,6 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-
 import type { Request } from 'express';
 
 import {
@@ -8,7 +5,11 @@ import {
   DOCUMENT_UPLOAD_BODY_LIMIT_BYTES,
   routeBodyLimitOf,
 } from '../../../src/common/http/body-limits';
-import { findHostileValue, MAX_BODY_DEPTH } from '../../../src/common/http/hostile-input';
+import {
+  findHostileValue,
+  MAX_BODY_DEPTH,
+  tooDeepPathInJsonText,
+} from '../../../src/common/http/hostile-input';
 import { DOCUMENT_MAX_BYTES } from '../../../src/documents/document-content';
 
 const req = (method: string, url: string) => ({ method, originalUrl: url, url }) as Request;
@@ -53,41 +54,18 @@ describe('the document upload body limit', () => {
   });
 });
 
-/**
- * Timed in a plain Node process: Jest runs tests inside a vm context, where every global lookup
- * (Number, Math) is intercepted and a loop over millions of values is tens of times slower than
- * in the service, so times measured here would say nothing about production.
- */
-function timeInNode(script: string): Record<string, number> {
-  const out = execFileSync(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', '-e', script],
-    { cwd: join(__dirname, '..', '..', '..'), encoding: 'utf8', timeout: 60_000 },
-  );
-  return JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>;
-}
-
-describe('hostile-input checks on a document-sized body stay linear and fast', () => {
-  it('check a 6.7 MB upload, and a body of 3 million members, in milliseconds', () => {
-    const times = timeInNode(`
-      const { findHostileValue, tooDeepPathInJsonText } = require('./src/common/http/hostile-input');
-      const time = (fn) => { const t = performance.now(); const r = fn(); if (r !== null) throw new Error('refused'); return performance.now() - t; };
-      const upload = JSON.stringify({ kind: 'passport', content_type: 'application/pdf', content_base64: 'QUJD'.repeat(1666667) });
-      const members = '[' + '1,'.repeat(3000000) + '1]';
-      const objects = '[' + '{"a":1,"b":"x","c":[1,2]},'.repeat(200000) + '{}]';
-      console.log(JSON.stringify({
-        uploadText: time(() => tooDeepPathInJsonText(Buffer.from(upload))),
-        uploadWalk: time(() => findHostileValue(JSON.parse(upload))),
-        membersText: time(() => tooDeepPathInJsonText(Buffer.from(members))),
-        membersWalk: time(() => findHostileValue(JSON.parse(members))),
-        objectsWalk: time(() => findHostileValue(JSON.parse(objects))),
-      }));
-    `);
-    // Typically 20-60 ms each on a busy 2-core machine. The walk used to build a JSONPath string
-    // and a frame per member: 1.3-1.7 s for the 3 million members on the same machine.
-    for (const ms of Object.values(times)) {
-      expect(ms).toBeLessThan(600);
-    }
+describe('hostile-input checks on a document-sized body', () => {
+  it('accept a 6.7 MB upload and a body of 3 million members', () => {
+    const upload = JSON.stringify({
+      kind: 'passport',
+      content_type: 'application/pdf',
+      content_base64: 'QUJD'.repeat(1666667),
+    });
+    const members = '[' + '1,'.repeat(3000000) + '1]';
+    expect(tooDeepPathInJsonText(Buffer.from(upload))).toBeNull();
+    expect(findHostileValue(JSON.parse(upload))).toBeNull();
+    expect(tooDeepPathInJsonText(Buffer.from(members))).toBeNull();
+    expect(findHostileValue(JSON.parse(members))).toBeNull();
   });
 
   it('still refuses depth, numbers and strings with the same paths', () => {
