@@ -1,151 +1,121 @@
-import { InjectQueue } from '@nestjs/bull';
-import { Injectable, Logger } from '@nestjs/common';
-import type { Queue } from 'bull';
+import { Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
+import {
+  HealthCheckResult,
+  HealthCheckService,
+  HealthIndicatorFunction,
+  HealthIndicatorResult,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 
-import { QUEUES } from '../common/queues/queues';
+import { CHECK_TIMEOUT_MS } from './check-timeout';
+import { MigrationsHealthIndicator } from './migrations.health';
+import { RedisHealthIndicator } from './redis.health';
 
-/** Each check gives up after this long; a probe answers within it. */
-export const CHECK_TIMEOUT_MS = 2000;
 /**
  * Probes that arrive together share one run of the checks, and its result for this long: the
  * probes are public and not rate-limited, so their load on Postgres and Redis stays bounded.
  */
 export const CHECK_CACHE_MS = 1000;
 
-export type CheckName = 'postgres' | 'redis' | 'migrations';
-
-export interface CheckResult {
-  status: 'up' | 'down';
-  /** `unreachable`, `timeout`, or the pending migrations; never a driver message (the probe is public). */
-  message?: string;
-  /** Migrations: how many this build carries (all applied). */
-  applied?: number;
-  responseTime: number;
-}
-
-/** The body of /health/ready, in the shape of @nestjs/terminus's health check result. */
-export interface ReadinessResult {
-  status: 'ok' | 'error';
-  info: Partial<Record<CheckName, CheckResult>>;
-  error: Partial<Record<CheckName, CheckResult>>;
-  details: Record<CheckName, CheckResult>;
-}
-
-class CheckFailed extends Error {}
-
-async function timed(fn: () => Promise<Partial<CheckResult> | void>): Promise<CheckResult> {
-  const start = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CheckFailed('timeout')), CHECK_TIMEOUT_MS);
-  });
-  try {
-    const extra = await Promise.race([fn(), timeout]);
-    return { status: 'up', ...(extra ?? {}), responseTime: Math.round(performance.now() - start) };
-  } catch (err) {
-    return {
-      status: 'down',
-      message: err instanceof CheckFailed ? err.message : 'unreachable',
-      responseTime: Math.round(performance.now() - start),
-    };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Migration names by TypeORM's rule (the class's `name` property, else the class name). */
-function migrationName(m: { name?: string; constructor: { name: string } }): string {
-  return m.name ?? m.constructor.name;
+/** Adds `responseTime` (ms) to the indicator's result, as every check of /health/ready reports it. */
+function timed<const Key extends string>(
+  key: Key,
+  run: () => Promise<HealthIndicatorResult<Key>>,
+): HealthIndicatorFunction {
+  return async () => {
+    const start = performance.now();
+    const result = await run();
+    return { [key]: { ...result[key], responseTime: Math.round(performance.now() - start) } };
+  };
 }
 
 /**
- * Readiness (GET /health/ready): PostgreSQL answers, Redis answers, and no migration is pending
- * (the schema_migrations rows against the migrations this build carries, the comparison
- * TypeORM's showMigrations makes, without its side effect of creating the table). The answer has
- * @nestjs/terminus's shape ({status, info, error, details}); terminus itself is not used because
- * its current release is an ES module that the test runner cannot load (README "Why each
- * dependency"). A lost readiness is logged once, with its cause.
+ * Readiness (GET /health/ready) on @nestjs/terminus: `HealthCheckService` runs three indicators,
+ * `postgres` (`TypeOrmHealthIndicator`'s `SELECT 1`), `redis` (`RedisHealthIndicator`, PING) and
+ * `migrations` (`MigrationsHealthIndicator`, none pending), each within `CHECK_TIMEOUT_MS`. As in
+ * terminus, `check()` resolves to the result when all are up and rejects with a
+ * `ServiceUnavailableException` carrying it otherwise (ProbesController answers that 503 with
+ * Retry-After). Terminus's own logger is off (HealthModule): a lost readiness is logged here, once.
  */
 @Injectable()
 export class Readiness {
   private readonly logger = new Logger(Readiness.name);
-  private last: { at: number; result: Promise<ReadinessResult> } | null = null;
+  private last: { at: number; result: Promise<HealthCheckResult> } | null = null;
   private ready = true;
 
   constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicators: HealthIndicatorService,
+    private readonly typeOrm: TypeOrmHealthIndicator,
+    private readonly redis: RedisHealthIndicator,
+    private readonly migrations: MigrationsHealthIndicator,
     private readonly dataSource: DataSource,
-    @InjectQueue(QUEUES.maintenance) private readonly queue: Queue,
   ) {}
 
-  check(): Promise<ReadinessResult> {
+  check(): Promise<HealthCheckResult> {
     const now = Date.now();
     if (!this.last || now - this.last.at >= CHECK_CACHE_MS) {
       const result = this.run();
       this.last = { at: now, result };
       // The cache counts from when the run finished, so a slow run is not repeated at once.
-      void result.then(() => {
+      const settled = (): void => {
         if (this.last?.result === result) {
           this.last.at = Date.now();
         }
-      });
+      };
+      result.then(settled, settled);
     }
     return this.last.result;
   }
 
-  private async run(): Promise<ReadinessResult> {
-    const [postgres, redis, migrations] = await Promise.all([
-      timed(async () => {
-        await this.dataSource.query('SELECT 1');
-      }),
-      timed(async () => {
-        // A disconnected ioredis client would only queue the PING until Redis returns.
-        if (this.queue.client.status !== 'ready') {
-          throw new Error(this.queue.client.status);
-        }
-        await this.queue.client.ping();
-      }),
-      timed(async () => {
-        const pending = await this.pendingMigrations();
-        if (pending.length > 0) {
-          throw new CheckFailed(`pending: ${pending.join(', ')}`);
-        }
-        return { applied: this.dataSource.migrations.length };
-      }),
-    ]);
-    const details = { postgres, redis, migrations };
-    const entries = Object.entries(details) as [CheckName, CheckResult][];
-    const result: ReadinessResult = {
-      status: entries.every(([, c]) => c.status === 'up') ? 'ok' : 'error',
-      info: Object.fromEntries(entries.filter(([, c]) => c.status === 'up')),
-      error: Object.fromEntries(entries.filter(([, c]) => c.status === 'down')),
-      details,
-    };
-    if (result.status === 'error' && this.ready) {
-      this.logger.warn({ error: result.error }, 'not ready');
-    } else if (result.status === 'ok' && !this.ready) {
-      this.logger.log('ready again');
+  private async run(): Promise<HealthCheckResult> {
+    try {
+      const result = await this.health.check([
+        timed('postgres', () => this.postgres()),
+        timed('redis', () => this.redis.pingCheck('redis', { timeout: CHECK_TIMEOUT_MS })),
+        timed('migrations', () =>
+          this.migrations.pendingCheck('migrations', { timeout: CHECK_TIMEOUT_MS }),
+        ),
+      ]);
+      this.note(result);
+      return result;
+    } catch (err) {
+      if (err instanceof ServiceUnavailableException) {
+        this.note(err.getResponse() as HealthCheckResult);
+      }
+      throw err;
     }
-    this.ready = result.status === 'ok';
-    return result;
   }
 
-  /** Names of the migrations this build has that the database has not recorded, oldest first. */
-  async pendingMigrations(): Promise<string[]> {
-    const known = this.dataSource.migrations.map(migrationName);
-    const table = this.dataSource.options.migrationsTableName ?? 'migrations';
-    let applied: Set<string>;
-    try {
-      const rows = await this.dataSource.query<{ name: string }[]>(
-        `SELECT name FROM "${table.replace(/"/g, '""')}"`,
-      );
-      applied = new Set(rows.map((r) => r.name));
-    } catch (err) {
-      if ((err as { code?: string }).code !== '42P01') {
-        throw err;
-      }
-      applied = new Set(); // no migrations table yet: everything is pending
+  /**
+   * TypeOrmHealthIndicator reports a timeout as `timeout of <n>ms exceeded` and any other failure
+   * without a message; the probe answers the fixed words `timeout` and `unreachable` instead.
+   */
+  private async postgres(): Promise<HealthIndicatorResult<'postgres'>> {
+    const result = await this.typeOrm.pingCheck('postgres', {
+      connection: this.dataSource,
+      timeout: CHECK_TIMEOUT_MS,
+    });
+    if (result.postgres.status === 'up') {
+      return result;
     }
-    return known.filter((name) => !applied.has(name));
+    const message: unknown = result.postgres.message;
+    const timedOut = typeof message === 'string' && message.startsWith('timeout');
+    return this.indicators
+      .check('postgres')
+      .down({ message: timedOut ? 'timeout' : 'unreachable' });
+  }
+
+  /** Logs the changes only: readiness lost (with the failed checks' fixed words) and regained. */
+  private note(result: HealthCheckResult): void {
+    const ready = result.status === 'ok';
+    if (!ready && this.ready) {
+      this.logger.warn({ status: result.status, error: result.error }, 'not ready');
+    } else if (ready && !this.ready) {
+      this.logger.log('ready again');
+    }
+    this.ready = ready;
   }
 }
