@@ -40,6 +40,6 @@ import { PanVault } from './pan-vault';
     PanDigestGuard,
     IdempotencyKeyRequiredGuard,
   ],
-  exports: [ForexService, ForexPartnersService, ForexDeskService],
+  exports: [ForexService, ForexPartnersService, ForexDeskService, PanVault],
 })
 export class ForexModule {}

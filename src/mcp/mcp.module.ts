@@ -2,29 +2,33 @@ import { Module } from '@nestjs/common';
 
 import { AccountsModule } from '../accounts/accounts.module';
 import { CheckoutModule } from '../checkout/checkout.module';
+import { ForexModule } from '../forex/forex.module';
 import { RefundsModule } from '../refunds/refunds.module';
 import { SellerModule } from '../seller/seller.module';
 import { AcpCheckoutMcpFactory } from './checkout/acp-checkout-mcp.factory';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
 import { McpAuthGuard } from './mcp-auth.guard';
+import { McpIdempotency } from './mcp-idempotency';
 import { McpRefundRequestRepository } from './mcp-refund-request.repository';
 import { McpServerFactory } from './mcp-server.factory';
 import { MCP_TOOLS, McpTool } from './mcp-tool';
 import { MCP_TOOL_CLASSES } from './tools';
 
 /**
- * The MCP server at /mcp (Streamable HTTP, stateless). Agent credential: tools/index.ts; merchant
+ * The MCP server at /mcp (Streamable HTTP, stateless). Agent credential: tools/index.ts (seller and
+ * forex tools); merchant
  * protocol key: the ACP checkout binding (checkout/).
  */
 @Module({
-  imports: [AccountsModule, SellerModule, RefundsModule, CheckoutModule],
+  imports: [AccountsModule, SellerModule, RefundsModule, CheckoutModule, ForexModule],
   controllers: [McpController],
   providers: [
     McpService,
     McpServerFactory,
     AcpCheckoutMcpFactory,
     McpAuthGuard,
+    McpIdempotency,
     McpRefundRequestRepository,
     ...MCP_TOOL_CLASSES,
     {

@@ -243,7 +243,17 @@ describe('MCP server (/mcp)', () => {
     it('lists whoami, find_seller and issue_refund with precise input schemas', async () => {
       const client = await connect(ws.seller.credential);
       const { tools } = await client.listTools();
-      expect(tools.map((x) => x.name)).toEqual(['whoami', 'find_seller', 'issue_refund']);
+      expect(tools.map((x) => x.name)).toEqual([
+        'whoami',
+        'find_seller',
+        'issue_refund',
+        'get_forex_rates',
+        'create_forex_file',
+        'forex_quote',
+        'upload_document',
+        'submit_file',
+        'file_status',
+      ]);
       const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
 
       const find = byName.find_seller.inputSchema as ObjectSchema;
