@@ -194,7 +194,17 @@ describe('MCP checkout binding (/mcp, merchant protocol key)', () => {
     it('gives an agent credential its own tools and no checkout tools', async () => {
       const { ws } = await world();
       const { tools } = await (await connect(ws.seller.credential)).listTools();
-      expect(tools.map((x) => x.name)).toEqual(['whoami', 'find_seller', 'issue_refund']);
+      expect(tools.map((x) => x.name)).toEqual([
+        'whoami',
+        'find_seller',
+        'issue_refund',
+        'get_forex_rates',
+        'create_forex_file',
+        'forex_quote',
+        'upload_document',
+        'submit_file',
+        'file_status',
+      ]);
     });
   });
 
