@@ -17,6 +17,7 @@ import { ConfigModule } from './config/config.module';
 import { ConsentModule } from './consent/consent.module';
 import { dataSourceOptions } from './database/data-source-options';
 import { DelegatePaymentModule } from './delegate-payment/delegate-payment.module';
+import { GatewayModule } from './gateway/gateway.module';
 import { HealthModule } from './health/health.module';
 import { IntentsModule } from './intents/intents.module';
 import { MandatesModule } from './mandates/mandates.module';
@@ -30,6 +31,7 @@ import { ReceiptsModule } from './receipts/receipts.module';
 import { RefundsModule } from './refunds/refunds.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { SellerModule } from './seller/seller.module';
+import { SettlementsModule } from './settlements/settlements.module';
 import { AppNotFoundModule, AppPagesModule } from './web/app-pages.module';
 import { WebModule } from './web/web.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -72,6 +74,8 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     SellerModule,
     CheckoutModule,
     OrdersModule,
+    GatewayModule,
+    SettlementsModule,
     PublicPayModule,
     AppPagesModule,
     // Last: its catch-all answers unknown /app paths with an HTML 404 after every real route.
