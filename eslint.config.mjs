@@ -39,6 +39,8 @@ export default tseslint.config(
   // process.env is read in src/config only; tests and the bench set up their own environments.
   { files: ['src/config/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'], rules: { 'no-restricted-syntax': 'off', 'no-console': 'off' } },
   { files: ['src/cli/**/*.ts'], rules: { 'no-console': 'off' } },
+  // The gateway simulator's entry file reads its own settings (GATEWAY_SIM_*) and prints them.
+  { files: ['gateway-sim/main.ts'], rules: { 'no-restricted-syntax': 'off', 'no-console': 'off' } },
   // Scripts the pages load (views/**/assets): plain browser JavaScript, linted without type information.
   {
     files: ['views/**/*.js'],
@@ -47,6 +49,22 @@ export default tseslint.config(
       ...tseslint.configs.disableTypeChecked.languageOptions,
       sourceType: 'script',
       globals: { window: 'readonly', document: 'readonly', setTimeout: 'readonly', fetch: 'readonly', location: 'readonly' },
+    },
+  },
+  // The gateway simulator's browser scripts (widget and pages): plain ES5, no type information.
+  {
+    files: ['gateway-sim/assets/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        URL: 'readonly',
+        URLSearchParams: 'readonly',
+      },
     },
   },
   // Test callbacks are often async for uniformity (waitFor predicates, fakes).

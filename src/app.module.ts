@@ -19,6 +19,7 @@ import { dataSourceOptions } from './database/data-source-options';
 import { DelegatePaymentModule } from './delegate-payment/delegate-payment.module';
 import { DocumentsModule } from './documents/documents.module';
 import { ForexModule } from './forex/forex.module';
+import { GatewayModule } from './gateway/gateway.module';
 import { HealthModule } from './health/health.module';
 import { IntentsModule } from './intents/intents.module';
 import { MandatesModule } from './mandates/mandates.module';
@@ -34,6 +35,7 @@ import { ReceiptsModule } from './receipts/receipts.module';
 import { RefundsModule } from './refunds/refunds.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { SellerModule } from './seller/seller.module';
+import { SettlementsModule } from './settlements/settlements.module';
 import { AppNotFoundModule, AppPagesModule } from './web/app-pages.module';
 import { WebModule } from './web/web.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -80,6 +82,8 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     OrdersModule,
     OpsModule,
     ForexModule,
+    GatewayModule,
+    SettlementsModule,
     PublicPayModule,
     AppPagesModule,
     // Last: its catch-all answers unknown /app paths with an HTML 404 after every real route.

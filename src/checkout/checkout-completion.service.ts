@@ -6,7 +6,7 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { formatRupees } from '../common/money';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
+import { AfterCommit, Eventually, Tx } from '../database/tx';
 import { TokensService } from '../delegate-payment/tokens.service';
 import { OrdersService } from '../orders/orders.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
@@ -71,11 +71,19 @@ export class CheckoutCompletionService implements OnModuleInit {
     });
   }
 
+  /**
+   * The payment's first phase runs here, under the session lock: the intent is recorded and, when
+   * it goes to the rail, the session is `complete_in_progress` when this transaction commits. The
+   * answer is then an AfterCommit: once the rail has answered and the pipeline's second transaction
+   * has moved the session (onApprovedPaymentSettled / onPendingPaymentDeclined), the session is read
+   * again and that is the answer (completed with its order, or ready_for_payment with the reason).
+   * If the rail has no definite answer yet the answer is `complete_in_progress`; GET shows the end.
+   */
   async completeSession(
     caller: ProtocolKeyPrincipal,
     id: string,
     body: CompleteCheckoutSessionDto,
-  ): Promise<AcpCheckoutSession> {
+  ): Promise<Eventually<AcpCheckoutSession>> {
     const credential = parsePaymentData(body.payment_data);
     return this.tx.run(async () => {
       const session = await this.checkout.lockVisible(caller, id);
@@ -125,6 +133,18 @@ export class CheckoutCompletionService implements OnModuleInit {
       session.intentId = outcome.intent.id;
       session.updatedAt = this.clock.now();
       switch (outcome.status) {
+        case 'processing':
+          session.status = 'complete_in_progress';
+          session.messages = [
+            {
+              type: 'info',
+              severity: 'info',
+              content_type: 'plain',
+              content:
+                'The UPI payment is being processed. Retrieve this session to see the outcome.',
+            },
+          ];
+          break;
         case 'settled':
           this.markCompleted(session);
           break;
@@ -161,6 +181,13 @@ export class CheckoutCompletionService implements OnModuleInit {
           intent_id: outcome.intent.id,
         },
       );
+      if (outcome.status === 'processing') {
+        return new AfterCommit(() =>
+          this.tx.run(async () =>
+            this.checkout.present((await this.repo.findById(id)) as CheckoutSession),
+          ),
+        );
+      }
       return this.checkout.present(session);
     });
   }
@@ -215,10 +242,10 @@ export class CheckoutCompletionService implements OnModuleInit {
     });
   }
 
-  /** A person approved and the rail settled: the session completes with its order. */
+  /** The rail settled (right after complete, or after a person approved): completed with its order. */
   private async onApprovedPaymentSettled(intent: PaymentIntent): Promise<void> {
     const session = await this.repo.findById(intent.sourceId);
-    if (!session || session.status !== 'pending_approval' || session.intentId !== intent.id) {
+    if (!session || !isPaying(session.status) || session.intentId !== intent.id) {
       return;
     }
     this.markCompleted(session);
@@ -226,10 +253,10 @@ export class CheckoutCompletionService implements OnModuleInit {
     await this.orders.emitCompleted(session);
   }
 
-  /** Denied, expired approval or a rail failure after approval: payable again, with the reason. */
+  /** Denied, expired approval or a rail failure: payable again, with the reason. */
   private async onPendingPaymentDeclined(intent: PaymentIntent): Promise<void> {
     const session = await this.repo.findById(intent.sourceId);
-    if (!session || session.status !== 'pending_approval' || session.intentId !== intent.id) {
+    if (!session || !isPaying(session.status) || session.intentId !== intent.id) {
       return;
     }
     Object.assign(session, {
@@ -239,4 +266,9 @@ export class CheckoutCompletionService implements OnModuleInit {
     });
     await this.repo.save(session);
   }
+}
+
+/** A session whose payment has not ended: waiting for a person, or on the rail. */
+function isPaying(status: CheckoutSession['status']): boolean {
+  return status === 'pending_approval' || status === 'complete_in_progress';
 }

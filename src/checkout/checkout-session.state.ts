@@ -31,7 +31,10 @@ export function canComplete(status: CheckoutStatus): boolean {
   return status === 'ready_for_payment';
 }
 
-/** Anything but completed and canceled cancels (an expired session too); those two answer 405. */
+/**
+ * Anything but completed and canceled cancels (an expired session too); those two answer 405. So
+ * does complete_in_progress: its payment is on the rail and will end completed or payable again.
+ */
 export function canCancel(status: CheckoutStatus): boolean {
-  return status !== 'completed' && status !== 'canceled';
+  return status !== 'completed' && status !== 'canceled' && status !== 'complete_in_progress';
 }

@@ -4,6 +4,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { AcpRoute, Caller } from '../common/auth/auth.decorators';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { Eventually } from '../database/tx';
 import { CheckoutService } from './checkout.service';
 import { CheckoutCompletionService } from './checkout-completion.service';
 import { AcpCheckoutSession } from './dto/checkout-session.response';
@@ -67,14 +68,16 @@ export class CheckoutController {
   @ApiOperation({
     operationId: 'completeCheckoutSession',
     summary:
-      'Pay with a delegated token: completed (≤ ₹2,000), pending_approval (above), or ready_for_payment + payment_declined',
+      'Pay with a delegated token: completed (≤ ₹2,000), pending_approval (above), or ready_for_payment + payment_declined; complete_in_progress when the rail has not answered yet (retrieve the session for the outcome)',
   })
   @ApiOkResponse({ type: AcpCheckoutSession })
   complete(
     @Caller() caller: ProtocolKeyPrincipal,
     @Param('checkout_session_id') id: string,
     @Body() body: CompleteCheckoutSessionDto,
-  ): Promise<AcpCheckoutSession> {
+  ): Promise<Eventually<AcpCheckoutSession>> {
+    // An AfterCommit answer is finished by the IdempotencyInterceptor once the payment's first
+    // transaction has committed and the rail has answered (docs/architecture.md "Transactions").
     return this.completion.completeSession(caller, id, body);
   }
 

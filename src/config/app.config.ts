@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { inspect } from 'node:util';
 
 import { z } from 'zod';
 
@@ -11,6 +12,52 @@ import type { TcsTable } from '../forex/forex-rules';
  * the process with one line naming the variable. The README's "Configuration" table lists them.
  */
 export type Mode = 'sandbox' | 'test' | 'live';
+export type RailName = 'sandbox' | 'gateway';
+
+/**
+ * A secret read from the environment. It prints as `[redacted]` however it is logged or
+ * serialised (String, JSON, util.inspect), so a config object can never leak it by accident;
+ * `reveal()` is called only where the secret is used (an HTTP Basic header, an HMAC key).
+ */
+export class Secret {
+  readonly #value: string;
+
+  constructor(value: string) {
+    this.#value = value;
+  }
+
+  reveal(): string {
+    return this.#value;
+  }
+
+  toString(): string {
+    return '[redacted]';
+  }
+
+  toJSON(): string {
+    return '[redacted]';
+  }
+
+  [inspect.custom](): string {
+    return '[redacted]';
+  }
+}
+
+/** The payment gateway (RAIL=gateway; README "Going live on the gateway"). */
+export interface GatewayConfig {
+  /** Base address of the gateway API (without /v1). */
+  apiUrl: string;
+  /** Origin the checkout widget (checkout.js) is loaded from; the pay page's CSP allows it alone. */
+  checkoutUrl: string;
+  /** Public key id: sent to the browser (the widget needs it). */
+  keyId: string;
+  /** API key secret: HTTP Basic to the gateway and the payment-signature HMAC key. Never sent or logged. */
+  keySecret: Secret;
+  /** HMAC key of the gateway's inbound webhooks (X-Gateway-Signature). Never sent or logged. */
+  webhookSecret: Secret;
+  /** Per-call HTTP timeout; a call without an answer leaves the payment to the reconciler. */
+  timeoutMs: number;
+}
 
 export interface AppConfig {
   mode: Mode;
@@ -87,6 +134,41 @@ export interface AppConfig {
    * mode; null in live mode when unset, and then the document store stops the boot.
    */
   documentEncryptionKey: Buffer | null;
+  /** The payment rail the pipeline uses (PAYMENT_RAIL in PaymentsModule). */
+  rail: RailName;
+  /**
+   * How long an intent or refund left `processing` belongs to the request that started it; after
+   * that the reconciler asks the rail what happened (longer than any rail call may take).
+   */
+  railReconcileAfterMs: number;
+  /** Set when rail is 'gateway' (validated at boot), null on the sandbox rail. */
+  gateway: GatewayConfig | null;
+  /** Settlement reports and reconciliation (README "Settlements and reconciliation"). */
+  settlements: SettlementsConfig;
+  /** Recurring debits under UPI AutoPay (README "Recurring payments (UPI AutoPay)"). */
+  autopay: AutopayConfig;
+}
+
+export interface SettlementsConfig {
+  /** How often the repeatable job pulls the gateway's settlement report (RAIL=gateway only). */
+  reconcileEveryMs: number;
+  /** Calendar days (IST) of the report each pull reads, today included. */
+  lookbackDays: number;
+  /** A captured payment or processed refund no report carries after this long is `missing`. */
+  missingAfterMs: number;
+}
+
+/** A daily window, minutes after 00:00 IST, [start, end). */
+export interface IstWindow {
+  startMinute: number;
+  endMinute: number;
+}
+
+export interface AutopayConfig {
+  /** Windows in which no AutoPay debit is attempted (NPCI peak hours). */
+  blockedWindowsIst: IstWindow[];
+  /** Least time between the pre-debit notice and the debit. */
+  noticeLeadMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -272,6 +354,51 @@ const documentsEnv = z.object({
   DOCUMENT_ENCRYPTION_KEY: aes256Key.optional(),
 });
 
+const railEnv = z.object({
+  RAIL: z.enum(['sandbox', 'gateway'], { error: 'must be sandbox or gateway' }).default('sandbox'),
+  RAIL_RECONCILE_AFTER_MS: integer(100).default(60_000),
+  GATEWAY_API_URL: url(['http:', 'https:']).optional(),
+  GATEWAY_CHECKOUT_URL: url(['http:', 'https:']).optional(),
+  GATEWAY_KEY_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,64}$/, { error: 'must be 1-64 letters, digits or _' })
+    .optional(),
+  GATEWAY_KEY_SECRET: z.string().min(8, { error: 'must be at least 8 characters' }).optional(),
+  GATEWAY_WEBHOOK_SECRET: z.string().min(8, { error: 'must be at least 8 characters' }).optional(),
+  GATEWAY_TIMEOUT_MS: integer(100).default(10_000),
+});
+
+const istWindows = z.string().transform((v, ctx) => {
+  const out: { startMinute: number; endMinute: number }[] = [];
+  for (const part of v
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
+    const m = /^(\d{2}):(\d{2})-(\d{2}):(\d{2})$/.exec(part);
+    const start = m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
+    const end = m ? Number(m[3]) * 60 + Number(m[4]) : NaN;
+    if (!m || Number(m[2]) > 59 || Number(m[4]) > 59 || !(start < end) || end > 24 * 60) {
+      ctx.addIssue({ code: 'custom', message: 'must be comma-separated HH:MM-HH:MM windows' });
+      return z.NEVER;
+    }
+    out.push({ startMinute: start, endMinute: end });
+  }
+  return out;
+});
+
+const settlementsEnv = z.object({
+  SETTLEMENT_RECONCILE_EVERY_MS: integer(1000).default(3_600_000),
+  SETTLEMENT_LOOKBACK_DAYS: integer(1).default(3),
+  SETTLEMENT_MISSING_AFTER_MS: integer(0).default(3 * 24 * 3_600_000),
+});
+
+const autopayEnv = z.object({
+  AUTOPAY_BLOCKED_WINDOWS_IST: istWindows.default([
+    { startMinute: 600, endMinute: 780 },
+    { startMinute: 1020, endMinute: 1290 },
+  ]),
+});
+
 const appEnv = z.object({
   ...serverEnv.shape,
   ...storageEnv.shape,
@@ -281,6 +408,9 @@ const appEnv = z.object({
   ...webhooksEnv.shape,
   ...forexEnv.shape,
   ...documentsEnv.shape,
+  ...railEnv.shape,
+  ...settlementsEnv.shape,
+  ...autopayEnv.shape,
 });
 
 /** Sandbox and test only: fixed, public development keys, so sealed secrets survive restarts. */
@@ -329,6 +459,7 @@ export function loadConfig(
   if (live && !e.WEBHOOK_SECRET_KEY) {
     throw new ConfigError('WEBHOOK_SECRET_KEY is required in live mode (32 bytes, base64 or hex)');
   }
+  const gateway = gatewayConfig(e, live);
   return {
     mode,
     port: e.PORT,
@@ -369,6 +500,52 @@ export function loadConfig(
     forexTcsTable: e.FOREX_TCS_TABLE ?? DEFAULT_FOREX_TCS_TABLE,
     documentEncryptionKey:
       e.DOCUMENT_ENCRYPTION_KEY ?? (live ? null : devKey('document encryption key')),
+    rail: e.RAIL,
+    railReconcileAfterMs: e.RAIL_RECONCILE_AFTER_MS,
+    gateway,
+    settlements: {
+      reconcileEveryMs: e.SETTLEMENT_RECONCILE_EVERY_MS,
+      lookbackDays: e.SETTLEMENT_LOOKBACK_DAYS,
+      missingAfterMs: e.SETTLEMENT_MISSING_AFTER_MS,
+    },
+    autopay: {
+      blockedWindowsIst: e.AUTOPAY_BLOCKED_WINDOWS_IST,
+      noticeLeadMs: 24 * 3_600_000,
+    },
+  };
+}
+
+/**
+ * The gateway area: every variable is required with RAIL=gateway (https only in live mode) and
+ * the reconciler must wait longer than a gateway call may take. Errors never print a secret.
+ */
+function gatewayConfig(e: z.infer<typeof appEnv>, live: boolean): GatewayConfig | null {
+  if (e.RAIL !== 'gateway') {
+    return null;
+  }
+  const missing = (
+    ['GATEWAY_API_URL', 'GATEWAY_KEY_ID', 'GATEWAY_KEY_SECRET', 'GATEWAY_WEBHOOK_SECRET'] as const
+  ).find((name) => !e[name]);
+  if (missing) {
+    throw new ConfigError(`${missing} is required when RAIL=gateway`);
+  }
+  const apiUrl = e.GATEWAY_API_URL as string;
+  const checkoutUrl = e.GATEWAY_CHECKOUT_URL ?? apiUrl;
+  if (live && (!apiUrl.startsWith('https:') || !checkoutUrl.startsWith('https:'))) {
+    throw new ConfigError('GATEWAY_API_URL and GATEWAY_CHECKOUT_URL must be https in live mode');
+  }
+  if (e.RAIL_RECONCILE_AFTER_MS <= e.GATEWAY_TIMEOUT_MS) {
+    throw new ConfigError(
+      `RAIL_RECONCILE_AFTER_MS must be greater than GATEWAY_TIMEOUT_MS (${e.GATEWAY_TIMEOUT_MS})`,
+    );
+  }
+  return {
+    apiUrl,
+    checkoutUrl,
+    keyId: e.GATEWAY_KEY_ID as string,
+    keySecret: new Secret(e.GATEWAY_KEY_SECRET as string),
+    webhookSecret: new Secret(e.GATEWAY_WEBHOOK_SECRET as string),
+    timeoutMs: e.GATEWAY_TIMEOUT_MS,
   };
 }
 

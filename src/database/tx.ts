@@ -6,6 +6,31 @@ import { DataSource, EntityManager } from 'typeorm';
 interface TxState {
   manager: EntityManager;
   afterCommit: (() => unknown)[];
+  /** Second-phase work (`continueAfterCommit`), awaited by the outermost `run` after commit. */
+  continuations: (() => Promise<unknown>)[];
+}
+
+/**
+ * An answer that is final only once the transaction that produced it has committed and more work
+ * has run outside any transaction (docs/architecture.md "Transactions"): a payment records its
+ * intent `processing` and commits, the rail is called with no transaction open, and a second short
+ * transaction settles it. Whoever owns the outermost transaction (the idempotency interceptor, a
+ * page controller) calls `finished(value)` after `run` returned, and answers with the result.
+ */
+export class AfterCommit<T> {
+  constructor(private readonly fn: () => Promise<T>) {}
+
+  finish(): Promise<T> {
+    return this.fn();
+  }
+}
+
+/** A value now, or one that is final after commit (AfterCommit). */
+export type Eventually<T> = T | AfterCommit<T>;
+
+/** The final answer: an AfterCommit is finished (outside any transaction), anything else is returned. */
+export function finished<T>(value: Eventually<T>): Promise<T> {
+  return value instanceof AfterCommit ? value.finish() : Promise.resolve(value);
 }
 
 /**
@@ -83,17 +108,21 @@ export class Tx {
 
   private async runOnce<T>(fn: (manager: EntityManager) => Promise<T>): Promise<T> {
     const callbacks: (() => unknown)[] = [];
+    const continuations: (() => Promise<unknown>)[] = [];
     const outcome = await this.dataSource.transaction((manager) =>
-      this.als.run({ manager, afterCommit: callbacks }, async (): Promise<Outcome<T>> => {
-        try {
-          return { committed: true, value: await fn(manager) };
-        } catch (err) {
-          if (err instanceof RefusalKeepingWrites) {
-            return { committed: false, refusal: err.error };
+      this.als.run(
+        { manager, afterCommit: callbacks, continuations },
+        async (): Promise<Outcome<T>> => {
+          try {
+            return { committed: true, value: await fn(manager) };
+          } catch (err) {
+            if (err instanceof RefusalKeepingWrites) {
+              return { committed: false, refusal: err.error };
+            }
+            throw err;
           }
-          throw err;
-        }
-      }),
+        },
+      ),
     );
     // Fire and forget: a slow or absent Redis must never hold up the response. Work that must
     // not be lost is also recorded in Postgres (outbox, approval expiry) and swept periodically.
@@ -103,6 +132,14 @@ export class Tx {
         .catch((err: Error) =>
           this.logger.error({ err: err.message }, 'after-commit callback failed'),
         );
+    }
+    // Second phase, in order and awaited, with no transaction open (each opens its own).
+    for (const next of continuations) {
+      try {
+        await next();
+      } catch (err) {
+        this.logger.error({ err: (err as Error).message }, 'after-commit continuation failed');
+      }
     }
     if (!outcome.committed) {
       throw outcome.refusal;
@@ -121,6 +158,7 @@ export class Tx {
       return fn();
     }
     const mark = state.afterCommit.length;
+    const continuationMark = state.continuations.length;
     await state.manager.query(`SAVEPOINT ${name}`);
     try {
       const result = await fn();
@@ -133,8 +171,26 @@ export class Tx {
       }
       await state.manager.query(`ROLLBACK TO SAVEPOINT ${name}`);
       state.afterCommit.length = mark;
+      state.continuations.length = continuationMark;
       throw err;
     }
+  }
+
+  /**
+   * Work that must not run inside a transaction (a call to the payment rail) but that the request
+   * waits for: registered inside a transaction, it runs after the outermost one commits, with no
+   * transaction open, and `run` returns only once it has finished. Dropped with a rolled-back or
+   * retried attempt (or savepoint), like afterCommit. An error is logged, not thrown: such work is
+   * recorded in Postgres before commit and a sweep finishes it if this does not (the payments
+   * reconciler). Outside a transaction it runs at once and is awaited.
+   */
+  async continueAfterCommit(cb: () => Promise<unknown>): Promise<void> {
+    const state = this.als.getStore();
+    if (state) {
+      state.continuations.push(cb);
+      return;
+    }
+    await cb();
   }
 
   /** Defers side effects (queue jobs, notifications) until the transaction commits. */

@@ -11,6 +11,7 @@ import type { AcpOrderAdjustment, AcpOrderResponse } from './dto/order.response'
  */
 const ADJUSTMENT_STATUS: Record<string, string> = {
   pending_approval: 'pending',
+  processing: 'pending',
   succeeded: 'completed',
   denied: 'failed',
   expired: 'failed',

@@ -1,30 +1,81 @@
+import type { IntentSourceKind } from './entities/payment-intent.entity';
+
 /**
- * The rail port. Today the sandbox rail; a gateway adapter (orders, UPI mandates, refunds) plugs
- * in here behind the same interface, chosen by configuration (README "Planned: gateway").
+ * The rail port (docs/architecture.md "Payment pipeline"). Bound by configuration (RAIL) in
+ * PaymentsModule: the sandbox rail (src/payments/sandbox-rail.ts) or the gateway adapter
+ * (src/gateway/gateway-rail.ts). The pipeline never calls a rail inside a database transaction:
+ * the intent (or refund) is committed `processing` first, the rail is called, and a second short
+ * transaction records the result.
+ *
+ * Every call is safe to repeat: a debit charges at most once per intent and a credit pays out at
+ * most once per refund (the gateway deduplicates on an idempotency key derived from our id and
+ * finds its order again by receipt = intent id). A call that gets no definite answer (timeout,
+ * network error, 5xx, or the gateway still working on it) answers `pending`: the intent stays
+ * `processing` and the reconciler asks again later with debitStatus / creditStatus. Never a guess.
  */
 export interface RailDebitRequest {
   intentId: string;
   amountPaise: number;
   mandateId: string | null;
+  /**
+   * Where the payment comes from. A hosted-page payment (kind 'hosted', no mandate) is not debited
+   * by the service on the gateway: the person pays in the gateway's widget, and the debit confirms
+   * what the gateway captured for that checkout's order.
+   */
+  source: { kind: IntentSourceKind; id: string };
+  description: string;
 }
 
 export interface RailCreditRequest {
   intentId: string;
   refundId: string;
   amountPaise: number;
+  /** The debit's rail reference (on the gateway: the payment id the refund is made against). */
+  debitReference: string | null;
+}
+
+/** The gateway's ids behind a result, recorded on the rail transfer (null on the sandbox). */
+export interface RailIds {
+  orderId?: string | null;
+  paymentId?: string | null;
+  refundId?: string | null;
 }
 
 export type RailResult =
-  | { status: 'succeeded'; reference: string }
-  | { status: 'failed'; reference: string; failureCode: RailFailureCode; message: string };
+  | { status: 'succeeded'; reference: string; ids?: RailIds }
+  | {
+      status: 'failed';
+      reference: string;
+      failureCode: RailFailureCode;
+      message: string;
+      ids?: RailIds;
+    }
+  | { status: 'pending'; reference: string | null; message: string; ids?: RailIds };
+
+/** What a status query may also answer: the rail has never heard of this debit or credit. */
+export type RailStatus = RailResult | { status: 'unknown' };
 
 export type RailFailureCode =
-  'insufficient_funds' | 'mandate_declined_by_bank' | 'bank_unavailable';
+  | 'insufficient_funds'
+  | 'mandate_declined_by_bank'
+  | 'bank_unavailable'
+  /** The gateway refused the payment for another reason (error_code in the message). */
+  | 'payment_failed'
+  /** The mandate has no confirmed recurring token at the gateway yet. */
+  | 'mandate_not_registered'
+  /** The gateway refused the request itself (4xx): a bug or a configuration problem, not the bank. */
+  | 'gateway_refused';
 
 export interface PaymentRail {
   readonly name: 'sandbox' | 'gateway';
+  /** Charges the intent once; repeating it never charges twice. */
   debit(req: RailDebitRequest): Promise<RailResult>;
+  /** What the rail knows of this intent's debit, without charging anything. */
+  debitStatus(req: RailDebitRequest): Promise<RailStatus>;
+  /** Pays the refund out once; repeating it never pays twice. */
   credit(req: RailCreditRequest): Promise<RailResult>;
+  /** What the rail knows of this refund, without paying anything. */
+  creditStatus(req: RailCreditRequest): Promise<RailStatus>;
 }
 
 export const PAYMENT_RAIL = Symbol('PAYMENT_RAIL');

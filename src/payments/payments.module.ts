@@ -2,21 +2,56 @@ import { Module } from '@nestjs/common';
 
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { SweeperModule } from '../common/sweeper/sweeper.module';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import type { GatewayClient } from '../gateway/gateway-client';
+import { GATEWAY_CLIENT, gatewayClientOf, GatewayRail } from '../gateway/gateway-rail';
+import { GatewayStore } from '../gateway/gateway-store';
 import { ReceiptsModule } from '../receipts/receipts.module';
 import { OutboxService } from './outbox.service';
-import { PAYMENT_RAIL } from './payment-rail';
+import { PAYMENT_RAIL, PaymentRail } from './payment-rail';
 import { PaymentSources } from './payment-sources';
 import { PaymentsService } from './payments.service';
+import { RailReconcileProcessor, RailReconciler } from './rail-reconciler';
 import { SandboxRail } from './sandbox-rail';
 
+/**
+ * The payment pipeline. The rail is chosen by configuration (RAIL): the sandbox rail, or the
+ * gateway adapter over the gateway's HTTP API (GATEWAY_* variables; README "Going live on the
+ * gateway"). Going live is configuration, not code.
+ */
 @Module({
   imports: [ApprovalsModule, ReceiptsModule, SweeperModule],
   providers: [
     PaymentsService,
     PaymentSources,
     OutboxService,
-    { provide: PAYMENT_RAIL, useClass: SandboxRail },
+    RailReconciler,
+    RailReconcileProcessor,
+    GatewayStore,
+    { provide: GATEWAY_CLIENT, inject: [APP_CONFIG], useFactory: gatewayClientOf },
+    {
+      provide: PAYMENT_RAIL,
+      inject: [APP_CONFIG, GATEWAY_CLIENT, GatewayStore, Tx],
+      useFactory: (
+        config: AppConfig,
+        client: GatewayClient | null,
+        store: GatewayStore,
+        tx: Tx,
+      ): PaymentRail =>
+        config.rail === 'gateway' && client
+          ? new GatewayRail(client, store, tx, config)
+          : new SandboxRail(),
+    },
   ],
-  exports: [PaymentsService, PaymentSources, OutboxService, PAYMENT_RAIL],
+  exports: [
+    PaymentsService,
+    PaymentSources,
+    OutboxService,
+    RailReconciler,
+    PAYMENT_RAIL,
+    GATEWAY_CLIENT,
+    GatewayStore,
+  ],
 })
 export class PaymentsModule {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { In } from 'typeorm';
 
 import { Agent } from '../accounts/entities/agent.entity';
@@ -23,9 +23,10 @@ import { Decline, evaluateBuyerRules, startOfIndianDay } from './buyer-rules';
 import { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
 import { RailTransfer } from './entities/rail-transfer.entity';
 import { OutboxService } from './outbox.service';
-import { PAYMENT_RAIL, PaymentRail } from './payment-rail';
+import { PAYMENT_RAIL, PaymentRail, RailDebitRequest, RailResult } from './payment-rail';
 import { PaymentSources } from './payment-sources';
 import { paymentErrors } from './payments.errors';
+import { RailReconciler } from './rail-reconciler';
 
 /**
  * Who authorised a payment. Agents pay under a mandate their person authorised beforehand (and a
@@ -52,6 +53,12 @@ export type PayRequest = PayAuthority & {
 
 export type PayOutcome =
   | { status: 'settled'; intent: PaymentIntent }
+  /**
+   * Recorded `processing`: the rail is called once the caller's transaction commits (the
+   * continuation pay() registered), and a second transaction settles or fails it and tells the
+   * source (PaymentSources onSettled / onDeclined). The caller marks its source as in progress.
+   */
+  | { status: 'processing'; intent: PaymentIntent }
   | { status: 'requires_approval'; intent: PaymentIntent; approval: Approval }
   | {
       status: 'declined' | 'failed';
@@ -68,8 +75,14 @@ export interface WaitingDecline {
 /**
  * The one payment pipeline (docs/architecture.md "Payment pipeline"): every checkout, quote payment
  * and hosted-page payment becomes an intent that passes the buyer's rules, asks a person above the
- * threshold, settles on the rail and ends on a signed receipt with an outbox event. Callers run it
- * inside their transaction. Lock order (docs/architecture.md "Lock order"): source → token →
+ * threshold, settles on the rail and ends on a signed receipt with an outbox event. Callers run
+ * pay() inside their transaction, which records the intent `processing`; no network call is made
+ * while a transaction is open: after that transaction commits, debitOnRail calls the rail (with the
+ * intent id as its idempotency reference) and applyDebit settles or fails the intent in a second
+ * short transaction, under the source's and the intent's locks again. An intent left `processing`
+ * (no definite answer from the rail, or a crash between the steps) is resolved by the reconciler
+ * (RailReconciler: a Bull job and a sweep), which asks the rail; applyDebit is idempotent, so
+ * whichever of the request, the reconciler or a gateway webhook comes first settles it once. Lock order (docs/architecture.md "Lock order"): source → token →
  * buyer agent → mandate → intent → approval, every one FOR NO KEY UPDATE so foreign-key checks
  * (KEY SHARE) never wait.
  * For a hosted-page payment the source is two rows, the quote then its hosted checkout
@@ -80,6 +93,8 @@ export interface WaitingDecline {
  */
 @Injectable()
 export class PaymentsService implements OnModuleInit {
+  private readonly logger = new Logger(PaymentsService.name);
+
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,
@@ -89,6 +104,7 @@ export class PaymentsService implements OnModuleInit {
     private readonly outbox: OutboxService,
     private readonly receipts: ReceiptsService,
     private readonly sweeper: Sweeper,
+    private readonly reconciler: RailReconciler,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: BusinessMetrics,
@@ -106,9 +122,21 @@ export class PaymentsService implements OnModuleInit {
       () => this.declineWaitingOnEnded(),
       { everyMs: 5000 },
     );
+    this.reconciler.register('intent', {
+      claimDue: (olderThan, limit, id) => this.claimProcessing(olderThan, limit, id),
+      resolve: async (id) => {
+        await this.debitOnRail(id, 'reconcile');
+      },
+    });
   }
 
-  async pay(req: PayRequest): Promise<PayOutcome> {
+  /**
+   * Records a payment. With `callRail: false` the caller already knows the rail's answer (a
+   * gateway payment the person made in the widget and the server confirmed with the gateway, or a
+   * gateway webhook) and applies it itself with applyDebit in the same transaction, after marking
+   * its source; otherwise the rail is called after commit.
+   */
+  async pay(req: PayRequest, opts: { callRail?: boolean } = {}): Promise<PayOutcome> {
     return this.tx.run(async (m) => {
       const now = this.clock.now();
       // Serialise payments of one buyer agent, so the daily cap cannot be overrun by a race.
@@ -200,8 +228,110 @@ export class PaymentsService implements OnModuleInit {
         return { status: 'requires_approval', intent, approval };
       }
       await m.insert(PaymentIntent, intent);
-      return this.settle(intent, receiptContext);
+      if (opts.callRail !== false) {
+        await this.tx.continueAfterCommit(() => this.debitOnRail(intent.id));
+      }
+      return { status: 'processing', intent };
     });
+  }
+
+  /**
+   * The second phase: calls the rail for a `processing` intent, with no transaction open, then
+   * records the answer (applyDebit). `debit` charges (idempotent per intent); `reconcile` first
+   * asks what the rail knows and only charges when it has never heard of the intent. An answer
+   * that is not definite (pending, timeout, network error) leaves the intent `processing` and
+   * schedules the reconciler. Returns the outcome, or null when the intent was no longer processing.
+   */
+  async debitOnRail(
+    intentId: string,
+    mode: 'debit' | 'reconcile' = 'debit',
+  ): Promise<PayOutcome | null> {
+    if (this.tx.active) {
+      throw new Error('the rail is never called inside a database transaction');
+    }
+    const intent = await this.tx.manager.findOneBy(PaymentIntent, { id: intentId });
+    if (!intent || intent.status !== 'processing') {
+      return null;
+    }
+    const req = railDebitRequest(intent);
+    let result: RailResult;
+    try {
+      if (mode === 'reconcile') {
+        const known = await this.rail.debitStatus(req);
+        result = known.status === 'unknown' ? await this.rail.debit(req) : known;
+      } else {
+        result = await this.rail.debit(req);
+      }
+    } catch (err) {
+      // No definite answer: never a guess. The reconciler asks again.
+      result = { status: 'pending', reference: null, message: (err as Error).message };
+    }
+    if (result.status === 'pending') {
+      this.logger.warn(
+        { intent_id: intentId, rail: this.rail.name, reason: result.message },
+        'rail debit not final; left processing for the reconciler',
+      );
+      this.reconciler.schedule('intent', intentId);
+      return { status: 'processing', intent };
+    }
+    return this.applyDebit(intentId, result);
+  }
+
+  /**
+   * Records the rail's definite answer for a processing intent, in its own short transaction (or
+   * the caller's): locks the source, then the intent (the documented order), writes the rail
+   * transfer, and settles (signed receipt, intent.settled) or fails it, then tells the source.
+   * Idempotent: an intent that is no longer processing is left as it is (settling a settled intent
+   * is a no-op, and a failure after settlement changes nothing). A pending answer records nothing.
+   */
+  async applyDebit(intentId: string, result: RailResult): Promise<PayOutcome | null> {
+    if (result.status === 'pending') {
+      return null;
+    }
+    return this.tx.run(async (m) => {
+      const peek = await m.findOneBy(PaymentIntent, { id: intentId });
+      if (!peek) {
+        return null;
+      }
+      const source = this.sources.get(peek.sourceKind);
+      await source?.lock(peek.sourceId);
+      const intent = await m.findOne(PaymentIntent, {
+        where: { id: intentId },
+        lock: { mode: 'for_no_key_update' },
+      });
+      if (!intent || intent.status !== 'processing') {
+        return null;
+      }
+      const outcome = await this.settle(
+        intent,
+        intent.receiptContext as Record<string, unknown>,
+        result,
+      );
+      if (outcome.status === 'settled') {
+        await source?.onSettled(outcome.intent);
+      } else {
+        await source?.onDeclined(outcome.intent);
+      }
+      return outcome;
+    });
+  }
+
+  /**
+   * The reconciler's claim: processing intents untouched for `olderThan` (their request has given
+   * up on the rail or died), oldest first, taken with SKIP LOCKED and touched, so another instance
+   * or the next sweep leaves them alone for another interval.
+   */
+  private async claimProcessing(olderThan: Date, limit: number, id?: string): Promise<string[]> {
+    const rows = await this.tx.manager.query<unknown>(
+      `UPDATE payment_intents SET updated_at = $4
+        WHERE id IN (SELECT id FROM payment_intents
+                      WHERE status = 'processing' AND updated_at <= $1 AND ($3::text IS NULL OR id = $3)
+                      ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      [olderThan, limit, id ?? null, this.clock.now()],
+    );
+    // UPDATE … RETURNING through the driver: [rows, count].
+    return (rows as [{ id: string }[], number])[0].map((r) => r.id);
   }
 
   /**
@@ -378,17 +508,16 @@ export class PaymentsService implements OnModuleInit {
     return intent;
   }
 
-  /** Debits on the rail; on success writes the receipt and the intent.settled event in this transaction. */
+  /**
+   * Records the rail's definite answer on a processing intent the caller holds locked: the rail
+   * transfer, then on success the receipt and the intent.settled event, in this transaction.
+   */
   private async settle(
     intent: PaymentIntent,
     receiptContext: Record<string, unknown>,
-  ): Promise<PayOutcome> {
+    result: Exclude<RailResult, { status: 'pending' }>,
+  ): Promise<Exclude<PayOutcome, { status: 'processing' | 'requires_approval' }>> {
     const m = this.tx.manager;
-    const result = await this.rail.debit({
-      intentId: intent.id,
-      amountPaise: intent.amountPaise,
-      mandateId: intent.mandateId,
-    });
     const now = this.clock.now();
     await m.insert(RailTransfer, {
       id: newId('trf'),
@@ -399,6 +528,9 @@ export class PaymentsService implements OnModuleInit {
       status: result.status,
       failureCode: result.status === 'failed' ? result.failureCode : null,
       reference: result.reference,
+      gatewayOrderId: result.ids?.orderId ?? null,
+      gatewayPaymentId: result.ids?.paymentId ?? null,
+      gatewayRefundId: null,
       createdAt: now,
     });
     if (result.status === 'failed') {
@@ -578,19 +710,24 @@ export class PaymentsService implements OnModuleInit {
         await source?.onDeclined(intent);
         return { withdrawn: withdrawnNote(refused) };
       }
-      const outcome = await this.settle(intent, {
+      // Approved: recorded processing with the approval on its receipt context; the rail is
+      // called once the decision commits and the source hears the outcome then (applyDebit).
+      const now = this.clock.now();
+      const receiptContext = {
         ...intent.receiptContext,
         approval: {
           id: approval.id,
           decided_by: approval.decidedBy,
           decided_at: approval.decidedAt?.toISOString() ?? null,
         },
-      });
-      if (outcome.status === 'settled') {
-        await source?.onSettled(outcome.intent);
-      } else {
-        await source?.onDeclined(outcome.intent);
-      }
+      };
+      Object.assign(intent, { status: 'processing', receiptContext, updatedAt: now });
+      await m.update(
+        PaymentIntent,
+        { id: intent.id },
+        { status: 'processing', receiptContext, updatedAt: now },
+      );
+      await this.tx.continueAfterCommit(() => this.debitOnRail(intent.id));
       return;
     }
     await this.declineIntent(
@@ -635,6 +772,17 @@ export class PaymentsService implements OnModuleInit {
     );
     return paiseFromSql(row.total);
   }
+}
+
+/** What the rail is asked for an intent (the same on every call, so repeats are idempotent). */
+export function railDebitRequest(intent: PaymentIntent): RailDebitRequest {
+  return {
+    intentId: intent.id,
+    amountPaise: intent.amountPaise,
+    mandateId: intent.mandateId,
+    source: { kind: intent.sourceKind, id: intent.sourceId },
+    description: intent.description,
+  };
 }
 
 /** The note a person reads on an approval that could no longer go ahead. */

@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto';
+
 import { Injectable } from '@nestjs/common';
 
-import { randomToken } from '../common/ids';
 import {
   PaymentRail,
   RailCreditRequest,
   RailDebitRequest,
   RailFailureCode,
   RailResult,
+  RailStatus,
 } from './payment-rail';
 
 /**
@@ -15,6 +17,10 @@ import {
  *   …51 paise → insufficient_funds, …52 → mandate_declined_by_bank, …53 → bank_unavailable,
  *   anything else succeeds. (₹10.51 = 1051 paise fails with insufficient_funds.)
  * Credits (refunds) always succeed. No money moves.
+ *
+ * The answer is a function of the intent (or refund) alone, reference included, so asking again
+ * (the reconciler, after a crash between the rail call and the settlement) gets the same answer:
+ * the sandbox bank always remembers what it did.
  */
 export const SANDBOX_TRIGGERS: Record<number, { code: RailFailureCode; message: string }> = {
   51: { code: 'insufficient_funds', message: 'The payer bank reported insufficient funds' },
@@ -22,12 +28,17 @@ export const SANDBOX_TRIGGERS: Record<number, { code: RailFailureCode; message: 
   53: { code: 'bank_unavailable', message: 'The payer bank did not respond' },
 };
 
+/** A stable reference for an id: prefix + 12 (debits) or 11 (credits) upper-case hex characters. */
+function referenceOf(prefix: string, id: string, length: number): string {
+  return `${prefix}${createHash('sha256').update(id).digest('hex').slice(0, length).toUpperCase()}`;
+}
+
 @Injectable()
 export class SandboxRail implements PaymentRail {
   readonly name = 'sandbox' as const;
 
   debit(req: RailDebitRequest): Promise<RailResult> {
-    const reference = `SBX${randomToken(12).toUpperCase()}`;
+    const reference = referenceOf('SBX', req.intentId, 12);
     const trigger = SANDBOX_TRIGGERS[req.amountPaise % 100];
     if (trigger) {
       return Promise.resolve({
@@ -40,10 +51,18 @@ export class SandboxRail implements PaymentRail {
     return Promise.resolve({ status: 'succeeded', reference });
   }
 
-  credit(_req: RailCreditRequest): Promise<RailResult> {
+  debitStatus(req: RailDebitRequest): Promise<RailStatus> {
+    return this.debit(req);
+  }
+
+  credit(req: RailCreditRequest): Promise<RailResult> {
     return Promise.resolve({
       status: 'succeeded',
-      reference: `SBXR${randomToken(11).toUpperCase()}`,
+      reference: referenceOf('SBXR', req.refundId, 11),
     });
+  }
+
+  creditStatus(req: RailCreditRequest): Promise<RailStatus> {
+    return this.credit(req);
   }
 }

@@ -18,6 +18,8 @@ export class HostedCheckout {
   @Column('text', { nullable: true }) intentId: string | null;
   /** Complete calls that ran a payment attempt on this checkout. */
   @Column('int') attempts: number;
+  /** Gateway rail: the order opened at the gateway for this checkout (the widget pays it). */
+  @Column('text', { nullable: true }) gatewayOrderId: string | null;
   @Column('text', { nullable: true }) failureCode: string | null;
   @Column('text', { nullable: true }) failureReason: string | null;
   @Column('timestamptz') expiresAt: Date;

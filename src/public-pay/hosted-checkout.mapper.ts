@@ -7,13 +7,22 @@ export function statusUrlOf(appUrl: string, quoteId: string, checkoutId: string)
   return `${payUrlOf(appUrl, quoteId)}/status?checkout=${encodeURIComponent(checkoutId)}`;
 }
 
+/** What the widget needs besides the checkout (gateway rail). */
+export interface WidgetFacts {
+  keyId: string;
+  name: string;
+  description: string;
+}
+
 export function toCheckoutResponse(
   c: HostedCheckout,
   status: HostedCheckoutStatus,
   intent: PaymentIntent | null,
   appUrl: string,
+  widget: WidgetFacts | null = null,
 ): HostedCheckoutResponse {
   const paid = status === 'paid' && intent !== null;
+  const gateway = widget !== null && Boolean(c.gatewayOrderId);
   return {
     id: c.id,
     object: 'hosted_checkout',
@@ -37,5 +46,11 @@ export function toCheckoutResponse(
     updated_at: c.updatedAt.toISOString(),
     completed_at: c.completedAt?.toISOString() ?? null,
     status_url: statusUrlOf(appUrl, c.quoteId, c.id),
+    key_id: gateway ? widget.keyId : null,
+    order_id: gateway ? c.gatewayOrderId : null,
+    amount: gateway ? c.amountPaise : null,
+    name: gateway ? widget.name : null,
+    description: gateway ? widget.description : null,
+    callback_url: gateway ? `${payUrlOf(appUrl, c.quoteId)}/return` : null,
   };
 }

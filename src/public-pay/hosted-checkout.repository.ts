@@ -36,6 +36,18 @@ export class HostedCheckoutRepository {
     return row ? this.lock(row.id) : null;
   }
 
+  /** Gateway rail: records the checkout's gateway order once (a second one never replaces it). */
+  async setGatewayOrder(id: string, orderId: string): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE hosted_checkouts SET gateway_order_id = $2 WHERE id = $1 AND gateway_order_id IS NULL`,
+      [id, orderId],
+    );
+  }
+
+  findByGatewayOrder(orderId: string): Promise<HostedCheckout | null> {
+    return this.tx.manager.findOneBy(HostedCheckout, { gatewayOrderId: orderId });
+  }
+
   /** The quote's most recent checkout, whatever its state (what the public view shows). */
   latest(quoteId: string): Promise<HostedCheckout | null> {
     return this.tx.manager.findOne(HostedCheckout, {
@@ -56,6 +68,7 @@ export class HostedCheckoutRepository {
         | 'failureReason'
         | 'updatedAt'
         | 'completedAt'
+        | 'gatewayOrderId'
       >
     >,
   ): Promise<void> {

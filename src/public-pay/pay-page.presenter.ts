@@ -77,6 +77,10 @@ export function payPage(view: PublicPayView) {
     payable: view.payable,
     reason: view.reason ?? '',
     sandboxRail: view.rail === 'sandbox',
+    gatewayRail: view.rail === 'gateway',
+    // Same-origin API paths the gateway panel's script calls (views/pay/assets/pay.js).
+    startUrl: `/v1/public/pay/quotes/${encodeURIComponent(view.quote.id)}/checkout`,
+    completeBase: `/v1/public/pay/quotes/${encodeURIComponent(view.quote.id)}/checkout/`,
     liveCheckoutId: live?.id ?? '',
     lastCheckout: done
       ? { id: done.id, status: done.status, statusUrl: statusPathOf(view.quote.id, done.id) }

@@ -4,6 +4,7 @@ import {
   Get,
   Header,
   HttpCode,
+  Inject,
   Param,
   Post,
   Query,
@@ -13,6 +14,8 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { finished } from '../database/tx';
 import { AppController } from '../web/current-person.decorator';
 import { attempt } from '../web/form-outcome';
 import { PayPageFormDto } from './dto/public-pay.dto';
@@ -33,6 +36,7 @@ export class PayPagesController {
   constructor(
     private readonly pay: PublicPayService,
     private readonly assets: PayAssets,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get('pay/:quote_id')
@@ -42,7 +46,57 @@ export class PayPagesController {
     if (!view) {
       return notFound(res);
     }
-    res.render('pay/page', payPage(view));
+    res.render('pay/page', {
+      ...payPage(view),
+      // Gateway rail: the widget's script, from the gateway's origin (the CSP allows that origin).
+      gatewayScript: this.config.gateway
+        ? `${this.config.gateway.checkoutUrl}/v1/checkout.js`
+        : null,
+    });
+  }
+
+  /**
+   * Gateway rail, redirect mode: the gateway POSTs the payment's three fields here
+   * ({app_url}/pay/<quote_id>/return). They are checked exactly as the widget's are
+   * (PublicPayService.completeWithGateway: signature against the stored order, then the payment
+   * fetched from the gateway) and the person lands on the status page. Cross-site by nature (the
+   * post comes from the gateway's page), so no PayFormGuard: the signature is the authority. The
+   * answer only ever redirects to a path of our own origin, whatever was posted.
+   */
+  @Post('pay/:quote_id/return')
+  @HttpCode(303)
+  @UseInterceptors(PayPageHeadersInterceptor)
+  async gatewayReturn(
+    @Param('quote_id') quoteId: string,
+    @Body() form: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
+    const pageUrl = pagePathOf(quoteId);
+    const field = (name: string) => (typeof form?.[name] === 'string' ? form[name] : '');
+    const orderId = field('gateway_order_id');
+    const checkoutId = /^order_[A-Za-z0-9]{14}$/.test(orderId)
+      ? await this.pay.checkoutOfGatewayOrder(quoteId, orderId)
+      : null;
+    if (!checkoutId) {
+      return res.redirect(303, pageUrl);
+    }
+    await attempt(
+      this.pay
+        .completeWithGateway(quoteId, checkoutId, {
+          gateway_payment_id: field('gateway_payment_id'),
+          gateway_order_id: orderId,
+          gateway_signature: field('gateway_signature'),
+        })
+        .then(finished),
+    );
+    res.redirect(303, statusPath(pageUrl, checkoutId));
+  }
+
+  /** Someone opening the return address: back to the payment page. */
+  @Get('pay/:quote_id/return')
+  @UseInterceptors(PayPageHeadersInterceptor)
+  returnPage(@Param('quote_id') quoteId: string, @Res() res: Response): void {
+    res.redirect(303, pagePathOf(quoteId));
   }
 
   /** The sandbox panel: start (or reuse) the live checkout and complete it with the outcome. */
@@ -56,7 +110,7 @@ export class PayPagesController {
     @Res() res: Response,
   ): Promise<void> {
     const pageUrl = pagePathOf(quoteId);
-    const started = await attempt(this.pay.startCheckout(quoteId));
+    const started = await attempt(this.pay.startCheckout(quoteId).then(finished));
     if (!started.ok) {
       if (started.status === 404) {
         return notFound(res);
@@ -64,7 +118,10 @@ export class PayPagesController {
       // Not payable (any more): the page says why; a checkout the form named shows its outcome.
       return res.redirect(303, form.checkout_id ? statusPath(pageUrl, form.checkout_id) : pageUrl);
     }
-    await attempt(this.pay.completeCheckout(quoteId, started.value.id, form.outcome));
+    // Its own transaction (this controller holds none), then the rail, then the answer.
+    await attempt(
+      this.pay.completeCheckout(quoteId, started.value.id, form.outcome).then(finished),
+    );
     res.redirect(303, statusPath(pageUrl, started.value.id));
   }
 

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, UseInterceptors } from '@
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import type { Eventually } from '../database/tx';
 import { CompleteCheckoutDto, StartCheckoutDto } from './dto/public-pay.dto';
 import { HostedCheckoutResponse, PublicPayView } from './dto/public-pay.response';
 import { PayPageHeadersInterceptor } from './pay-page-headers.interceptor';
@@ -43,14 +44,14 @@ export class PublicPayController {
   @Idempotent()
   @ApiOperation({
     operationId: 'startHostedCheckout',
-    summary: `Starts a hosted checkout (hco_…) for the quote, or returns the live one. 409 with the reason when the quote is not payable. The body is closed (no fields). ${STATE_MACHINE}`,
+    summary: `Starts a hosted checkout (hco_…) for the quote, or returns the live one. On the gateway rail the answer also carries key_id, order_id, amount, currency, name, description and callback_url for the gateway's widget (503 gateway_unavailable if the gateway order cannot be opened; start again). 409 with the reason when the quote is not payable. The body is closed (no fields). ${STATE_MACHINE}`,
   })
   @ApiBody({ type: StartCheckoutDto, required: false })
   @ApiOkResponse({ type: HostedCheckoutResponse })
   start(
     @Param('quote_id') quoteId: string,
     @Body() _body: StartCheckoutDto,
-  ): Promise<HostedCheckoutResponse> {
+  ): Promise<Eventually<HostedCheckoutResponse>> {
     return this.pay.startCheckout(quoteId);
   }
 
@@ -59,15 +60,16 @@ export class PublicPayController {
   @Idempotent()
   @ApiOperation({
     operationId: 'completeHostedCheckout',
-    summary: `Sandbox rail: {outcome: success|failure}. Success pays the quote through the payment pipeline (the person on the page is the approval: no mandate, no separate approval; the buyer's daily cap still applies); failure records a failed attempt. The body is closed: any other field (an amount, another quote) is 400; the amount is always the quote's. Completing a paid checkout with success again returns it unchanged. ${STATE_MACHINE}`,
+    summary: `Gateway rail: {gateway_payment_id, gateway_order_id, gateway_signature} from the gateway's widget; the signature must be HMAC-SHA256(order_id|payment_id) under the key secret for the checkout's stored order (else 400 invalid_payment_signature, nothing recorded), the payment is fetched from the gateway and must be captured for this order and amount (else 409 payment_not_captured), then it settles through the pipeline; a failed attempt stays on the same order. Sandbox rail: {outcome: success|failure}. Success pays the quote through the payment pipeline (the person on the page is the approval: no mandate, no separate approval; the buyer's daily cap still applies); failure records a failed attempt. The body is closed: any other field (an amount, another quote) is 400; the amount is always the quote's. Completing a paid checkout with success again returns it unchanged. ${STATE_MACHINE}`,
   })
   @ApiOkResponse({ type: HostedCheckoutResponse })
   complete(
     @Param('quote_id') quoteId: string,
     @Param('checkout_id') checkoutId: string,
     @Body() body: CompleteCheckoutDto,
-  ): Promise<HostedCheckoutResponse> {
-    return this.pay.completeCheckout(quoteId, checkoutId, body.outcome);
+  ): Promise<Eventually<HostedCheckoutResponse>> {
+    // An AfterCommit answer is finished by the IdempotencyInterceptor after the rail answered.
+    return this.pay.complete(quoteId, checkoutId, body);
   }
 
   @Get('checkout/:checkout_id')

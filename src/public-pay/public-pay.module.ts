@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { GatewayModule } from '../gateway/gateway.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { QuotesModule } from '../quotes/quotes.module';
 import { HostedCheckoutRepository } from './hosted-checkout.repository';
@@ -16,7 +17,7 @@ import { PublicPayService } from './public-pay.service';
  * payment pipeline. States of a hosted checkout: hosted-checkout.state.ts.
  */
 @Module({
-  imports: [PaymentsModule, QuotesModule],
+  imports: [PaymentsModule, QuotesModule, GatewayModule],
   controllers: [PublicPayController, PayPagesController],
   providers: [
     PublicPayService,

@@ -1,10 +1,18 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
+import { RequestValidationError } from '../common/errors/validation';
 import { formatRupees } from '../common/money';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { RefusalKeepingWrites, Tx } from '../database/tx';
+import { AfterCommit, Eventually, RefusalKeepingWrites, Tx } from '../database/tx';
+import { gatewayErrors } from '../gateway/gateway.errors';
+import { GatewayClient, GatewayError } from '../gateway/gateway-client';
+import type { GatewayPayment } from '../gateway/gateway-client.types';
+import { GATEWAY_CLIENT, gatewayKeys } from '../gateway/gateway-rail';
+import { verifyPaymentSignature } from '../gateway/gateway-signatures';
+import { GatewayEventOutcome, GatewayStore } from '../gateway/gateway-store';
+import { GatewayWebhooksService } from '../gateway/gateway-webhooks.service';
 import type { Decline } from '../payments/buyer-rules';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
@@ -14,7 +22,11 @@ import type { Quote } from '../quotes/quote.entity';
 import { effectiveStatus, whyNotPayable } from '../quotes/quote.state';
 import { QuotesService } from '../quotes/quotes.service';
 import { unguessableId } from '../quotes/unguessable-id';
-import type { CheckoutOutcome } from './dto/public-pay.dto';
+import type {
+  CheckoutOutcome,
+  CompleteCheckoutDto,
+  GatewayPaymentFields,
+} from './dto/public-pay.dto';
 import { HostedCheckoutResponse, PublicPayView } from './dto/public-pay.response';
 import { HostedCheckout, HostedCheckoutStatus } from './hosted-checkout.entity';
 import { toCheckoutResponse } from './hosted-checkout.mapper';
@@ -51,9 +63,21 @@ const SIMULATED_FAILURE =
  *
  * States: hosted-checkout.state.ts. Lock order: quote → hosted checkout → (pipeline) buyer agent →
  * intent; both rows are "the source" of PaymentsService's lock order.
+ *
+ * On the gateway rail (README "Going live on the gateway") a start also opens a gateway order for
+ * the checkout (after its transaction commits; receipt = the checkout id) and the answer carries
+ * what the gateway's widget needs (key_id, order_id, amount, currency, name, description,
+ * callback_url). The person pays in the widget; completing then takes the widget's three fields:
+ * the payment signature is checked against the stored order id (constant time), the payment is
+ * fetched from the gateway (captured, this order, this amount), and only then it settles through
+ * the pipeline (settleCaptured). A gateway webhook settles the same way when the page never
+ * reported the payment (the person closed the tab). A failed attempt leaves the checkout `created`
+ * on the same order, so the person can pay again.
  */
 @Injectable()
 export class PublicPayService implements OnModuleInit {
+  private readonly logger = new Logger(PublicPayService.name);
+
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,
@@ -62,14 +86,20 @@ export class PublicPayService implements OnModuleInit {
     private readonly quotes: QuotesService,
     private readonly payments: PaymentsService,
     private readonly sources: PaymentSources,
+    private readonly gatewayStore: GatewayStore,
+    private readonly gatewayEvents: GatewayWebhooksService,
+    @Inject(GATEWAY_CLIENT) private readonly gateway: GatewayClient | null,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
-    // Hosted payments settle in the request that completes them (the person is the approval), so
-    // the pipeline calls these only if one ever waits (a gateway callback, later); they keep the
-    // checkout and the quote in step the same way completeCheckout does.
+    this.gatewayEvents.registerHosted({
+      settleCaptured: (checkoutId, payment) => this.settleCaptured(checkoutId, payment),
+    });
+    // The pipeline's second transaction (after the rail answered, in the request, from a gateway
+    // webhook or from the reconciler) ends the attempt here: the checkout and its quote move
+    // together, under the quote's lock then the checkout's.
     this.sources.register('hosted', {
       lock: async (checkoutId, opts) => {
         const row = await this.checkouts.find(checkoutId);
@@ -80,12 +110,14 @@ export class PublicPayService implements OnModuleInit {
         );
       },
       onSettled: async (intent) => {
+        await this.quotes.onIntentSettled(intent);
         const checkout = await this.checkouts.find(intent.sourceId);
         if (checkout && checkout.status === 'processing') {
           await this.finish(checkout, { status: 'paid', intentId: intent.id });
         }
       },
       onDeclined: async (intent) => {
+        await this.quotes.onIntentDeclined(intent);
         const checkout = await this.checkouts.find(intent.sourceId);
         if (checkout && checkout.status === 'processing') {
           await this.finish(checkout, {
@@ -133,9 +165,11 @@ export class PublicPayService implements OnModuleInit {
 
   /**
    * POST …/checkout: starts a hosted checkout, or returns the live one (at most one per quote).
-   * 409 with the reason when the quote cannot be paid.
+   * 409 with the reason when the quote cannot be paid. On the gateway rail a checkout without its
+   * gateway order gets one after commit (AfterCommit); 503 gateway_unavailable when the gateway
+   * does not answer (starting again retries it on the same checkout).
    */
-  async startCheckout(quoteId: string): Promise<HostedCheckoutResponse> {
+  async startCheckout(quoteId: string): Promise<Eventually<HostedCheckoutResponse>> {
     return this.tx.run(async () => {
       const quote = await this.quotes.lockQuote(quoteId);
       if (!quote) {
@@ -151,7 +185,7 @@ export class PublicPayService implements OnModuleInit {
           Object.assign(live, { status, updatedAt: now });
           await this.checkouts.update(live.id, { status, updatedAt: now });
         } else if (!blocked || status === 'processing') {
-          return this.respond(live, quote, now);
+          return this.answerStart(live, quote, now);
         }
       }
       if (blocked) {
@@ -166,6 +200,7 @@ export class PublicPayService implements OnModuleInit {
         rail: this.rail.name,
         intentId: null,
         attempts: 0,
+        gatewayOrderId: null,
         failureCode: null,
         failureReason: null,
         expiresAt: checkoutExpiry(quote.expiresAt, now),
@@ -183,21 +218,268 @@ export class PublicPayService implements OnModuleInit {
           quote_id: quote.id,
         },
       );
-      return this.respond(checkout, quote, now);
+      return this.answerStart(checkout, quote, now);
+    });
+  }
+
+  /** A start's answer; on the gateway rail, once the checkout has its gateway order. */
+  private async answerStart(
+    checkout: HostedCheckout,
+    quote: Quote,
+    now: Date,
+  ): Promise<Eventually<HostedCheckoutResponse>> {
+    if (this.gateway && !checkout.gatewayOrderId && checkout.status === 'created') {
+      const { id, amountPaise } = checkout;
+      return new AfterCommit(async () => {
+        await this.openGatewayOrder(id, amountPaise, quote.id);
+        return this.getCheckout(quote.id, id);
+      });
+    }
+    return this.respond(checkout, quote, now);
+  }
+
+  /** The checkout's gateway order (created once: receipt and Idempotency-Key from its id). */
+  private async openGatewayOrder(checkoutId: string, amountPaise: number, quoteId: string) {
+    const gateway = this.gateway as GatewayClient;
+    let orderId: string;
+    try {
+      const order = await gateway.createOrder(
+        {
+          amount: amountPaise,
+          currency: 'INR',
+          receipt: checkoutId,
+          notes: { quote_id: quoteId, checkout_id: checkoutId },
+        },
+        gatewayKeys.hostedOrder(checkoutId),
+      );
+      orderId = order.id;
+    } catch (err) {
+      this.logger.warn({ checkout_id: checkoutId, err: (err as Error).message }, 'gateway order');
+      throw gatewayErrors.unavailable();
+    }
+    await this.tx.run(async () => {
+      await this.gatewayStore.recordOrder(orderId, 'hosted', checkoutId, amountPaise);
+      await this.checkouts.setGatewayOrder(checkoutId, orderId);
+    });
+  }
+
+  /**
+   * POST …/complete: `{outcome}` on the sandbox rail (completeCheckout), the widget's three fields
+   * on the gateway rail (completeWithGateway). The other rail's fields are refused (400).
+   */
+  async complete(
+    quoteId: string,
+    checkoutId: string,
+    body: CompleteCheckoutDto,
+  ): Promise<Eventually<HostedCheckoutResponse>> {
+    const fields = [body.gateway_payment_id, body.gateway_order_id, body.gateway_signature];
+    if (this.rail.name === 'gateway') {
+      if (body.outcome !== undefined) {
+        throw wrongRail('$.outcome', 'not accepted on the gateway rail; send the widget’s fields');
+      }
+      const missing = ['gateway_payment_id', 'gateway_order_id', 'gateway_signature'].find(
+        (_, i) => fields[i] === undefined,
+      );
+      if (missing) {
+        throw wrongRail(`$.${missing}`, 'required on the gateway rail', 'missing');
+      }
+      return this.completeWithGateway(quoteId, checkoutId, body as GatewayPaymentFields);
+    }
+    if (fields.some((f) => f !== undefined)) {
+      throw wrongRail('$.gateway_payment_id', 'only on the gateway rail');
+    }
+    if (body.outcome === undefined) {
+      throw wrongRail('$.outcome', 'should not be null or undefined', 'missing');
+    }
+    return this.completeCheckout(quoteId, checkoutId, body.outcome);
+  }
+
+  /**
+   * Gateway rail: the person paid in the widget, which handed the page the payment id, the order
+   * id and the payment signature. Checked now, in the caller's transaction if any, with no network
+   * call: the checkout belongs to the quote, has a gateway order, the posted order is that order,
+   * and the signature is HMAC-SHA256(order_id|payment_id, key secret) for the stored order id
+   * (constant time) — else 400 and nothing is recorded. Then, after commit (AfterCommit): the
+   * payment is fetched from the gateway and must be captured, on this order, for this amount in
+   * INR (else 409 payment_not_captured), and only then it settles through the pipeline.
+   */
+  async completeWithGateway(
+    quoteId: string,
+    checkoutId: string,
+    f: GatewayPaymentFields,
+  ): Promise<Eventually<HostedCheckoutResponse>> {
+    const gateway = this.config.gateway;
+    if (!gateway || !this.gateway) {
+      throw gatewayErrors.notConfigured();
+    }
+    const quote = await this.quotes.findForPage(quoteId);
+    if (!quote) {
+      throw publicPayErrors.quoteNotFound();
+    }
+    const checkout = await this.checkouts.find(checkoutId);
+    if (!checkout || checkout.quoteId !== quote.id) {
+      throw publicPayErrors.checkoutNotFound();
+    }
+    const orderId = checkout.gatewayOrderId;
+    const signed =
+      orderId !== null &&
+      verifyPaymentSignature(
+        orderId,
+        f.gateway_payment_id,
+        f.gateway_signature,
+        gateway.keySecret.reveal(),
+      );
+    if (!signed || f.gateway_order_id !== orderId) {
+      throw gatewayErrors.invalidPaymentSignature();
+    }
+    const client = this.gateway;
+    return new AfterCommit(async () => {
+      let payment: GatewayPayment;
+      try {
+        payment = await client.getPayment(f.gateway_payment_id);
+      } catch (err) {
+        if (err instanceof GatewayError && !err.retryable) {
+          throw gatewayErrors.paymentNotCaptured('The gateway does not know this payment.');
+        }
+        throw gatewayErrors.unavailable();
+      }
+      if (
+        payment.order_id !== orderId ||
+        payment.amount !== checkout.amountPaise ||
+        payment.currency !== 'INR'
+      ) {
+        throw gatewayErrors.paymentNotCaptured('This payment is not for this checkout.');
+      }
+      if (payment.status !== 'captured') {
+        throw gatewayErrors.paymentNotCaptured(
+          `The gateway shows this payment ${payment.status}, not captured.`,
+        );
+      }
+      await this.tx.run(() => this.settleCaptured(checkoutId, payment));
+      return this.getCheckout(quoteId, checkoutId);
+    });
+  }
+
+  /**
+   * Gateway rail: the checkout a redirect from the gateway names by its order, for the return
+   * route ({app_url}/pay/<quote_id>/return). Null for an order that is not this quote's.
+   */
+  async checkoutOfGatewayOrder(quoteId: string, orderId: string): Promise<string | null> {
+    const checkout = await this.checkouts.findByGatewayOrder(orderId);
+    return checkout && checkout.quoteId === quoteId ? checkout.id : null;
+  }
+
+  /**
+   * A payment captured at the gateway for a hosted checkout's order (verified by the caller: the
+   * browser's signed fields and a fetch, or a signed webhook), settled through the pipeline in the
+   * caller's transaction: quote → checkout locked, created → processing (attempts + 1), the
+   * pipeline records the intent with the rail's answer already known and settles it (receipt,
+   * intent.settled, quote paid, checkout paid). Idempotent: a paid checkout is no_change. A
+   * capture the service can no longer accept (the quote was paid another way or canceled, or the
+   * buyer's rules now refuse) is logged and answered `unmatched` for a person to refund.
+   */
+  async settleCaptured(checkoutId: string, payment: GatewayPayment): Promise<GatewayEventOutcome> {
+    return this.tx.run(async () => {
+      const row = await this.checkouts.find(checkoutId);
+      const quote = row ? await this.quotes.lockQuote(row.quoteId) : null;
+      const checkout = quote ? await this.checkouts.lock(checkoutId) : null;
+      if (
+        !quote ||
+        !checkout ||
+        payment.order_id !== checkout.gatewayOrderId ||
+        payment.amount !== checkout.amountPaise ||
+        payment.status !== 'captured'
+      ) {
+        return 'unmatched';
+      }
+      const result = {
+        status: 'succeeded' as const,
+        reference: payment.id,
+        ids: { orderId: payment.order_id, paymentId: payment.id },
+      };
+      if (checkout.status === 'paid') {
+        return 'no_change';
+      }
+      if (checkout.status === 'processing' && checkout.intentId) {
+        return (await this.payments.applyDebit(checkout.intentId, result))
+          ? 'applied'
+          : 'no_change';
+      }
+      if (checkout.status !== 'created' || quote.status !== 'open') {
+        this.logger.error(
+          { checkout_id: checkoutId, payment_id: payment.id, quote_status: quote.status },
+          'captured gateway payment for a checkout that can no longer be paid; refund it',
+        );
+        return 'unmatched';
+      }
+      const now = this.clock.now();
+      assertMove(checkout.status, 'processing');
+      Object.assign(checkout, {
+        status: 'processing',
+        attempts: checkout.attempts + 1,
+        updatedAt: now,
+      });
+      await this.checkouts.update(checkout.id, {
+        status: 'processing',
+        attempts: checkout.attempts,
+        updatedAt: now,
+      });
+      const paid = await this.quotes.payOnPage(quote, checkout.id, {
+        callRail: false,
+        receiptExtra: { gateway_order_id: payment.order_id },
+      });
+      if (paid.status !== 'processing') {
+        if (paid.status === 'declined' || paid.status === 'failed') {
+          await this.finish(checkout, {
+            status: 'failed',
+            intentId: paid.intent.id,
+            failureCode: paid.decline.code,
+            failureReason: this.words(paid.decline, await this.buyerName(quote)),
+          });
+        }
+        this.logger.error(
+          { checkout_id: checkoutId, payment_id: payment.id, outcome: paid.status },
+          'captured gateway payment refused by the pipeline; refund it',
+        );
+        return 'unmatched';
+      }
+      checkout.intentId = paid.intent.id;
+      await this.checkouts.update(checkout.id, { intentId: paid.intent.id });
+      await this.payments.applyDebit(paid.intent.id, result);
+      await this.audit.record(
+        quote.buyerWorkspaceId,
+        PAGE_ACTOR,
+        'hosted_checkout.completed',
+        checkout.id,
+        {
+          quote_id: quote.id,
+          gateway_payment_id: payment.id,
+          intent_id: paid.intent.id,
+        },
+      );
+      return 'applied';
     });
   }
 
   /**
    * POST …/checkout/{id}/complete (sandbox rail): success pays through the pipeline, failure
    * records a failed attempt. A paid checkout answers success again unchanged (so twenty
-   * concurrent successes make one payment and twenty identical answers); anything else that is
-   * not live is 409.
+   * concurrent successes make one payment and twenty identical answers; a success arriving while
+   * the payment is on the rail waits for its end); anything else that is not live is 409.
+   *
+   * The payment's first phase runs here: the checkout and its quote are `processing` with the
+   * intent when this transaction commits; the answer (AfterCommit) is read once the rail has
+   * answered and the pipeline's second transaction has ended the attempt (paid or failed).
    */
   async completeCheckout(
     quoteId: string,
     checkoutId: string,
     outcome: CheckoutOutcome,
-  ): Promise<HostedCheckoutResponse> {
+  ): Promise<Eventually<HostedCheckoutResponse>> {
+    if (this.rail.name !== 'sandbox') {
+      // On the gateway rail only a payment the gateway captured completes a checkout.
+      throw wrongRail('$.outcome', 'not accepted on the gateway rail; send the widget’s fields');
+    }
     return this.tx.run(async () => {
       const quote = await this.quotes.lockQuote(quoteId);
       if (!quote) {
@@ -222,6 +504,10 @@ export class PublicPayService implements OnModuleInit {
             'This payment attempt failed; start a new checkout to try again.',
           );
         case 'processing':
+          if (outcome === 'success') {
+            // Another request's payment is on the rail: answer its outcome once it ends.
+            return new AfterCommit(() => this.awaitEnd(quote.id, checkout.id));
+          }
           throw publicPayErrors.checkoutInProgress();
         case 'expired': {
           const reason =
@@ -273,7 +559,11 @@ export class PublicPayService implements OnModuleInit {
         });
       } else {
         const paid = await this.quotes.payOnPage(quote, checkout.id);
-        if (paid.status === 'settled') {
+        if (paid.status === 'processing') {
+          // The rail is called after commit; the pipeline's second transaction ends the attempt.
+          checkout.intentId = paid.intent.id;
+          await this.checkouts.update(checkout.id, { intentId: paid.intent.id });
+        } else if (paid.status === 'settled') {
           await this.finish(checkout, { status: 'paid', intentId: paid.intent.id });
         } else if (paid.status === 'declined' || paid.status === 'failed') {
           await this.finish(checkout, {
@@ -298,8 +588,26 @@ export class PublicPayService implements OnModuleInit {
           intent_id: checkout.intentId,
         },
       );
+      if (checkout.status === 'processing') {
+        return new AfterCommit(() => this.getCheckout(quote.id, checkout.id));
+      }
       return this.respond(checkout, quote, this.clock.now());
     });
+  }
+
+  /**
+   * The checkout once its payment has ended, read again every 50 ms for at most the time a rail
+   * call may take; still processing after that, it is answered as it stands (processing).
+   */
+  private async awaitEnd(quoteId: string, checkoutId: string): Promise<HostedCheckoutResponse> {
+    const deadline = Date.now() + (this.config.gateway?.timeoutMs ?? 5_000);
+    for (;;) {
+      const current = await this.getCheckout(quoteId, checkoutId);
+      if (current.status !== 'processing' || Date.now() >= deadline) {
+        return current;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   /** GET …/checkout/{id}: the checkout's state; a checkout of another quote is 404. */
@@ -387,7 +695,19 @@ export class PublicPayService implements OnModuleInit {
       checkout.intentId && !isLive(status)
         ? await this.payments.getIntent(checkout.intentId)
         : null;
-    return toCheckoutResponse(checkout, status, intent, this.config.appUrl);
+    return toCheckoutResponse(
+      checkout,
+      status,
+      intent,
+      this.config.appUrl,
+      this.config.gateway
+        ? {
+            keyId: this.config.gateway.keyId,
+            name: quote.sellerName,
+            description: describeQuote(quote),
+          }
+        : null,
+    );
   }
 
   private buyerName(quote: Quote): Promise<string> {
@@ -397,6 +717,19 @@ export class PublicPayService implements OnModuleInit {
 
 /** Audit actor for what the person on the hosted page does (there is no signed-in person). */
 const PAGE_ACTOR = { type: 'system' as const, id: 'pay_page' };
+
+/** The widget's description line: the items, short. */
+function describeQuote(quote: Quote): string {
+  const items = quote.lineItems
+    .map((li) => (li.quantity > 1 ? `${li.quantity} × ${li.name}` : li.name))
+    .join(', ');
+  return items.length > 120 ? `${items.slice(0, 119)}…` : items;
+}
+
+/** A field of the other rail, or a missing one: refused like a validation error (not stored). */
+function wrongRail(param: string, what: string, code = 'invalid'): RequestValidationError {
+  return new RequestValidationError(400, 'invalid_request', code, `${param}: ${what}`, param);
+}
 
 function lowerFirst(s: string): string {
   return s.charAt(0).toLowerCase() + s.slice(1);

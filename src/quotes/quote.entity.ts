@@ -3,7 +3,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { paise } from '../database/bigint.transformer';
 
 /** Stored statuses; `expired` is derived at read time from expires_at (see quote.state.ts). */
-export type StoredQuoteStatus = 'open' | 'pending_approval' | 'paid' | 'canceled';
+export type StoredQuoteStatus = 'open' | 'processing' | 'pending_approval' | 'paid' | 'canceled';
 export type QuoteOrigin = 'offer' | 'seller';
 
 /** One priced line as quoted; amounts are fixed when the quote is made. */

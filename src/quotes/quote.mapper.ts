@@ -1,3 +1,4 @@
+import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import type { PayOutcome } from '../payments/payments.service';
 import { PublicQuoteView, QuoteIntentOutcome, QuoteResponse } from './dto/quote.response';
 import type { Quote } from './quote.entity';
@@ -33,6 +34,19 @@ export function toQuoteResponse(q: Quote, now: Date, appUrl: string): QuoteRespo
     paid_at: q.paidAt?.toISOString() ?? null,
     canceled_at: q.canceledAt?.toISOString() ?? null,
     pay_url: payUrlOf(appUrl, q.id),
+  };
+}
+
+/** The outcome as the intent now stands (read again after the payment's second phase). */
+export function toIntentOutcomeOf(intent: PaymentIntent): QuoteIntentOutcome {
+  return {
+    id: intent.id,
+    status: intent.status,
+    amount_paise: intent.amountPaise,
+    decline_code: intent.declineCode,
+    decline_reason: intent.declineReason,
+    receipt_id: intent.receiptId,
+    approval_id: null,
   };
 }
 

@@ -2,12 +2,16 @@ import type { Quote, StoredQuoteStatus } from './quote.entity';
 
 /**
  * Quote statuses (README "Quotes"):
- *   open ──pay, at or below ₹2,000, rules pass──────────────▶ paid
+ *   open ──pay, at or below ₹2,000, rules pass──▶ processing (committed; the rail is called after)
+ *                                 processing ──the rail settles──▶ paid
+ *                                 processing ──the rail fails──▶ open
  *   open ──pay, above ₹2,000──▶ pending_approval ──approved─▶ paid
  *                                 pending_approval ──denied / approval expired──▶ open
  *   open ──pay declined by the buyer's rules or the rail──▶ open (nothing changes)
  *   open ──expires_at passes──▶ expired (derived on read, never stored)
  *   open | pending_approval ──seller cancels──▶ canceled (a waiting payment is withdrawn)
+ *   processing: a payment (by the buyer agent or on the hosted page) is on the rail; nothing else
+ *   may start or cancel until it ends (the reconciler ends one its request left behind).
  * Expiry only stops a payment from starting: one already waiting for a person may still settle.
  */
 export type QuoteStatus = StoredQuoteStatus | 'expired';
@@ -22,7 +26,11 @@ export function effectiveStatus(q: Pick<Quote, 'status' | 'expiresAt'>, now: Dat
 }
 
 export type NotPayableCode =
-  'quote_expired' | 'quote_already_paid' | 'quote_canceled' | 'quote_pending_approval';
+  | 'quote_expired'
+  | 'quote_already_paid'
+  | 'quote_canceled'
+  | 'quote_pending_approval'
+  | 'quote_payment_in_progress';
 
 /** Why no payment may start for a quote in this status; null when one may. Reasons are for buyers. */
 export function whyNotPayable(
@@ -40,6 +48,11 @@ export function whyNotPayable(
       return { code: 'quote_already_paid', reason: 'This quote has already been paid.' };
     case 'canceled':
       return { code: 'quote_canceled', reason: 'The seller canceled this quote.' };
+    case 'processing':
+      return {
+        code: 'quote_payment_in_progress',
+        reason: 'A payment for this quote is in progress; check again in a moment.',
+      };
     case 'pending_approval':
       return {
         code: 'quote_pending_approval',

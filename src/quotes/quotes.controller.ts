@@ -4,6 +4,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { Auth, Caller } from '../common/auth/auth.decorators';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import type { Eventually } from '../database/tx';
 import { CreateQuoteDto, CreateQuoteFromOfferDto, PayQuoteDto } from './dto/create-quote.dto';
 import { PayQuoteResponse, QuoteResponse } from './dto/quote.response';
 import { QuotesService } from './quotes.service';
@@ -79,14 +80,15 @@ export class QuotesController {
   @ApiOperation({
     operationId: 'payQuote',
     summary:
-      'Addressed buyer agent: pay under its mandate. 200 with intent.status settled, requires_approval (above ₹2,000), declined or failed.',
+      'Addressed buyer agent: pay under its mandate. 200 with intent.status settled, requires_approval (above ₹2,000), declined or failed; processing (and the quote processing) when the rail has not answered yet.',
   })
   @ApiOkResponse({ type: PayQuoteResponse })
   pay(
     @Caller() caller: AgentPrincipal,
     @Param('id') id: string,
     @Body() body: PayQuoteDto,
-  ): Promise<PayQuoteResponse> {
+  ): Promise<Eventually<PayQuoteResponse>> {
+    // An AfterCommit answer is finished by the IdempotencyInterceptor after the rail answered.
     return this.quotes.payAsBuyer({
       buyerAgentId: caller.id,
       quoteId: id,

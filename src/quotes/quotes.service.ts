@@ -5,7 +5,7 @@ import { AuditActor, AuditLog } from '../common/audit';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
+import { AfterCommit, Eventually, Tx } from '../database/tx';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 import { PaymentSources } from '../payments/payment-sources';
@@ -18,7 +18,13 @@ import {
 import { SellerService } from '../seller/seller.service';
 import { PayQuoteResponse, PublicQuoteView, QuoteResponse } from './dto/quote.response';
 import { Quote, QuoteLineItem } from './quote.entity';
-import { payUrlOf, toIntentOutcome, toPublicQuoteView, toQuoteResponse } from './quote.mapper';
+import {
+  payUrlOf,
+  toIntentOutcome,
+  toIntentOutcomeOf,
+  toPublicQuoteView,
+  toQuoteResponse,
+} from './quote.mapper';
 import { QuoteRepository } from './quote.repository';
 import {
   effectiveStatus,
@@ -225,9 +231,12 @@ export class QuotesService implements OnModuleInit {
   /**
    * Pays a quote for its addressed buyer under the buyer's mandate, through the shared pipeline.
    * Declines (buyer rules, rail failure) are answers, not errors: the intent is recorded as
-   * declined/failed and the quote stays open, so the buyer may retry with another mandate.
+   * declined/failed and the quote stays open, so the buyer may retry with another mandate. A
+   * payment that goes to the rail leaves the quote `processing` when this transaction commits;
+   * the answer (AfterCommit) is read again once the rail has answered and the pipeline's second
+   * transaction moved the quote (paid, or open again).
    */
-  async payAsBuyer(input: PayQuoteInput): Promise<PayQuoteResponse> {
+  async payAsBuyer(input: PayQuoteInput): Promise<Eventually<PayQuoteResponse>> {
     return this.tx.run(async () => {
       const quote = await this.quotes.lock(input.quoteId);
       if (!quote || quote.buyerAgentId !== input.buyerAgentId) {
@@ -247,6 +256,10 @@ export class QuotesService implements OnModuleInit {
         { type: 'agent', id: quote.buyerAgentId },
         {},
       );
+      if (outcome.status === 'processing') {
+        const intentId = outcome.intent.id;
+        return new AfterCommit(() => this.readPayment(quote.id, intentId));
+      }
       return { quote: this.respond(quote, this.clock.now()), intent: toIntentOutcome(outcome) };
     });
   }
@@ -259,13 +272,18 @@ export class QuotesService implements OnModuleInit {
    * checkout. Caller holds the quote lock, then the checkout lock (quote → hosted checkout →
    * buyer agent → intent), and has checked that the quote is payable.
    */
-  payOnPage(quote: Quote, hostedCheckoutId: string): Promise<PayOutcome> {
+  payOnPage(
+    quote: Quote,
+    hostedCheckoutId: string,
+    opts: { callRail?: boolean; receiptExtra?: Record<string, unknown> } = {},
+  ): Promise<PayOutcome> {
     return this.payThroughPipeline(
       quote,
       { mandateId: null, authorisedBy: 'person_on_page' },
       { kind: 'hosted', id: hostedCheckoutId },
       { type: 'system', id: 'pay_page' },
-      { hosted_checkout_id: hostedCheckoutId },
+      { hosted_checkout_id: hostedCheckoutId, ...opts.receiptExtra },
+      { callRail: opts.callRail },
     );
   }
 
@@ -321,28 +339,39 @@ export class QuotesService implements OnModuleInit {
     source: PayRequest['source'],
     actor: AuditActor,
     receiptExtra: Record<string, unknown>,
+    opts: { callRail?: boolean } = {},
   ): Promise<PayOutcome> {
-    const outcome = await this.payments.pay({
-      buyerAgentId: quote.buyerAgentId,
-      sellerAgentId: quote.sellerAgentId,
-      amountPaise: quote.amountPaise,
-      tokenId: null,
-      source,
-      description: describe(quote),
-      receiptContext: {
-        quote_id: quote.id,
-        category: quote.category,
-        line_items: quote.lineItems,
-        ...receiptExtra,
+    const outcome = await this.payments.pay(
+      {
+        buyerAgentId: quote.buyerAgentId,
+        sellerAgentId: quote.sellerAgentId,
+        amountPaise: quote.amountPaise,
+        tokenId: null,
+        source,
+        description: describe(quote),
+        receiptContext: {
+          quote_id: quote.id,
+          category: quote.category,
+          line_items: quote.lineItems,
+          ...receiptExtra,
+        },
+        ...authority,
       },
-      ...authority,
-    });
+      opts,
+    );
     const now = this.clock.now();
-    if (outcome.status === 'settled' || outcome.status === 'requires_approval') {
+    if (outcome.status !== 'declined' && outcome.status !== 'failed') {
       const changes =
         outcome.status === 'settled'
           ? { status: 'paid' as const, intentId: outcome.intent.id, paidAt: now, updatedAt: now }
-          : { status: 'pending_approval' as const, intentId: outcome.intent.id, updatedAt: now };
+          : {
+              status:
+                outcome.status === 'processing'
+                  ? ('processing' as const)
+                  : ('pending_approval' as const),
+              intentId: outcome.intent.id,
+              updatedAt: now,
+            };
       Object.assign(quote, changes);
       await this.quotes.update(quote.id, changes);
     }
@@ -352,6 +381,15 @@ export class QuotesService implements OnModuleInit {
       ...(authority.mandateId === null ? { authorised_by: authority.authorisedBy } : {}),
     });
     return outcome;
+  }
+
+  /** A quote payment's answer as the database holds it now (after the payment's second phase). */
+  private readPayment(quoteId: string, intentId: string): Promise<PayQuoteResponse> {
+    return this.tx.run(async () => {
+      const quote = (await this.quotes.find(quoteId)) as Quote;
+      const intent = await this.payments.getIntent(intentId);
+      return { quote: this.respond(quote, this.clock.now()), intent: toIntentOutcomeOf(intent) };
+    });
   }
 
   private respond(quote: Quote, now: Date): QuoteResponse {
@@ -364,17 +402,17 @@ export class QuotesService implements OnModuleInit {
    */
   async onIntentSettled(intent: PaymentIntent): Promise<void> {
     const quote = await this.quotes.findByIntent(intent.id);
-    if (!quote || quote.status !== 'pending_approval') {
+    if (!quote || (quote.status !== 'pending_approval' && quote.status !== 'processing')) {
       return;
     }
     const now = this.clock.now();
     await this.quotes.update(quote.id, { status: 'paid', paidAt: now, updatedAt: now });
   }
 
-  /** The waiting payment was denied, expired or failed on the rail: the quote is open again. */
+  /** The payment was denied, expired or failed on the rail: the quote is open again. */
   async onIntentDeclined(intent: PaymentIntent): Promise<void> {
     const quote = await this.quotes.findByIntent(intent.id);
-    if (!quote || quote.status !== 'pending_approval') {
+    if (!quote || (quote.status !== 'pending_approval' && quote.status !== 'processing')) {
       return;
     }
     await this.quotes.update(quote.id, {

@@ -3,7 +3,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { paise } from '../database/bigint.transformer';
 
 /** See refund.state.ts for the moves between these. */
-export type RefundStatus = 'pending_approval' | 'succeeded' | 'denied' | 'expired' | 'failed';
+export type RefundStatus =
+  'pending_approval' | 'processing' | 'succeeded' | 'denied' | 'expired' | 'failed';
 
 /** A full or partial refund of a settled intent, asked by its seller, executed only after a person approves. */
 @Entity('refunds')

@@ -75,7 +75,11 @@ export class RefundRepository {
   }
 
   /** Records the refund's credit on the rail; unique per refund (rail_transfers_refund_id_key). */
-  async insertCredit(refund: Refund, result: RailResult, now: Date): Promise<void> {
+  async insertCredit(
+    refund: Refund,
+    result: Exclude<RailResult, { status: 'pending' }>,
+    now: Date,
+  ): Promise<void> {
     await this.tx.manager.insert(RailTransfer, {
       id: newId('trf'),
       intentId: refund.intentId,
@@ -85,8 +89,40 @@ export class RefundRepository {
       status: result.status,
       failureCode: result.status === 'failed' ? result.failureCode : null,
       reference: result.reference,
+      gatewayOrderId: null,
+      gatewayPaymentId: result.ids?.paymentId ?? null,
+      gatewayRefundId: result.ids?.refundId ?? null,
       createdAt: now,
     });
+  }
+
+  /**
+   * The reconciler's claim: processing refunds untouched since `olderThan`, taken with SKIP
+   * LOCKED and touched (updated_at = now), so no other instance asks about them for an interval.
+   */
+  async claimProcessing(olderThan: Date, limit: number, now: Date, id?: string): Promise<string[]> {
+    const [rows] = await this.tx.manager.query<[{ id: string }[], number]>(
+      `UPDATE refunds SET updated_at = $4
+        WHERE id IN (SELECT id FROM refunds
+                      WHERE status = 'processing' AND updated_at <= $1 AND ($3::text IS NULL OR id = $3)
+                      ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      [olderThan, limit, id ?? null, now],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The rail's refund id, known before its outcome (the gateway's refund is still pending). */
+  async setProcessingReference(id: string, reference: string): Promise<void> {
+    await this.tx.manager.update(
+      Refund,
+      { id, status: 'processing' },
+      { railReference: reference },
+    );
+  }
+
+  findByRailReference(reference: string): Promise<Refund | null> {
+    return this.tx.manager.findOneBy(Refund, { railReference: reference });
   }
 
   async agentName(id: string): Promise<string> {

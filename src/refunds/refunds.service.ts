@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
 import type { Approval } from '../approvals/approval.entity';
 import { ApprovalDecision, ApprovalsService } from '../approvals/approvals.service';
@@ -12,7 +12,8 @@ import { Tx } from '../database/tx';
 import { OrdersService } from '../orders/orders.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { OutboxService } from '../payments/outbox.service';
-import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
+import { PAYMENT_RAIL, PaymentRail, RailCreditRequest, RailResult } from '../payments/payment-rail';
+import { RailReconciler } from '../payments/rail-reconciler';
 import { ReceiptsService } from '../receipts/receipts.service';
 import type { RefundResponse } from './dto/refund.response';
 import { Refund } from './refund.entity';
@@ -25,11 +26,20 @@ import { refundErrors } from './refunds.errors';
  * Refunds (README "Seller surface"; docs/architecture.md "State machines"): the seller agent asks,
  * a person in the seller's workspace always approves (ApprovalsService, kind 'refund'), then the
  * rail credits and the intent's receipt chain records it. Concurrent requests on one intent
- * serialise on the intent row lock, so the sum of pending and succeeded refunds never exceeds the
- * amount paid.
+ * serialise on the intent row lock, so the sum of pending, processing and succeeded refunds never
+ * exceeds the amount paid.
+ *
+ * No rail call inside a transaction: an approved refund is committed `processing` with the
+ * decision; after commit creditOnRail asks the rail to pay it out (idempotent per refund id) and
+ * applyCredit records a definite answer in a second short transaction (intent → refund locks). A
+ * credit the rail has not finished (the gateway's refund still pending, a timeout) stays
+ * `processing` until a gateway webhook (src/gateway) or the reconciler (RailReconciler) brings the
+ * answer; applyCredit is idempotent, so whichever comes first records it once.
  */
 @Injectable()
 export class RefundsService implements OnModuleInit {
+  private readonly logger = new Logger(RefundsService.name);
+
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,
@@ -39,6 +49,7 @@ export class RefundsService implements OnModuleInit {
     private readonly outbox: OutboxService,
     private readonly receipts: ReceiptsService,
     private readonly orders: OrdersService,
+    private readonly reconciler: RailReconciler,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
   ) {}
 
@@ -47,6 +58,96 @@ export class RefundsService implements OnModuleInit {
       prepare: (approval) => this.lockForDecision(approval.subjectId),
       decided: (approval, decision) => this.onDecided(approval, decision),
     });
+    this.reconciler.register('refund', {
+      claimDue: (olderThan, limit, id) =>
+        this.refunds.claimProcessing(olderThan, limit, this.clock.now(), id),
+      resolve: async (id) => {
+        await this.creditOnRail(id, 'reconcile');
+      },
+    });
+  }
+
+  /**
+   * Second phase of an approved refund: asks the rail to pay it out, with no transaction open, and
+   * records a definite answer (applyCredit). `reconcile` first asks what the rail knows and only
+   * pays when it has never heard of the refund. A pending answer keeps the refund `processing`
+   * (with the rail's refund id as its reference once known) and schedules the reconciler.
+   */
+  async creditOnRail(refundId: string, mode: 'credit' | 'reconcile' = 'credit'): Promise<void> {
+    if (this.tx.active) {
+      throw new Error('the rail is never called inside a database transaction');
+    }
+    const refund = await this.refunds.find(refundId);
+    if (!refund || refund.status !== 'processing') {
+      return;
+    }
+    const intent = await this.refunds.findIntent(refund.intentId);
+    const req: RailCreditRequest = {
+      intentId: refund.intentId,
+      refundId: refund.id,
+      amountPaise: refund.amountPaise,
+      debitReference: intent?.railReference ?? null,
+    };
+    let result: RailResult;
+    try {
+      if (mode === 'reconcile') {
+        const known = await this.rail.creditStatus(req);
+        result = known.status === 'unknown' ? await this.rail.credit(req) : known;
+      } else {
+        result = await this.rail.credit(req);
+      }
+    } catch (err) {
+      result = { status: 'pending', reference: null, message: (err as Error).message };
+    }
+    if (result.status === 'pending') {
+      if (result.reference && result.reference !== refund.railReference) {
+        await this.tx.run(() =>
+          this.refunds.setProcessingReference(refund.id, result.reference as string),
+        );
+      }
+      this.logger.warn(
+        { refund_id: refund.id, rail: this.rail.name, reason: result.message },
+        'rail credit not final; left processing for the reconciler',
+      );
+      this.reconciler.schedule('refund', refund.id);
+      return;
+    }
+    await this.applyCredit(refund.id, result);
+  }
+
+  /**
+   * Records the rail's definite answer for a processing refund (intent → refund locks), in its own
+   * transaction or the caller's: the credit transfer, then succeeded (amount_refunded, receipt
+   * entry, refund.succeeded) or failed (refund.failed). A refund no longer processing is left as
+   * it is, so a repeat (webhook, reconciler, the request itself) changes nothing.
+   */
+  async applyCredit(refundId: string, result: RailResult): Promise<boolean> {
+    if (result.status === 'pending') {
+      return false;
+    }
+    return this.tx.run(async () => {
+      const peek = await this.refunds.find(refundId);
+      if (!peek) {
+        return false;
+      }
+      await this.refunds.lockIntent(peek.intentId);
+      const refund = await this.refunds.lock(refundId);
+      if (!refund || refund.status !== 'processing') {
+        return false;
+      }
+      await this.recordCredit(refund, result, this.clock.now());
+      return true;
+    });
+  }
+
+  /** A refund by id (no access check: for the gateway's webhooks, which carry our id as receipt). */
+  findById(refundId: string): Promise<Refund | null> {
+    return this.refunds.find(refundId);
+  }
+
+  /** A processing refund by the rail's reference (the gateway's refund id), for gateway webhooks. */
+  findByRailReference(reference: string): Promise<Refund | null> {
+    return this.refunds.findByRailReference(reference);
   }
 
   /** The seller agent of a settled intent asks a full (default) or partial refund. */
@@ -201,17 +302,30 @@ export class RefundsService implements OnModuleInit {
     await this.execute(refund, approval, now);
   }
 
-  /** Credits the buyer on the rail; on success books it on the intent, its receipt and the outbox. */
+  /**
+   * Approved: the refund is recorded `processing` with the decision, and the rail is asked to pay
+   * it out once the decision commits (creditOnRail, then applyCredit).
+   */
   private async execute(refund: Refund, approval: Approval, now: Date): Promise<void> {
-    const result = await this.rail.credit({
-      intentId: refund.intentId,
-      refundId: refund.id,
-      amountPaise: refund.amountPaise,
-    });
-    await this.refunds.insertCredit(refund, result, now);
     const decided = {
+      status: 'processing' as const,
       decidedAt: now,
       decidedBy: approval.decidedBy,
+      updatedAt: now,
+    };
+    Object.assign(refund, decided);
+    await this.refunds.update(refund.id, decided);
+    await this.tx.continueAfterCommit(() => this.creditOnRail(refund.id));
+  }
+
+  /** Books a definite credit result on a processing refund the caller holds locked. */
+  private async recordCredit(
+    refund: Refund,
+    result: Exclude<RailResult, { status: 'pending' }>,
+    now: Date,
+  ): Promise<void> {
+    await this.refunds.insertCredit(refund, result, now);
+    const decided = {
       updatedAt: now,
       railReference: result.reference,
     };
@@ -251,7 +365,7 @@ export class RefundsService implements OnModuleInit {
         amount_refunded_paise: refundedTotal,
         currency: refund.currency,
         reason: refund.reason,
-        approval_id: approval.id,
+        approval_id: refund.approvalId,
         rail: this.rail.name,
         rail_reference: result.reference,
         succeeded_at: now.toISOString(),

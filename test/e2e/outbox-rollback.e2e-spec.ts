@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 
 import request from 'supertest';
 
+import { PaymentsService } from '../../src/payments/payments.service';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 import { insertMandate } from '../factories/payment-fixtures';
 import { startApp, TestApp } from '../support/app';
@@ -11,14 +12,17 @@ import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * The outbox rule (src/payments/outbox.service.ts): an event exists iff the state change that
- * produced it committed. A payment settles inside a transaction of its caller (PaymentsService.pay
- * joins it): the intent, its rail transfer, its receipt chain entry and the intent.settled outbox
- * row are written there. If that caller's transaction then fails, none of it may remain and no
- * webhook may go out. Driven over HTTP through PayProbeController on the real app, with the real
- * dispatcher (Sweeper on a 50 ms tick) and a real receiver.
+ * produced it committed. A payment is recorded `processing` in a first transaction, the rail is
+ * called with none open, and it settles in a second transaction (PaymentsService.applyDebit joins
+ * its caller's): the rail transfer, the receipt chain entry, the intent.settled outbox row and the
+ * settled status are written there. If that transaction then fails, none of it may remain and no
+ * webhook may go out; the intent is still `processing`, and the reconciler settles it once. Driven
+ * over HTTP through PayProbeController on the real app, with the real dispatcher (Sweeper on a
+ * 50 ms tick) and a real receiver.
  */
 
 interface Probe {
+  recorded: string;
   outcome: string;
   intent_id: string;
   receipt_id: string | null;
@@ -116,17 +120,19 @@ describe('outbox: a rolled-back payment leaves no event', () => {
     return row;
   };
 
-  it('settles inside the transaction, then keeps nothing and delivers nothing when it throws', async () => {
+  it('settles inside the second transaction, then keeps nothing of it and delivers nothing when it throws; the reconciler settles it once', async () => {
     const undone = await pay('roll_back');
-    // Inside the transaction the payment had fully settled: intent, receipt entry, outbox row.
+    // Inside the second transaction the payment had fully settled: receipt entry, outbox row.
     expect(undone).toMatchObject({
+      recorded: 'processing',
       outcome: 'settled',
       rolled_back: true,
       receipt_id: expect.stringMatching(/^rcp_/),
       inside: { outbox: 1, entries: 1, status: 'settled' },
     });
+    // The first transaction (the intent, processing) stands; nothing of the second does.
     expect(await leftovers(undone)).toEqual({
-      intents: 0,
+      intents: 1,
       settled_for_buyer: 0,
       rail_transfers: 0,
       outbox_events: 0,
@@ -136,6 +142,11 @@ describe('outbox: a rolled-back payment leaves no event', () => {
       audit_events: 0,
       deliveries: 0,
     });
+    const [{ status }] = await t.db.query<{ status: string }[]>(
+      `SELECT status FROM payment_intents WHERE id = $1`,
+      [undone.intent_id],
+    );
+    expect(status).toBe('processing');
     const receipt = await request(t.url)
       .get(`/v1/pay/receipts/${undone.receipt_id}`)
       .set('Authorization', `Bearer ${ws.seller.credential}`);
@@ -145,6 +156,7 @@ describe('outbox: a rolled-back payment leaves no event', () => {
     // order, so once this one has arrived, a leftover from the rolled-back payment would have too.
     const kept = await pay('commit');
     expect(kept).toMatchObject({
+      recorded: 'processing',
       outcome: 'settled',
       rolled_back: false,
       inside: { outbox: 1, entries: 1 },
@@ -169,9 +181,35 @@ describe('outbox: a rolled-back payment leaves no event', () => {
       deliveries: 1,
     });
     expect(await leftovers(undone)).toMatchObject({
-      intents: 0,
+      intents: 1,
       outbox_events: 0,
       chain_entries: 0,
+    });
+
+    // The reconciler asks the rail about the intent left processing and settles it, once: a
+    // second pass finds nothing to do.
+    const payments = t.get(PaymentsService);
+    expect(await payments.debitOnRail(undone.intent_id, 'reconcile')).toMatchObject({
+      status: 'settled',
+    });
+    expect(await payments.debitOnRail(undone.intent_id, 'reconcile')).toBeNull();
+    await t.get(WebhookDispatcher).dispatchPending();
+    await waitFor('the reconciled payment to be delivered', () => receiver.got.length >= 2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.got).toHaveLength(2);
+    const [{ receipt_id: receiptId }] = await t.db.query<{ receipt_id: string }[]>(
+      `SELECT receipt_id FROM payment_intents WHERE id = $1 AND status = 'settled'`,
+      [undone.intent_id],
+    );
+    // A new receipt: the one the rolled-back transaction had issued never existed.
+    expect(receiptId).not.toBe(undone.receipt_id);
+    expect(await leftovers({ ...undone, receipt_id: receiptId })).toMatchObject({
+      intents: 1,
+      rail_transfers: 1,
+      outbox_events: 1,
+      chains: 1,
+      chain_entries: 1,
+      deliveries: 2,
     });
   });
 });

@@ -8,7 +8,8 @@ import { AppError } from '../../src/common/errors/app-error';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { randomToken } from '../../src/common/ids';
 import { Tx } from '../../src/database/tx';
-import { PaymentsService } from '../../src/payments/payments.service';
+import { PAYMENT_RAIL, PaymentRail } from '../../src/payments/payment-rail';
+import { PaymentsService, railDebitRequest } from '../../src/payments/payments.service';
 
 export class ProbeDto {
   @IsString() note: string;
@@ -98,10 +99,13 @@ export class PayProbeDto {
 class RolledBackOnPurpose extends Error {}
 
 /**
- * POST /v1/_probe/pay runs PaymentsService.pay inside a transaction of its own and then commits
- * it, or throws after the payment settled (`then: 'roll_back'`). Either way it answers 200 with
- * what the transaction saw just before it ended: the intent, its receipt, and how many outbox
- * rows and chain entries it had written. Used by outbox-rollback.e2e-spec.
+ * POST /v1/_probe/pay runs a payment the way the pipeline does (docs/architecture.md "Payment
+ * pipeline"): PaymentsService.pay records the intent `processing` in a first transaction, the
+ * rail is asked with no transaction open, and the probe then records the answer with
+ * PaymentsService.applyDebit inside a second transaction of its own, which it commits, or throws
+ * in after the payment settled (`then: 'roll_back'`). Either way it answers 200 with what that
+ * second transaction saw just before it ended: the intent, its receipt, and how many outbox rows
+ * and chain entries it had written. Used by outbox-rollback.e2e-spec.
  */
 @Controller('v1/_probe/pay')
 @Auth('api_key')
@@ -116,13 +120,13 @@ export class PayProbeController {
   async pay(@Body() body: PayProbeDto) {
     // PaymentsModule exports it to its importers only; the probe sits in the root test module.
     const payments = this.moduleRef.get(PaymentsService, { strict: false });
+    const rail = this.moduleRef.get<PaymentRail>(PAYMENT_RAIL, { strict: false });
     if (this.tx.active) {
       throw new Error('the probe must own the outermost transaction');
     }
-    let seen: Record<string, unknown> = {};
-    try {
-      await this.tx.run(async (m) => {
-        const outcome = await payments.pay({
+    const recorded = await this.tx.run(() =>
+      payments.pay(
+        {
           buyerAgentId: body.buyer_agent_id,
           sellerAgentId: body.seller_agent_id,
           amountPaise: body.amount_paise,
@@ -131,15 +135,29 @@ export class PayProbeController {
           source: { kind: 'quote', id: `qt_probe_${randomToken(10)}` },
           description: 'rollback probe',
           receiptContext: {},
-        });
-        const { id, receiptId } = outcome.intent;
+        },
+        { callRail: false },
+      ),
+    );
+    const result = await rail.debit(railDebitRequest(recorded.intent));
+    let seen: Record<string, unknown> = {};
+    try {
+      await this.tx.run(async (m) => {
+        const outcome = await payments.applyDebit(recorded.intent.id, result);
+        const { id, receiptId } = outcome?.intent ?? recorded.intent;
         const [inside] = await m.query<{ outbox: number; entries: number; status: string }[]>(
           `SELECT (SELECT count(*)::int FROM outbox_events WHERE subject_id = $1) AS outbox,
                   (SELECT count(*)::int FROM chain_entries WHERE chain_id = $2) AS entries,
                   (SELECT status FROM payment_intents WHERE id = $1) AS status`,
           [id, receiptId],
         );
-        seen = { outcome: outcome.status, intent_id: id, receipt_id: receiptId, inside };
+        seen = {
+          recorded: recorded.status,
+          outcome: outcome?.status ?? null,
+          intent_id: id,
+          receipt_id: receiptId,
+          inside,
+        };
         if (body.then === 'roll_back') {
           throw new RolledBackOnPurpose();
         }

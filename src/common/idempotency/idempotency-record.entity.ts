@@ -12,6 +12,12 @@ export class IdempotencyRecord {
   @Column('jsonb', { nullable: true }) responseBody: unknown;
   /** The response text exactly as first sent (secrets redacted); what a replay sends. */
   @Column('text', { nullable: true }) responseRaw: string | null;
+  /**
+   * Set while the request's answer is finished after its first transaction committed (a payment
+   * calling its rail): a retry meanwhile is 409 idempotency_in_flight; past this time (the process
+   * died) the record is dropped and the key runs again.
+   */
+  @Column('timestamptz', { nullable: true }) pendingUntil: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @Column('timestamptz') expiresAt: Date;
 }

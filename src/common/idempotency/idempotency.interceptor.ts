@@ -2,9 +2,10 @@ import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } fr
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
+import { IsNull, Not } from 'typeorm';
 
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { Tx } from '../../database/tx';
+import { AfterCommit, finished, Tx } from '../../database/tx';
 import { principalOf } from '../auth/auth.decorators';
 import { canonicalJson } from '../canonical-json';
 import { Clock } from '../clock';
@@ -69,6 +70,13 @@ function storedBody(body: unknown): { value: unknown; raw: string | null } {
   return { value, raw: JSON.stringify(value) };
 }
 
+/**
+ * How long a request whose answer is finished after commit (a payment's rail call, see AfterCommit)
+ * holds its key as in flight: longer than any rail call may take. If the process dies meanwhile, the
+ * key is free again after this and a retry runs against what the database then holds.
+ */
+export const IN_FLIGHT_LEASE_MS = 120_000;
+
 /** 64-bit advisory lock id for (scope, key). */
 function lockId(parts: string[]): string {
   return BigInt.asIntN(64, BigInt(`0x${sha256Hex(parts.join('\u0000')).slice(0, 16)}`)).toString();
@@ -114,7 +122,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
         throw idempotencyErrors.required();
       }
       // /v1: the key is optional; the write still runs in one transaction.
-      return from(this.tx.run(() => lastValueFrom(next.handle(), { defaultValue: undefined })));
+      return from(
+        this.tx
+          .run(() => lastValueFrom(next.handle(), { defaultValue: undefined }))
+          .then((body) => finished(body)),
+      );
     }
     if (key.length < 1 || key.length > 255) {
       throw idempotencyErrors.invalid();
@@ -145,9 +157,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
           };
           // Fast path: a finished request replays without contending for the lock, so many
           // simultaneous retries of a completed key all get the stored answer, not 409.
-          const finished = await m.findOneBy(IdempotencyRecord, where);
-          if (finished && finished.expiresAt > now) {
-            return replayOf(finished);
+          const done = await m.findOneBy(IdempotencyRecord, where);
+          if (done && done.expiresAt > now) {
+            if (done.pendingUntil && done.pendingUntil > now) {
+              // Its first phase committed; the answer is still being finished (AfterCommit).
+              throw idempotencyErrors.inFlight();
+            }
+            if (!done.pendingUntil) {
+              return replayOf(done);
+            }
           }
           const [{ locked }] = await m.query<{ locked: boolean }[]>(
             'SELECT pg_try_advisory_xact_lock($1::bigint) AS locked',
@@ -156,13 +174,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
           if (!locked) {
             throw idempotencyErrors.inFlight();
           }
+          // Expired records, and in-flight ones whose lease ran out (their process died).
           await m.query(
-            'DELETE FROM idempotency_records WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4 AND expires_at <= $5',
+            'DELETE FROM idempotency_records WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4 AND (expires_at <= $5 OR pending_until <= $5)',
             [ownerId, req.method, path, key, now],
           );
           // Under the lock: the twin may have committed between the fast path and the lock.
           const stored = await m.findOneBy(IdempotencyRecord, where);
           if (stored) {
+            if (stored.pendingUntil) {
+              throw idempotencyErrors.inFlight();
+            }
             return replayOf(stored);
           }
           let status: number;
@@ -181,6 +203,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
             status = error.status;
             body = renderError(error, flavor, requestIdOf(req), req.path);
           }
+          if (body instanceof AfterCommit) {
+            // The answer is final only after commit: hold the key as in flight until it is.
+            await m.insert(IdempotencyRecord, {
+              ownerId,
+              method: req.method,
+              path,
+              key,
+              requestHash,
+              statusCode: status,
+              pendingUntil: new Date(now.getTime() + IN_FLIGHT_LEASE_MS),
+              expiresAt: new Date(now.getTime() + this.config.idempotencyTtlHours * 3600_000),
+            });
+            return { replay: false as const, pending: body as AfterCommit<unknown>, status };
+          }
           const saved = storedBody(body);
           await m.insert(IdempotencyRecord, {
             ownerId,
@@ -197,7 +233,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
             ? { replay: false as const, error }
             : { replay: false as const, status, body };
         })
-        .then((outcome) => {
+        .then(async (outcome) => {
+          if ('pending' in outcome && outcome.pending) {
+            return this.finishPending(outcome.pending, outcome.status, {
+              ownerId,
+              method: req.method,
+              path,
+              key,
+            });
+          }
           if ('error' in outcome && outcome.error) {
             throw outcome.error;
           }
@@ -215,5 +259,36 @@ export class IdempotencyInterceptor implements NestInterceptor {
           return outcome.body;
         }),
     );
+  }
+
+  /**
+   * Second phase of an AfterCommit answer: finish it (outside any transaction), then store the
+   * final answer on the in-flight record. If finishing fails, the record is removed so the key can
+   * be retried at once (what the retry meets is what the database holds by then).
+   */
+  private async finishPending(
+    pending: AfterCommit<unknown>,
+    status: number,
+    where: { ownerId: string; method: string; path: string; key: string },
+  ): Promise<unknown> {
+    let body: unknown;
+    try {
+      body = await pending.finish();
+    } catch (err) {
+      await this.tx
+        .run((m) => m.delete(IdempotencyRecord, { ...where, pendingUntil: Not(IsNull()) }))
+        .catch(() => undefined);
+      throw err;
+    }
+    const saved = storedBody(body);
+    await this.tx.run((m) =>
+      m.update(IdempotencyRecord, where, {
+        statusCode: status,
+        responseBody: saved.value as object,
+        responseRaw: saved.raw,
+        pendingUntil: null,
+      }),
+    );
+    return body;
   }
 }

@@ -30,6 +30,7 @@ function redisOptions(url: string) {
       { name: QUEUES.maintenance },
       { name: QUEUES.approvals },
       { name: QUEUES.webhooks },
+      { name: QUEUES.payments },
     ),
   ],
   exports: [BullModule],

@@ -3,13 +3,24 @@ export const QUEUES = {
   maintenance: 'maintenance',
   approvals: 'approvals',
   webhooks: 'webhooks',
+  payments: 'payments',
 } as const;
 
 export const JOBS = {
   cleanupIdempotency: 'cleanup-idempotency',
   expireApproval: 'expire-approval',
   deliverWebhook: 'deliver-webhook',
+  reconcileRail: 'reconcile-rail',
 } as const;
+
+/**
+ * Payload of JOBS.reconcileRail: an intent (or refund) its request left `processing` because the
+ * rail gave no definite answer; the processor asks the rail again (src/payments/rail-reconciler.ts).
+ */
+export interface ReconcileRailJob {
+  kind: 'intent' | 'refund';
+  id: string;
+}
 
 /** Payload of JOBS.expireApproval: ids only, the processor re-reads state. */
 export interface ExpireApprovalJob {

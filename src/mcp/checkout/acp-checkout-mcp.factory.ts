@@ -28,7 +28,7 @@ import { ReplayedResponse, toAppError } from '../../common/errors/all-exceptions
 import { AcpErrorBody, renderError } from '../../common/errors/error-body';
 import { requestIdOf } from '../../common/http/request-id';
 import { IdempotencyInterceptor } from '../../common/idempotency/idempotency.interceptor';
-import { Tx } from '../../database/tx';
+import { Eventually, finished, Tx } from '../../database/tx';
 import { AcpMcpError, acpMcpErrors, JsonRpcAcpError, withMcpParam } from './acp-mcp-errors';
 import {
   ID_SCHEMA,
@@ -71,7 +71,12 @@ interface CheckoutToolDef {
   dto?: Type<object>;
   idempotent: boolean;
   annotations: Tool['annotations'];
-  run: (caller: ProtocolKeyPrincipal, id: string, payload: unknown) => Promise<AcpCheckoutSession>;
+  /** complete may answer AfterCommit (the payment's rail step); call() finishes it. */
+  run: (
+    caller: ProtocolKeyPrincipal,
+    id: string,
+    payload: unknown,
+  ) => Promise<Eventually<AcpCheckoutSession>>;
 }
 
 const BASE = '/acp/checkout_sessions';
@@ -254,11 +259,11 @@ export class AcpCheckoutMcpFactory {
         return tool.run(ctx.caller, id, body);
       };
       if (!tool.idempotent) {
-        return await handle();
+        return await finished(await handle());
       }
       if (meta.idempotencyKey === undefined) {
         // Optional in MCP (unlike REST): without it the write still runs in one transaction.
-        return await this.tx.run(handle);
+        return await finished(await this.tx.run(handle));
       }
       return await this.idempotent(tool, id, payload, meta, ctx, handle);
     } catch (err) {
@@ -277,7 +282,7 @@ export class AcpCheckoutMcpFactory {
     payload: unknown,
     meta: Meta,
     ctx: AcpMcpContext,
-    handle: () => Promise<AcpCheckoutSession>,
+    handle: () => Promise<Eventually<AcpCheckoutSession>>,
   ): Promise<AcpCheckoutSession> {
     const path = tool.path(id);
     const headers: Record<string, string> = {

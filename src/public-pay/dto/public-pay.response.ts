@@ -55,6 +55,37 @@ export class HostedCheckoutResponse {
     description: '{app_url}/pay/<quote_id>/status?checkout=<id>: the status page for the person',
   })
   status_url: string;
+  // What the gateway's checkout widget needs (spec §2 "Hosted checkout"); null on the sandbox
+  // rail. Nothing here is secret: the key id is public, the key secret never leaves the server.
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "Gateway rail: the gateway's public key id (the widget's `key`)",
+  })
+  key_id: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Gateway rail: the gateway order (order_…) the widget pays',
+  })
+  order_id: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'Gateway rail: the amount in paise (the same as amount_paise)',
+  })
+  amount: number | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Gateway rail: the seller’s name' })
+  name: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Gateway rail: what is paid for' })
+  description: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'Gateway rail: {app_url}/pay/<quote_id>/return, where the gateway posts gateway_payment_id, gateway_order_id and gateway_signature in redirect mode',
+  })
+  callback_url: string | null;
 }
 
 /** What the hosted payment page shows (spec §2 "Public quote view"). */

@@ -12,7 +12,7 @@ export class QuoteLineItemResponse {
 export class QuoteResponse {
   @ApiProperty({ example: 'qt_…' }) id: string;
   @ApiProperty({ enum: ['quote'] }) object: 'quote';
-  @ApiProperty({ enum: ['open', 'pending_approval', 'paid', 'expired', 'canceled'] })
+  @ApiProperty({ enum: ['open', 'processing', 'pending_approval', 'paid', 'expired', 'canceled'] })
   status: string;
   @ApiProperty({
     enum: ['offer', 'seller'],
@@ -47,7 +47,12 @@ export class QuoteResponse {
 
 export class QuoteIntentOutcome {
   @ApiProperty({ example: 'pi_…' }) id: string;
-  @ApiProperty({ enum: ['settled', 'requires_approval', 'declined', 'failed'] }) status: string;
+  @ApiProperty({
+    enum: ['settled', 'processing', 'requires_approval', 'declined', 'failed'],
+    description:
+      'processing: the rail has not answered yet (the quote is processing; GET /v1/pay/intents/{id} shows the outcome)',
+  })
+  status: string;
   @ApiProperty() amount_paise: number;
   @ApiProperty({ nullable: true, type: String, example: 'mandate_cap_exceeded' }) decline_code:
     string | null;

@@ -4,7 +4,11 @@ export class RefundResponse {
   @ApiProperty({ example: 'rf_…' }) id: string;
   @ApiProperty({ enum: ['refund'] }) object: 'refund';
   @ApiProperty() intent_id: string;
-  @ApiProperty({ enum: ['pending_approval', 'succeeded', 'denied', 'expired', 'failed'] })
+  @ApiProperty({
+    enum: ['pending_approval', 'processing', 'succeeded', 'denied', 'expired', 'failed'],
+    description:
+      'pending_approval → processing (a person approved; the rail is paying it out) → succeeded | failed; pending_approval → denied | expired',
+  })
   status: string;
   @ApiProperty() amount_paise: number;
   @ApiProperty({ enum: ['INR'] }) currency: string;
@@ -17,7 +21,12 @@ export class RefundResponse {
     description: 'The person approval (seller workspace) this refund waits for',
   })
   approval_id: string | null;
-  @ApiProperty({ nullable: true, type: String }) rail_reference: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "The rail's reference of the credit (on the gateway rail: its refund id, rfnd_…)",
+  })
+  rail_reference: string | null;
   @ApiProperty({ nullable: true, type: String }) failure_code: string | null;
   @ApiProperty({ nullable: true, type: String }) failure_reason: string | null;
   @ApiProperty() created_at: string;

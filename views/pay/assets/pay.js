@@ -1,6 +1,11 @@
 // Hosted payment pages: a countdown to the quote's expiry and, on the status page, a re-check
 // every few seconds until the payment ends. Same-origin, no dependencies; the pages work without it
 // (the status page then refreshes itself with <meta http-equiv="refresh">).
+// On the gateway rail the payment page's panel opens the gateway's checkout widget (its script
+// comes from the gateway's origin, the only third party the page's CSP allows): start the
+// checkout on our API, open the widget on its order, post the widget's three fields back to our
+// API (the server verifies them), then go to the status page. A failed attempt stays on the same
+// order: the person can pay again in the widget, or press Pay again.
 (function () {
   'use strict';
   var countdown = document.getElementById('countdown');
@@ -19,6 +24,83 @@
       setTimeout(tick, 1000);
     };
     if (!isNaN(ends)) {tick();}
+  }
+  var panel = document.getElementById('gateway-panel');
+  if (panel && window.fetch) {
+    var payButton = document.getElementById('gateway-pay');
+    var message = document.getElementById('gateway-message');
+    var say = function (text, stop) {
+      message.textContent = text;
+      message.className = stop ? 'notice notice-stop' : 'notice';
+      message.hidden = false;
+    };
+    var post = function (url, body) {
+      return fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify(body || {}),
+        credentials: 'omit',
+        cache: 'no-store'
+      }).then(function (r) {
+        return r.json().then(function (json) { return { ok: r.ok, body: json }; });
+      });
+    };
+    var problem = function (r, fallback) {
+      return (r && r.body && r.body.error && r.body.error.message) || fallback;
+    };
+    var statusPath = function (checkoutId) {
+      return panel.getAttribute('data-page-path') + '/status?checkout=' + encodeURIComponent(checkoutId);
+    };
+    payButton.addEventListener('click', function () {
+      if (typeof window.GatewayCheckout !== 'function') {
+        say('The payment gateway could not be loaded. Check your connection and try again.', true);
+        return;
+      }
+      payButton.disabled = true;
+      post(panel.getAttribute('data-start-url'), {}).then(function (started) {
+        var c = started.body;
+        if (!started.ok || !c.order_id) {
+          payButton.disabled = false;
+          say(problem(started, 'The payment could not be started. Try again.'), true);
+          return;
+        }
+        var widget = new window.GatewayCheckout({
+          key: c.key_id,
+          order_id: c.order_id,
+          amount: c.amount,
+          currency: c.currency,
+          name: c.name,
+          description: c.description,
+          callback_url: c.callback_url,
+          handler: function (resp) {
+            say('Confirming your payment…');
+            post(panel.getAttribute('data-complete-base') + encodeURIComponent(c.id) + '/complete', {
+              gateway_payment_id: resp.gateway_payment_id,
+              gateway_order_id: resp.gateway_order_id,
+              gateway_signature: resp.gateway_signature
+            }).then(function (done) {
+              if (done.ok) {
+                window.location.assign(statusPath(c.id));
+              } else {
+                payButton.disabled = false;
+                say(problem(done, 'The payment could not be confirmed. Try again.'), true);
+              }
+            }).catch(function () {
+              window.location.assign(statusPath(c.id));
+            });
+          },
+          modal: { ondismiss: function () { payButton.disabled = false; } }
+        });
+        widget.on('payment.failed', function (resp) {
+          var why = resp && resp.error && resp.error.description;
+          say('The payment did not go through' + (why ? ': ' + why : '') + '. No money moved; you can try again.', true);
+        });
+        widget.open();
+      }).catch(function () {
+        payButton.disabled = false;
+        say('The payment could not be started. Check your connection and try again.', true);
+      });
+    });
   }
   var main = document.querySelector('[data-poll-url]');
   if (main && window.fetch) {

@@ -1,0 +1,100 @@
+import type {
+  GatewayCustomer,
+  GatewayOrder,
+  GatewayPayment,
+  GatewayPaymentLink,
+  GatewayReconLine,
+  GatewayRefund,
+  GatewayReserveBlock,
+  GatewaySettlement,
+  GatewayToken,
+} from '../src/gateway/gateway-client.types';
+
+/**
+ * Everything the simulator knows, in memory. Records hold the wire object the API returns
+ * (`wire`) plus the simulator's own bookkeeping beside it; responses are copies of `wire`.
+ */
+export interface OrderRecord {
+  wire: GatewayOrder;
+  /** Capture successful payments at once (order option `payment_capture`, default true). */
+  autoCapture: boolean;
+  linkId: string | null;
+}
+
+export interface PaymentRecord {
+  wire: GatewayPayment;
+  /** Set once a settlement cycle paid it out. */
+  settlementId: string | null;
+}
+
+export interface RefundRecord {
+  wire: GatewayRefund;
+  settlementId: string | null;
+}
+
+export class Store {
+  readonly orders = new Map<string, OrderRecord>();
+  readonly payments = new Map<string, PaymentRecord>();
+  readonly refunds = new Map<string, RefundRecord>();
+  readonly customers = new Map<string, GatewayCustomer>();
+  readonly tokens = new Map<string, GatewayToken>();
+  /** Registration order id → the token it created. */
+  readonly tokenByOrder = new Map<string, string>();
+  readonly links = new Map<string, GatewayPaymentLink>();
+  readonly blocks = new Map<string, GatewayReserveBlock>();
+  readonly settlements = new Map<string, GatewaySettlement>();
+  readonly reconLines: GatewayReconLine[] = [];
+
+  order(id: string): OrderRecord | undefined {
+    return this.orders.get(id);
+  }
+
+  paymentsOfOrder(orderId: string): GatewayPayment[] {
+    return [...this.payments.values()]
+      .filter((p) => p.wire.order_id === orderId)
+      .map((p) => p.wire);
+  }
+
+  refundsOfPayment(paymentId: string): GatewayRefund[] {
+    return [...this.refunds.values()]
+      .filter((r) => r.wire.payment_id === paymentId)
+      .map((r) => r.wire);
+  }
+
+  clear(): void {
+    for (const m of [
+      this.orders,
+      this.payments,
+      this.refunds,
+      this.customers,
+      this.tokens,
+      this.tokenByOrder,
+      this.links,
+      this.blocks,
+      this.settlements,
+    ]) {
+      m.clear();
+    }
+    this.reconLines.length = 0;
+  }
+}
+
+/** A deep copy for a response or a webhook, so later changes never reach what was sent. */
+export function copy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** `{entity:"collection", count, items}` */
+export function collection<T>(items: T[]): { entity: 'collection'; count: number; items: T[] } {
+  return { entity: 'collection', count: items.length, items: copy(items) };
+}
+
+/**
+ * Fees (docs/gateway-simulator.md "Fees and tax"): fee = 2% of the amount, tax = 18% of the fee,
+ * each rounded half up to the paisa, in integer arithmetic (amounts are capped far below 2^53/18).
+ */
+export function feeFor(amount: number): { fee: number; tax: number } {
+  const fee = Math.floor((amount * 2 + 50) / 100);
+  const tax = Math.floor((fee * 18 + 50) / 100);
+  return { fee, tax };
+}

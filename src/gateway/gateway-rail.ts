@@ -1,0 +1,396 @@
+import { Logger } from '@nestjs/common';
+
+import type { AppConfig, GatewayConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import type {
+  PaymentRail,
+  RailCreditRequest,
+  RailDebitRequest,
+  RailFailureCode,
+  RailResult,
+  RailStatus,
+} from '../payments/payment-rail';
+import { GatewayClient, GatewayError } from './gateway-client';
+import type { GatewayOrder, GatewayPayment, GatewayRefund } from './gateway-client.types';
+import { verifyPaymentSignature } from './gateway-signatures';
+import { GatewayStore } from './gateway-store';
+
+/** Injection token of the GatewayClient (null on the sandbox rail). */
+export const GATEWAY_CLIENT = Symbol('GATEWAY_CLIENT');
+
+export function gatewayClientOf(config: AppConfig): GatewayClient | null {
+  const g = config.gateway;
+  return g
+    ? new GatewayClient({
+        apiUrl: g.apiUrl,
+        keyId: g.keyId,
+        keySecret: g.keySecret.reveal(),
+        timeoutMs: g.timeoutMs,
+      })
+    : null;
+}
+
+/** Idempotency-Key of each call we make: derived from our own id, so a repeat is the same call. */
+export const gatewayKeys = {
+  order: (intentId: string) => `order-${intentId}`,
+  debit: (intentId: string) => `debit-${intentId}`,
+  refund: (refundId: string) => `refund-${refundId}`,
+  hostedOrder: (checkoutId: string) => `hco-order-${checkoutId}`,
+  customer: (mandateId: string) => `customer-${mandateId}`,
+  registration: (mandateId: string) => `registration-${mandateId}`,
+};
+
+/** The gateway's failure reasons (error_reason) in our rail's codes. */
+const FAILURE_CODES: Record<string, RailFailureCode> = {
+  insufficient_funds: 'insufficient_funds',
+  payment_declined: 'mandate_declined_by_bank',
+  bank_unavailable: 'bank_unavailable',
+};
+
+export function failureCodeOf(payment: GatewayPayment): RailFailureCode {
+  const reason = (payment as GatewayPayment & { error_reason?: string | null }).error_reason;
+  return (reason && FAILURE_CODES[reason]) || 'payment_failed';
+}
+
+/**
+ * What a list of the order's payments says about it: captured for the expected amount →
+ * succeeded; still in flight (created / authorized) → pending; only failures → the last one's
+ * failure; no payment → null (nothing was ever attempted). A captured payment of another amount
+ * is never settled: pending, for a person to look at.
+ */
+export function resultOfPayments(
+  payments: GatewayPayment[],
+  order: Pick<GatewayOrder, 'id'>,
+  amountPaise: number,
+): RailResult | null {
+  const ids = (p: GatewayPayment) => ({ orderId: order.id, paymentId: p.id });
+  const captured = payments.find((p) => p.status === 'captured');
+  if (captured) {
+    if (captured.amount !== amountPaise || captured.currency !== 'INR') {
+      return {
+        status: 'pending',
+        reference: captured.id,
+        message: `captured ${captured.amount} ${captured.currency}, expected ${amountPaise} INR`,
+        ids: ids(captured),
+      };
+    }
+    return { status: 'succeeded', reference: captured.id, ids: ids(captured) };
+  }
+  const inFlight = payments.find((p) => p.status === 'created' || p.status === 'authorized');
+  if (inFlight) {
+    return {
+      status: 'pending',
+      reference: inFlight.id,
+      message: `payment ${inFlight.status} at the gateway`,
+      ids: ids(inFlight),
+    };
+  }
+  const failed = payments.at(-1);
+  if (failed) {
+    return {
+      status: 'failed',
+      reference: failed.id,
+      failureCode: failureCodeOf(failed),
+      message: failed.error_description ?? 'The gateway reported the payment failed',
+      ids: ids(failed),
+    };
+  }
+  return null;
+}
+
+export function resultOfRefund(refund: GatewayRefund): RailResult {
+  const ids = { paymentId: refund.payment_id, refundId: refund.id };
+  switch (refund.status) {
+    case 'processed':
+      return { status: 'succeeded', reference: refund.id, ids };
+    case 'failed':
+      return {
+        status: 'failed',
+        reference: refund.id,
+        failureCode: 'payment_failed',
+        message: 'The gateway reported the refund failed',
+        ids,
+      };
+    case 'pending':
+      return { status: 'pending', reference: refund.id, message: 'refund pending', ids };
+  }
+}
+
+/**
+ * The gateway rail (README "Going live on the gateway"): the PaymentRail port over the gateway's
+ * HTTP API (src/gateway/gateway-client.ts), chosen by RAIL=gateway in PaymentsModule. Never
+ * called inside a database transaction (the pipeline calls it between its two transactions); its
+ * own bookkeeping (which order pays what, a mandate's token) is written in short transactions of
+ * its own.
+ *
+ * - A debit under a mandate opens (or finds again) the intent's order, receipt = intent id,
+ *   Idempotency-Key derived from the intent id, and charges the mandate's recurring token
+ *   (POST /v1/payments/create/recurring, Idempotency-Key derived from the intent id). A mandate
+ *   with no token yet gets a customer and a token registration (in MODE=test the simulator's
+ *   control API stands in for the person's approval; elsewhere the debit fails with
+ *   mandate_not_registered until the gateway confirms the token by webhook).
+ * - A hosted-page payment (no mandate) was made by the person in the gateway's widget: the debit
+ *   only confirms what the gateway captured on the checkout's order.
+ * - A credit refunds the intent's payment (receipt = refund id, Idempotency-Key from it).
+ * - No definite answer (timeout, network error, 5xx, a payment still in flight) is `pending`, and
+ *   a thrown GatewayError is treated the same by the pipeline: never a guess.
+ */
+export class GatewayRail implements PaymentRail {
+  readonly name = 'gateway' as const;
+  private readonly logger = new Logger(GatewayRail.name);
+
+  constructor(
+    private readonly client: GatewayClient,
+    private readonly store: GatewayStore,
+    private readonly tx: Tx,
+    private readonly config: AppConfig,
+  ) {}
+
+  private get gateway(): GatewayConfig {
+    return this.config.gateway as GatewayConfig;
+  }
+
+  async debit(req: RailDebitRequest): Promise<RailResult> {
+    if (req.mandateId === null) {
+      return (await this.hostedResult(req)) ?? notPaidYet();
+    }
+    const token = await this.confirmedToken(req.mandateId);
+    if (!token) {
+      return {
+        status: 'failed',
+        reference: req.intentId,
+        failureCode: 'mandate_not_registered',
+        message: 'The mandate is not registered with the payment gateway yet',
+      };
+    }
+    const order = await this.intentOrder(req);
+    const known = await this.paymentsResult(order, req.amountPaise);
+    if (known) {
+      return known;
+    }
+    try {
+      const paid = await this.client.createRecurringPayment(
+        {
+          amount: req.amountPaise,
+          currency: 'INR',
+          order_id: order.id,
+          customer_id: token.customerId,
+          token: token.tokenId,
+          recurring: '1',
+          description: req.description.slice(0, 250),
+          notes: { intent_id: req.intentId },
+        },
+        gatewayKeys.debit(req.intentId),
+      );
+      if (
+        paid.razorpay_order_id !== order.id ||
+        !verifyPaymentSignature(
+          order.id,
+          paid.razorpay_payment_id,
+          paid.razorpay_signature,
+          this.gateway.keySecret.reveal(),
+        )
+      ) {
+        this.logger.error(
+          { intent_id: req.intentId },
+          'recurring debit answer failed its signature',
+        );
+        return { status: 'pending', reference: null, message: 'unverified gateway answer' };
+      }
+    } catch (err) {
+      if (!(err instanceof GatewayError) || err.retryable) {
+        throw err;
+      }
+      // Refused (4xx): a failed attempt or a refusal of the request; the order's payments say which.
+      const after = await this.paymentsResult(order, req.amountPaise);
+      return (
+        after ?? {
+          status: 'failed',
+          reference: order.id,
+          failureCode: 'gateway_refused',
+          message: err.description,
+          ids: { orderId: order.id },
+        }
+      );
+    }
+    return (await this.paymentsResult(order, req.amountPaise)) ?? notPaidYet();
+  }
+
+  async debitStatus(req: RailDebitRequest): Promise<RailStatus> {
+    if (req.mandateId === null) {
+      return (await this.hostedResult(req)) ?? { status: 'unknown' };
+    }
+    const stored = await this.store.orderOf('intent', req.intentId);
+    const order = stored
+      ? { id: stored.id }
+      : (await this.client.findOrdersByReceipt(req.intentId))[0];
+    if (!order) {
+      return { status: 'unknown' };
+    }
+    return (await this.paymentsResult(order, req.amountPaise)) ?? { status: 'unknown' };
+  }
+
+  async credit(req: RailCreditRequest): Promise<RailResult> {
+    if (!req.debitReference) {
+      return {
+        status: 'failed',
+        reference: req.refundId,
+        failureCode: 'gateway_refused',
+        message: 'The payment has no gateway payment to refund',
+      };
+    }
+    try {
+      const refund = await this.client.createRefund(
+        req.debitReference,
+        { amount: req.amountPaise, receipt: req.refundId, notes: { refund_id: req.refundId } },
+        gatewayKeys.refund(req.refundId),
+      );
+      return resultOfRefund(refund);
+    } catch (err) {
+      if (!(err instanceof GatewayError) || err.retryable) {
+        throw err;
+      }
+      const known = await this.creditStatus(req);
+      if (known.status !== 'unknown') {
+        return known;
+      }
+      return {
+        status: 'failed',
+        reference: req.refundId,
+        failureCode: 'gateway_refused',
+        message: err.description,
+      };
+    }
+  }
+
+  async creditStatus(req: RailCreditRequest): Promise<RailStatus> {
+    if (!req.debitReference) {
+      return { status: 'unknown' };
+    }
+    const refunds = await this.client.listPaymentRefunds(req.debitReference);
+    const mine = refunds.find((r) => r.receipt === req.refundId);
+    return mine ? resultOfRefund(mine) : { status: 'unknown' };
+  }
+
+  /** The hosted checkout's order, if the person paid it: what the gateway captured. */
+  private async hostedResult(req: RailDebitRequest): Promise<RailResult | null> {
+    const order = await this.store.orderOf('hosted', req.source.id);
+    if (!order) {
+      return null;
+    }
+    const payments = await this.client.listOrderPayments(order.id);
+    const captured = payments.filter((p) => p.status === 'captured');
+    // Failed attempts on a hosted order do not end it: the person may pay again on it.
+    return captured.length ? resultOfPayments(captured, order, req.amountPaise) : null;
+  }
+
+  private async paymentsResult(order: { id: string }, amountPaise: number) {
+    return resultOfPayments(await this.client.listOrderPayments(order.id), order, amountPaise);
+  }
+
+  /** The intent's order: found again by our record, else created (idempotent) and recorded. */
+  private async intentOrder(req: RailDebitRequest): Promise<{ id: string }> {
+    const stored = await this.store.orderOf('intent', req.intentId);
+    if (stored) {
+      return { id: stored.id };
+    }
+    const order = await this.client.createOrder(
+      {
+        amount: req.amountPaise,
+        currency: 'INR',
+        receipt: req.intentId,
+        notes: { intent_id: req.intentId },
+      },
+      gatewayKeys.order(req.intentId),
+    );
+    await this.tx.run(() =>
+      this.store.recordOrder(order.id, 'intent', req.intentId, req.amountPaise),
+    );
+    return order;
+  }
+
+  /**
+   * The mandate's confirmed recurring token, registering one when the mandate has none (a
+   * customer and a registration order for up to the mandate's cap, valid until its end). In
+   * MODE=test the simulator's control API confirms the registration as the person would; in
+   * other modes the token stays `initiated` until the gateway's token.confirmed webhook.
+   */
+  private async confirmedToken(
+    mandateId: string,
+  ): Promise<{ customerId: string; tokenId: string } | null> {
+    let row = await this.store.mandateToken(mandateId);
+    if (!row) {
+      const [mandate] = await this.tx.manager.query<
+        { per_payment_cap_paise: string; valid_until: Date }[]
+      >(`SELECT per_payment_cap_paise::text, valid_until FROM mandates WHERE id = $1`, [mandateId]);
+      if (!mandate) {
+        return null;
+      }
+      const customer = await this.client.createCustomer(
+        { name: `Mandate ${mandateId}`, notes: { mandate_id: mandateId } },
+        gatewayKeys.customer(mandateId),
+      );
+      const order = await this.client.createOrder(
+        {
+          amount: 0,
+          currency: 'INR',
+          receipt: mandateId,
+          method: 'upi',
+          customer_id: customer.id,
+          token: {
+            max_amount: Number(mandate.per_payment_cap_paise),
+            expire_at: Math.floor(new Date(mandate.valid_until).getTime() / 1000),
+            frequency: 'as_presented',
+          },
+          notes: { mandate_id: mandateId },
+        },
+        gatewayKeys.registration(mandateId),
+      );
+      await this.tx.run(async () => {
+        await this.store.recordOrder(order.id, 'registration', mandateId, 0);
+        await this.store.recordMandateToken({
+          mandate_id: mandateId,
+          customer_id: customer.id,
+          token_id: order.token_id,
+          registration_order_id: order.id,
+          status: 'initiated',
+        });
+      });
+      row = await this.store.mandateToken(mandateId);
+    }
+    if (!row?.token_id) {
+      return null;
+    }
+    if (row.status === 'initiated' && this.config.mode === 'test' && row.registration_order_id) {
+      await this.approveOnSimulator(row.registration_order_id);
+      const tokens = await this.client.listTokens(row.customer_id);
+      const status = tokens.find((tk) => tk.id === row?.token_id)?.recurring_details.status;
+      if (status) {
+        await this.tx.run(() => this.store.setTokenStatus(row?.token_id as string, status));
+        row = { ...row, status };
+      }
+    }
+    const tokenId = row.token_id as string;
+    return row.status === 'confirmed' ? { customerId: row.customer_id, tokenId } : null;
+  }
+
+  /**
+   * MODE=test only: the simulator's control API approves a token registration as the person
+   * would on the gateway's page (docs/gateway-simulator.md "Control API"). Never used in live.
+   */
+  private async approveOnSimulator(orderId: string): Promise<void> {
+    const res = await fetch(`${this.gateway.apiUrl}/__sim/tokens/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order_id: orderId, approve: true }),
+      signal: AbortSignal.timeout(this.gateway.timeoutMs),
+    });
+    if (!res.ok && res.status !== 400) {
+      throw new Error(`test-mode token approval answered ${res.status}`);
+    }
+  }
+}
+
+function notPaidYet(): RailResult {
+  return { status: 'pending', reference: null, message: 'nothing captured at the gateway yet' };
+}

@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+
+import { Tx } from '../database/tx';
+
+export type GatewayOrderKind = 'intent' | 'hosted' | 'registration';
+
+export interface GatewayOrderRow {
+  id: string;
+  kind: GatewayOrderKind;
+  subject_id: string;
+  amount_paise: string;
+}
+
+export type MandateTokenStatus = 'initiated' | 'confirmed' | 'rejected' | 'cancelled';
+
+export interface MandateTokenRow {
+  mandate_id: string;
+  customer_id: string;
+  token_id: string | null;
+  registration_order_id: string | null;
+  status: MandateTokenStatus;
+}
+
+export type GatewayEventOutcome = 'applied' | 'no_change' | 'unmatched' | 'ignored';
+
+/**
+ * The gateway tables (migration 1763700001600-GatewayRail): the orders we opened and what each
+ * pays, the mandates' recurring tokens, and the inbound events. All SQL of src/gateway lives here;
+ * every call joins the ambient transaction (Tx) or runs on its own.
+ */
+@Injectable()
+export class GatewayStore {
+  constructor(private readonly tx: Tx) {}
+
+  /** Records what an order pays; a repeat (same order, or same subject) keeps the first row. */
+  async recordOrder(
+    id: string,
+    kind: GatewayOrderKind,
+    subjectId: string,
+    amountPaise: number,
+  ): Promise<void> {
+    await this.tx.manager.query(
+      `INSERT INTO gateway_orders (id, kind, subject_id, amount_paise) VALUES ($1, $2, $3, $4)
+       ON CONFLICT DO NOTHING`,
+      [id, kind, subjectId, amountPaise],
+    );
+  }
+
+  async findOrder(id: string): Promise<GatewayOrderRow | null> {
+    const [row] = await this.tx.manager.query<GatewayOrderRow[]>(
+      `SELECT id, kind, subject_id, amount_paise::text FROM gateway_orders WHERE id = $1`,
+      [id],
+    );
+    return row ?? null;
+  }
+
+  async orderOf(kind: GatewayOrderKind, subjectId: string): Promise<GatewayOrderRow | null> {
+    const [row] = await this.tx.manager.query<GatewayOrderRow[]>(
+      `SELECT id, kind, subject_id, amount_paise::text FROM gateway_orders WHERE kind = $1 AND subject_id = $2`,
+      [kind, subjectId],
+    );
+    return row ?? null;
+  }
+
+  async mandateToken(mandateId: string): Promise<MandateTokenRow | null> {
+    const [row] = await this.tx.manager.query<MandateTokenRow[]>(
+      `SELECT mandate_id, customer_id, token_id, registration_order_id, status
+         FROM gateway_mandate_tokens WHERE mandate_id = $1`,
+      [mandateId],
+    );
+    return row ?? null;
+  }
+
+  /** The first registration of a mandate wins; a concurrent second one keeps it. */
+  async recordMandateToken(row: MandateTokenRow): Promise<void> {
+    await this.tx.manager.query(
+      `INSERT INTO gateway_mandate_tokens (mandate_id, customer_id, token_id, registration_order_id, status)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (mandate_id) DO NOTHING`,
+      [row.mandate_id, row.customer_id, row.token_id, row.registration_order_id, row.status],
+    );
+  }
+
+  /** Token status from the gateway (a webhook or a read); returns whether a row had that token. */
+  async setTokenStatus(tokenId: string, status: MandateTokenStatus): Promise<boolean> {
+    const [, count] = await this.tx.manager.query<[unknown[], number]>(
+      `UPDATE gateway_mandate_tokens SET status = $2, updated_at = now() WHERE token_id = $1`,
+      [tokenId, status],
+    );
+    return count > 0;
+  }
+
+  /**
+   * Records an inbound event once: true when this call inserted it, false when the id is known
+   * (a concurrent copy waits here for the first one's transaction and then sees it).
+   */
+  async claimEvent(e: {
+    id: string;
+    type: string;
+    payload: unknown;
+    orderId: string | null;
+    paymentId: string | null;
+    refundId: string | null;
+  }): Promise<boolean> {
+    const rows = await this.tx.manager.query<{ id: string }[]>(
+      `INSERT INTO gateway_events (id, type, payload, order_id, payment_id, refund_id, outcome)
+       VALUES ($1, $2, $3, $4, $5, $6, 'no_change') ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [e.id, e.type, JSON.stringify(e.payload), e.orderId, e.paymentId, e.refundId],
+    );
+    return rows.length === 1;
+  }
+
+  async settleEvent(id: string, outcome: GatewayEventOutcome, subjectId: string | null) {
+    await this.tx.manager.query(
+      `UPDATE gateway_events SET outcome = $2, subject_id = $3 WHERE id = $1`,
+      [id, outcome, subjectId],
+    );
+  }
+}

@@ -1,0 +1,83 @@
+import { Body, Controller, Headers, HttpCode, Post, Req } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+
+import type { RawBodyRequest } from '../common/http/http-pipeline';
+import { GatewayWebhooksService, WebhookAnswer } from './gateway-webhooks.service';
+
+class GatewayWebhookResponse implements WebhookAnswer {
+  @ApiProperty({ enum: [true] }) received: true;
+  @ApiProperty({ example: 'evt_…' }) event_id: string;
+  @ApiProperty({
+    enum: ['applied', 'no_change', 'unmatched', 'ignored', 'duplicate'],
+    description:
+      'applied: the event changed a payment, refund or mandate token; no_change: it was already so (a state never moves backwards); unmatched: no order of ours (stored for reconciliation); ignored: an event the service does not use; duplicate: this event id was already received',
+  })
+  outcome: WebhookAnswer['outcome'];
+}
+
+/**
+ * POST /v1/webhooks/gateway (spec §4 "Planned", §5 rule 7): where the payment gateway sends its
+ * events. No credential: the body's HMAC (X-Gateway-Signature) is the authentication. Configured
+ * at the gateway by the service's operator (README "Going live on the gateway"), not by
+ * integrators.
+ */
+@ApiTags('gateway')
+@Controller('v1/webhooks/gateway')
+export class GatewayWebhooksController {
+  constructor(private readonly webhooks: GatewayWebhooksService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'receiveGatewayWebhook',
+    summary:
+      'Inbound payment-gateway events (payment.captured, payment.failed, order.paid, refund.processed, refund.failed, token.confirmed, …). X-Gateway-Signature must be the hex HMAC-SHA256 of the raw body with the webhook secret (else 401, nothing recorded); X-Gateway-Event-Id is recorded with the event’s effect in one transaction and a repeat is answered duplicate without effect. Events for unknown orders are stored as unmatched (200).',
+  })
+  @ApiHeader({
+    name: 'X-Gateway-Signature',
+    required: true,
+    description: 'hex HMAC-SHA256 of the raw body',
+  })
+  @ApiHeader({
+    name: 'X-Gateway-Event-Id',
+    required: true,
+    description: 'evt_…, the same on every retry',
+  })
+  @ApiBody({
+    description:
+      'The gateway event: {entity: "event", account_id, event, contains, payload, created_at}',
+    schema: {
+      type: 'object',
+      required: ['event', 'payload'],
+      properties: {
+        entity: { type: 'string', enum: ['event'] },
+        account_id: { type: 'string' },
+        event: { type: 'string', example: 'payment.captured' },
+        contains: { type: 'array', items: { type: 'string' } },
+        payload: { type: 'object', additionalProperties: true },
+        created_at: { type: 'integer' },
+      },
+    },
+  })
+  @ApiOkResponse({ type: GatewayWebhookResponse })
+  @ApiUnauthorizedResponse({
+    description: 'invalid_signature: X-Gateway-Signature missing or not the body’s HMAC',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/V1Error' } } },
+  })
+  receive(
+    @Req() req: RawBodyRequest,
+    @Headers('x-gateway-signature') signature: string | undefined,
+    @Headers('x-gateway-event-id') eventId: string | undefined,
+    @Body() body: unknown,
+  ): Promise<WebhookAnswer> {
+    return this.webhooks.receive(req.rawBody, signature, eventId, body);
+  }
+}

@@ -1,0 +1,272 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+
+import { Sweeper } from '../common/sweeper/sweeper';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { PaymentsService } from '../payments/payments.service';
+import { RefundsService } from '../refunds/refunds.service';
+import { gatewayErrors } from './gateway.errors';
+import type { GatewayPayment, GatewayRefund, GatewayWebhookEvent } from './gateway-client.types';
+import { failureCodeOf, resultOfPayments, resultOfRefund } from './gateway-rail';
+import { verifyWebhookSignature } from './gateway-signatures';
+import { GatewayEventOutcome, GatewayOrderRow, GatewayStore } from './gateway-store';
+
+/**
+ * What the hosted payment page does with a payment the person made in the gateway's widget
+ * (src/public-pay registers it): settle the checkout's quote through the pipeline, in the
+ * caller's transaction. Shared by the browser's completion and the gateway's webhook, so a
+ * payment whose page was closed still settles.
+ */
+export interface HostedGatewayPayments {
+  settleCaptured(checkoutId: string, payment: GatewayPayment): Promise<GatewayEventOutcome>;
+}
+
+export interface WebhookAnswer {
+  received: true;
+  event_id: string;
+  outcome: GatewayEventOutcome | 'duplicate';
+}
+
+const EVENT_ID = /^[A-Za-z0-9_]{1,64}$/;
+
+/**
+ * Inbound gateway webhooks (spec §5 rule 7; README "Going live on the gateway"):
+ *
+ * - the signature (X-Gateway-Signature, HMAC-SHA256 of the raw body with GATEWAY_WEBHOOK_SECRET)
+ *   is checked in constant time before anything else; a bad or missing one is refused and nothing
+ *   is recorded;
+ * - the event id (X-Gateway-Event-Id) is recorded in gateway_events in the same transaction as the
+ *   event's effect, and the insert claims it: a repeat (a retry, a duplicate, fifty concurrent
+ *   copies) waits for the first copy's transaction and is then ignored, so an event is applied once;
+ * - effects go through the same idempotent steps as the request and the reconciler
+ *   (PaymentsService.applyDebit, RefundsService.applyCredit, the hosted page's settleCaptured), so
+ *   a state never moves backwards: payment.failed after payment.captured changes nothing;
+ * - an event for an order we do not know is stored `unmatched` and answered 200 (no retry loop);
+ *   a sweep applies it if its order becomes known (a race with our own bookkeeping), and the rest
+ *   stay for a person to reconcile.
+ */
+@Injectable()
+export class GatewayWebhooksService implements OnModuleInit {
+  private readonly logger = new Logger(GatewayWebhooksService.name);
+  private hosted: HostedGatewayPayments | null = null;
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly store: GatewayStore,
+    private readonly payments: PaymentsService,
+    private readonly refunds: RefundsService,
+    private readonly sweeper: Sweeper,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    if (this.config.gateway) {
+      this.sweeper.register('gateway.unmatched-events', () => this.retryUnmatched(), {
+        everyMs: 30_000,
+      });
+    }
+  }
+
+  registerHosted(handler: HostedGatewayPayments): void {
+    this.hosted = handler;
+  }
+
+  async receive(
+    raw: Buffer | undefined,
+    signature: string | undefined,
+    eventId: string | undefined,
+    body: unknown,
+  ): Promise<WebhookAnswer> {
+    const gateway = this.config.gateway;
+    if (!gateway) {
+      throw gatewayErrors.notConfigured();
+    }
+    if (!raw || !verifyWebhookSignature(raw, signature, gateway.webhookSecret.reveal())) {
+      throw gatewayErrors.invalidWebhookSignature();
+    }
+    if (!eventId || !EVENT_ID.test(eventId)) {
+      throw gatewayErrors.missingEventId();
+    }
+    const event = body as GatewayWebhookEvent;
+    if (
+      typeof event?.event !== 'string' ||
+      typeof event.payload !== 'object' ||
+      event.payload === null
+    ) {
+      throw gatewayErrors.invalidEvent();
+    }
+    const payment = event.payload.payment?.entity;
+    const refund = event.payload.refund?.entity;
+    return this.tx.run(async () => {
+      const claimed = await this.store.claimEvent({
+        id: eventId,
+        type: event.event,
+        payload: event,
+        orderId: payment?.order_id ?? event.payload.order?.entity.id ?? null,
+        paymentId: payment?.id ?? refund?.payment_id ?? null,
+        refundId: refund?.id ?? null,
+      });
+      if (!claimed) {
+        return { received: true as const, event_id: eventId, outcome: 'duplicate' as const };
+      }
+      const { outcome, subject } = await this.apply(event);
+      await this.store.settleEvent(eventId, outcome, subject);
+      this.logger.log({ event_id: eventId, event: event.event, outcome }, 'gateway event');
+      return { received: true as const, event_id: eventId, outcome };
+    });
+  }
+
+  /** The event's effect, in the caller's transaction. */
+  private async apply(
+    event: GatewayWebhookEvent,
+  ): Promise<{ outcome: GatewayEventOutcome; subject: string | null }> {
+    switch (event.event) {
+      case 'payment.captured':
+      case 'order.paid':
+      case 'payment.failed':
+      case 'payment.authorized': {
+        const payment = event.payload.payment?.entity;
+        return payment ? this.onPayment(event.event, payment) : ignored();
+      }
+      case 'refund.processed':
+      case 'refund.failed':
+      case 'refund.created': {
+        const refund = event.payload.refund?.entity;
+        return refund ? this.onRefund(event.event, refund) : ignored();
+      }
+      case 'token.confirmed':
+      case 'token.rejected':
+      case 'token.cancelled': {
+        const token = event.payload.token?.entity;
+        if (!token) {
+          return ignored();
+        }
+        const status = event.event.slice('token.'.length) as 'confirmed' | 'rejected' | 'cancelled';
+        return (await this.store.setTokenStatus(token.id, status))
+          ? { outcome: 'applied', subject: token.id }
+          : { outcome: 'unmatched', subject: token.id };
+      }
+      case 'payment_link.paid':
+      case 'payment_link.cancelled':
+      case 'settlement.processed':
+      case 'reserve_pay.block.active':
+      case 'reserve_pay.block.released':
+      default:
+        // Settlements, payment links, Reserve Pay: not used by the service yet (recorded only).
+        return ignored();
+    }
+  }
+
+  private async onPayment(
+    type: string,
+    payment: GatewayPayment,
+  ): Promise<{ outcome: GatewayEventOutcome; subject: string | null }> {
+    const order = await this.store.findOrder(payment.order_id);
+    if (!order) {
+      return { outcome: 'unmatched', subject: null };
+    }
+    const captured = payment.status === 'captured' && type !== 'payment.failed';
+    switch (order.kind) {
+      case 'intent':
+        return this.onIntentPayment(order, payment, captured, type);
+      case 'hosted':
+        if (!captured || !this.hosted) {
+          // A failed attempt does not end a hosted order: the person may pay again on it.
+          return { outcome: 'no_change', subject: order.subject_id };
+        }
+        return {
+          outcome: await this.hosted.settleCaptured(order.subject_id, payment),
+          subject: order.subject_id,
+        };
+      case 'registration':
+        return { outcome: 'no_change', subject: order.subject_id };
+    }
+  }
+
+  private async onIntentPayment(
+    order: GatewayOrderRow,
+    payment: GatewayPayment,
+    captured: boolean,
+    type: string,
+  ): Promise<{ outcome: GatewayEventOutcome; subject: string }> {
+    const subject = order.subject_id;
+    const intent = await this.tx.manager.findOneBy(PaymentIntent, { id: subject });
+    if (!intent) {
+      return { outcome: 'unmatched', subject };
+    }
+    if (!captured && type !== 'payment.failed') {
+      return { outcome: 'no_change', subject };
+    }
+    const result = captured
+      ? resultOfPayments([payment], order, intent.amountPaise)
+      : {
+          status: 'failed' as const,
+          reference: payment.id,
+          failureCode: failureCodeOf(payment),
+          message: payment.error_description ?? 'The gateway reported the payment failed',
+          ids: { orderId: order.id, paymentId: payment.id },
+        };
+    if (!result || result.status === 'pending') {
+      // A capture that does not match the intent (amount, currency) is never settled.
+      this.logger.error({ intent_id: subject, payment_id: payment.id }, 'payment does not match');
+      return { outcome: 'unmatched', subject };
+    }
+    return {
+      outcome: (await this.payments.applyDebit(subject, result)) ? 'applied' : 'no_change',
+      subject,
+    };
+  }
+
+  private async onRefund(
+    type: string,
+    refund: GatewayRefund,
+  ): Promise<{ outcome: GatewayEventOutcome; subject: string | null }> {
+    const ours =
+      (refund.receipt ? await this.refunds.findById(refund.receipt) : null) ??
+      (await this.refunds.findByRailReference(refund.id));
+    if (!ours) {
+      return { outcome: 'unmatched', subject: null };
+    }
+    if (type === 'refund.created') {
+      return { outcome: 'no_change', subject: ours.id };
+    }
+    const applied = await this.refunds.applyCredit(ours.id, resultOfRefund(refund));
+    return { outcome: applied ? 'applied' : 'no_change', subject: ours.id };
+  }
+
+  /**
+   * Unmatched events whose order has become known since (the event overtook our own record of
+   * the order): applied now, each in its own transaction, claimed with SKIP LOCKED.
+   */
+  async retryUnmatched(limit = 20): Promise<number> {
+    let applied = 0;
+    for (let i = 0; i < limit; i++) {
+      const done = await this.tx.run(async (m) => {
+        const [row] = await m.query<{ id: string; payload: GatewayWebhookEvent }[]>(
+          `SELECT e.id, e.payload FROM gateway_events e JOIN gateway_orders o ON o.id = e.order_id
+            WHERE e.outcome = 'unmatched' AND e.reconciled_at IS NULL
+            ORDER BY e.received_at LIMIT 1 FOR UPDATE OF e SKIP LOCKED`,
+        );
+        if (!row) {
+          return null;
+        }
+        const { outcome, subject } = await this.apply(row.payload);
+        await m.query(
+          `UPDATE gateway_events SET outcome = $2, subject_id = $3, reconciled_at = now() WHERE id = $1`,
+          [row.id, outcome, subject],
+        );
+        return outcome;
+      });
+      if (done === null) {
+        break;
+      }
+      applied += done === 'applied' ? 1 : 0;
+    }
+    return applied;
+  }
+}
+
+function ignored(): { outcome: GatewayEventOutcome; subject: null } {
+  return { outcome: 'ignored', subject: null };
+}

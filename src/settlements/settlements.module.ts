@@ -1,0 +1,32 @@
+import { BullModule } from '@nestjs/bull';
+import { Module } from '@nestjs/common';
+
+import { PaymentsModule } from '../payments/payments.module';
+import { WebModule } from '../web/web.module';
+import { NoOperators, OPERATOR_CHECK } from './operator-check';
+import { SettlementReconcileProcessor, SETTLEMENTS_QUEUE } from './settlement-reconcile.processor';
+import { SettlementReconciler } from './settlement-reconciler';
+import { SettlementsController } from './settlements.controller';
+import { SettlementsService } from './settlements.service';
+import { SettlementsOperatorGuard, SettlementsOpsController } from './settlements-ops.controller';
+
+/**
+ * Settlements and reconciliation (README "Settlements and reconciliation"): the report pull
+ * (SettlementReconciler, repeatable job on queue `settlements`), GET /v1/pay/settlements for
+ * sellers and /app/ops/settlements for operators. Imported in AppModule before
+ * AppNotFoundModule, whose catch-all would otherwise answer /app/ops/….
+ */
+@Module({
+  imports: [PaymentsModule, WebModule, BullModule.registerQueue({ name: SETTLEMENTS_QUEUE })],
+  controllers: [SettlementsController, SettlementsOpsController],
+  providers: [
+    SettlementReconciler,
+    SettlementReconcileProcessor,
+    SettlementsService,
+    SettlementsOperatorGuard,
+    NoOperators,
+    { provide: OPERATOR_CHECK, useExisting: NoOperators },
+  ],
+  exports: [SettlementReconciler, SettlementsService],
+})
+export class SettlementsModule {}
