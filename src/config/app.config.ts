@@ -61,6 +61,15 @@ export interface AppConfig {
   webhookTimeoutMs: number;
   /** Delay before retry n (n = 1…length), ±20% jitter; attempts = length + 1. */
   webhookRetryScheduleMs: number[];
+  /**
+   * One LISTEN connection per instance (README "Running more than one instance"): wakes the outbox
+   * dispatcher on commit and carries credential revocations. false: poll only, no credential cache.
+   */
+  pgListen: boolean;
+  /** Where that connection goes; null: databaseUrl. Behind PgBouncer (transaction mode), Postgres itself. */
+  databaseListenUrl: string | null;
+  /** How long a resolved credential is reused in process; 0: never (every request reads Postgres). */
+  credentialCacheTtlMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -169,6 +178,12 @@ const webhooksEnv = z.object({
   WEBHOOK_RETRY_SCHEDULE_MS: msList.default(DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS),
 });
 
+const scaleOutEnv = z.object({
+  PG_LISTEN: flag.default(true),
+  DATABASE_LISTEN_URL: url(['postgres:', 'postgresql:']).optional(),
+  CREDENTIAL_CACHE_TTL_MS: integer(0).default(5000),
+});
+
 const appEnv = z.object({
   ...serverEnv.shape,
   ...storageEnv.shape,
@@ -176,6 +191,7 @@ const appEnv = z.object({
   ...signingEnv.shape,
   ...rateLimitEnv.shape,
   ...webhooksEnv.shape,
+  ...scaleOutEnv.shape,
 });
 
 /** Sandbox and test only: fixed, public development keys, so sealed secrets survive restarts. */
@@ -249,6 +265,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookDispatchIntervalMs: e.WEBHOOK_DISPATCH_INTERVAL_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
+    pgListen: e.PG_LISTEN,
+    databaseListenUrl: e.DATABASE_LISTEN_URL ?? null,
+    credentialCacheTtlMs: e.CREDENTIAL_CACHE_TTL_MS,
   };
 }
 

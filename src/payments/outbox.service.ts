@@ -5,6 +5,9 @@ import { newId } from '../common/ids';
 import { Tx } from '../database/tx';
 import { OutboxEvent } from './entities/outbox-event.entity';
 
+/** NOTIFY channel that wakes the webhook dispatcher (src/webhooks/webhook-dispatcher.ts). */
+export const OUTBOX_CHANNEL = 'outbox_events';
+
 export interface OutboxInput {
   workspaceId: string;
   agentId: string;
@@ -38,6 +41,8 @@ export class OutboxService {
       dispatchedAt: null,
     };
     await this.tx.manager.insert(OutboxEvent, event as never);
+    // Delivered when (and only if) this transaction commits; the dispatcher's poll is the safety net.
+    await this.tx.manager.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, id]);
     return event;
   }
 }
