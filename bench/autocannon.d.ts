@@ -33,6 +33,7 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string;
       maxOverallRequests?: number;
+      overallRate?: number;
       requests?: RequestSpec[];
       setupClient?: (client: Client) => void;
     }

@@ -23,12 +23,13 @@ interface Answer {
 
 function send(
   agent: Agent,
-  base: URL,
+  base: () => URL,
   path: string,
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
 ): Promise<Answer> {
+  const url = base();
   return new Promise((resolve) => {
     let settled = false;
     const finish = (a: Answer) => {
@@ -40,8 +41,8 @@ function send(
     const req = request(
       {
         agent,
-        host: base.hostname,
-        port: base.port,
+        host: url.hostname,
+        port: url.port,
         method: 'POST',
         path,
         headers: {
@@ -82,7 +83,9 @@ function field(body: string, name: 'id' | 'status'): string | null {
 }
 
 export async function runFlow(job: FlowJob): Promise<FlowResult> {
-  const base = new URL(job.baseUrl);
+  const bases = (job.baseUrls ?? [job.baseUrl]).map((u) => new URL(u));
+  let turn = 0;
+  const base = () => bases[turn++ % bases.length];
   const agent = new Agent({ keepAlive: true, maxSockets: job.agents });
   const timeoutMs = job.timeoutS * 1000;
   const merchant = {

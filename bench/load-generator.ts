@@ -50,7 +50,7 @@ function run(job: LoadJob): Promise<LoadResult> {
         replayed++;
       }
       if (job.collectBodies) {
-        bodies.push({ http: status, ...parseBody(body) });
+        bodies.push({ http: status, ...parseBody(body), at: Date.now() });
       }
     },
   };
@@ -90,6 +90,9 @@ function run(job: LoadJob): Promise<LoadResult> {
   }
   if (pool) {
     opts.maxOverallRequests = pool.length;
+  }
+  if (job.overallRate) {
+    opts.overallRate = job.overallRate;
   }
 
   return new Promise((resolve, reject) => {

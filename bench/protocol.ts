@@ -30,6 +30,8 @@ export interface LoadJob {
   pool?: PoolItem[];
   /** Record `id` and `status` of JSON response bodies (for correctness checks afterwards). */
   collectBodies?: boolean;
+  /** Open loop: send this many requests per second over all connections (autocannon overallRate). */
+  overallRate?: number;
 }
 
 export interface LoadResult {
@@ -45,8 +47,8 @@ export interface LoadResult {
   latencyMs: LatencySummary;
   /** Responses that carried `Idempotent-Replayed: true`. */
   replayed: number;
-  /** With collectBodies: HTTP status, body `id` and body `status` of each response. */
-  bodies: { http: number; id: string | null; status: string | null }[];
+  /** With collectBodies: HTTP status, body `id` and body `status` of each response, and when it arrived (ms since the epoch). */
+  bodies: { http: number; id: string | null; status: string | null; at: number }[];
   /** With a pool: how many items were handed out. */
   poolUsed: number;
   /**
@@ -65,6 +67,8 @@ export interface FlowJob {
   kind: 'flow';
   name: string;
   baseUrl: string;
+  /** Several instances: each request goes to the next one in turn, as a round-robin load balancer would. */
+  baseUrls?: string[];
   durationS: number;
   agents: number;
   merchantKey: string;

@@ -1,6 +1,6 @@
 import type { Check, ScenarioOutcome } from './scenarios';
 
-function rps(o: ScenarioOutcome): number {
+export function rps(o: ScenarioOutcome): number {
   return o.result.elapsedS > 0 ? Math.round((o.result.responses / o.result.elapsedS) * 10) / 10 : 0;
 }
 
@@ -8,8 +8,12 @@ function pad(cells: string[], widths: number[]): string {
   return cells.map((c, i) => (i <= 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
 }
 
-/** One row per scenario: throughput, latency percentiles, failures. */
-export function scenarioTable(outcomes: ScenarioOutcome[]): string {
+/**
+ * One row per scenario: throughput, latency percentiles, failures, the app's largest RSS while it
+ * ran, and (once the baseline is known) what one of its units costs in baseline requests:
+ * baseline req/s ÷ the row's req/s (flows/s for the full-flow rows, completes/s for completes).
+ */
+export function scenarioTable(outcomes: ScenarioOutcome[], baselineRps?: number): string {
   const header = [
     '#',
     'scenario',
@@ -21,6 +25,8 @@ export function scenarioTable(outcomes: ScenarioOutcome[]): string {
     'errors',
     'requests',
     'secs',
+    'RSS MB',
+    'baseline ÷',
   ];
   const rows = outcomes.map((o) => [
     o.id,
@@ -33,6 +39,8 @@ export function scenarioTable(outcomes: ScenarioOutcome[]): string {
     String(o.result.errors + o.result.timeouts),
     String(o.result.responses),
     o.result.elapsedS.toFixed(1),
+    o.extra.rss_max_mb === undefined ? '-' : String(o.extra.rss_max_mb),
+    baselineRps && rps(o) > 0 ? (baselineRps / rps(o)).toFixed(1) : '-',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = widths.map((w) => '-'.repeat(w)).join('  ');

@@ -8,11 +8,14 @@ import { join } from 'node:path';
 
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 
+import { BaselineApp, startBaseline } from './baseline';
 import { Http } from './http';
 import { LoadGenerator } from './load-client';
-import { checkLines, resultJson, scenarioTable } from './report';
-import { BenchContext, Check, finalChecks, ScenarioOutcome, SCENARIOS } from './scenarios';
+import { checkLines, resultJson, rps, scenarioTable } from './report';
+import { rssMb, RssSampler } from './rss';
+import { BenchContext, Check, finalChecks, ScenarioOutcome, selectedScenarios } from './scenarios';
 import { seedWorld } from './seed';
 import { applyAppEnv, benchOptions, bootApp, RunningApp } from './setup';
 
@@ -55,15 +58,18 @@ async function main(): Promise<number> {
   );
 
   let running: RunningApp | undefined;
+  let baseline: BaselineApp | undefined;
   let load: LoadGenerator | undefined;
   const db = new Client({ connectionString: opts.databaseUrl });
   try {
     running = await bootApp(opts);
+    baseline = await startBaseline(running.app.get(DataSource));
     await db.connect();
     load = LoadGenerator.start();
     const http = new Http(running.url);
     const seedStarted = Date.now();
     const world = await seedWorld(running.app, http, opts.buyers);
+    const rssIdle = rssMb();
     log(
       `app on ${running.url}; seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s (1 seller + 40 listed sellers, ${world.buyers.length} buyer(s) with an active mandate)`,
     );
@@ -76,23 +82,41 @@ async function main(): Promise<number> {
       world,
       load,
       completedUnmeasured: 0,
+      baselineUrl: baseline.url,
+      pgListen: running.config.pgListen,
+      rss: new RssSampler(() => ({
+        app: process.pid,
+        ...(ctx.instance2 ? { instance2: ctx.instance2.pid } : {}),
+      })),
     };
-    const scenarios = SCENARIOS.filter((s) => opts.only === null || opts.only.includes(s.id));
+    const scenarios = selectedScenarios(opts);
     const outcomes: ScenarioOutcome[] = [];
     let crashed: string | null = null;
     for (const scenario of scenarios) {
       log(`\n[${scenario.id}] ${scenario.title}: ${scenario.measures}`);
       try {
-        const outcome = await scenario.run(ctx);
-        outcomes.push(outcome);
-        const extra = Object.entries(outcome.extra)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(' ');
-        log(`${scenarioTable([outcome]).split('\n')[2]}${extra ? `\n  ${extra}` : ''}`);
-        for (const line of outcome.lines ?? []) {
-          log(line);
+        ctx.rss.start();
+        const ran = await scenario.run(ctx);
+        const rss = ctx.rss.stop();
+        for (const outcome of Array.isArray(ran) ? ran : [ran]) {
+          if (!outcome.rssSampled) {
+            outcome.extra.rss_max_mb = rss.max.app ?? 0;
+            if (rss.max.instance2) {
+              outcome.extra.rss_max_mb_instance2 = rss.max.instance2;
+            }
+          }
+          outcomes.push(outcome);
+          const extra = Object.entries(outcome.extra)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ');
+          log(
+            `${scenarioTable([outcome], ctx.baselineRps).split('\n')[2]}${extra ? `\n  ${extra}` : ''}`,
+          );
+          for (const line of outcome.lines ?? []) {
+            log(line);
+          }
+          log(checkLines(outcome.checks));
         }
-        log(checkLines(outcome.checks));
       } catch (err) {
         crashed = `scenario ${scenario.id} failed to run: ${(err as Error).stack ?? String(err)}`;
         log(crashed);
@@ -105,13 +129,20 @@ async function main(): Promise<number> {
     const passed =
       crashed === null &&
       scenarios.length > 0 &&
-      outcomes.length === scenarios.length &&
+      scenarios.every((sc) => outcomes.some((o) => o.id === sc.id)) &&
       failed.length === 0;
 
-    log(`\n${scenarioTable(outcomes)}`);
+    log(`\n${scenarioTable(outcomes, ctx.baselineRps)}`);
     log(`\nafter the run:\n${checkLines(final)}`);
     const completes = outcomes.find((o) => o.id === '5');
     const flow = outcomes.find((o) => o.id === '7');
+    const half = outcomes.find((o) => o.id === '5h');
+    const hooks = outcomes.find((o) => o.id === '8');
+    const two = outcomes.find((o) => o.id === '9');
+    const soak = outcomes.find((o) => o.id === '10');
+    const big = outcomes.find((o) => o.id === '11');
+    const b = ctx.baselineRps;
+    const rssMax = Math.max(0, ...outcomes.map((o) => Number(o.extra.rss_max_mb ?? 0)));
     const env = await machine(db, opts.redisUrl);
     log(
       `\nsummary: ${env.cpus} × ${env.cpu_model}, ${env.memory_gb} GB, node ${env.node}, Postgres ${env.postgres}, Redis ${env.redis}` +
@@ -119,8 +150,26 @@ async function main(): Promise<number> {
           ? `\n  full payments: ${completes.extra.completes_per_s} completes/s (${completes.extra.completed} in ${completes.result.elapsedS} s, p95 ${completes.result.latencyMs.p95} ms)`
           : '') +
         (flow
-          ? `\n  full flow: ${flow.extra.flows_per_s} flows/s (${flow.extra.agents} agents, ${flow.extra.buyers} buyers), p50/p99 ms create ${flow.extra.create_p50_p99_ms}, delegate_payment ${flow.extra.delegate_p50_p99_ms}, complete ${flow.extra.complete_p50_p99_ms}; 5xx: ${flow.extra.http_5xx}`
+          ? `\n  full flow (median of ${flow.extra.rounds} rounds): ${flow.extra.flows_per_s_median} flows/s (${flow.extra.agents} agents, ${flow.extra.buyers} buyers), p50/p99 ms create ${flow.extra.create_p50_p99_ms}, delegate_payment ${flow.extra.delegate_p50_p99_ms}, complete ${flow.extra.complete_p50_p99_ms}; 5xx: ${flow.extra.http_5xx}` +
+            `\n  baseline ${b} req/s: one flow = ${flow.extra.baseline_per_flow} baseline requests` +
+            (completes && b ? `, one complete = ${(b / rps(completes)).toFixed(1)}` : '')
           : '') +
+        (half
+          ? `\n  complete at half of max (${half.extra.target_per_s}/s, held: ${half.extra.held_rate}): p50/p99 ${half.extra.complete_p50_p99_ms} ms`
+          : '') +
+        (hooks
+          ? `\n  settle → webhook received at ${hooks.extra.target_per_s}/s (achieved ${hooks.extra.achieved_per_s}/s, held: ${hooks.extra.held_rate}; ${hooks.extra.wake}): p50 ${hooks.extra.settle_to_received_p50_ms} ms, p99 ${hooks.extra.settle_to_received_p99_ms} ms`
+          : '') +
+        (two
+          ? `\n  two instances: ${two.extra.flows_per_s} flows/s vs ${two.extra.one_instance_flows_per_s} on one (× ${two.extra.two_over_one}); RSS ${two.extra.rss_max_mb} + ${two.extra.rss_max_mb_instance2 ?? '?'} MB`
+          : '') +
+        (soak
+          ? `\n  soak ${soak.extra.soak_s} s: RSS ${soak.extra.rss_first_minute_avg_mb} → ${soak.extra.rss_last_minute_avg_mb} MB (max ${soak.extra.rss_max_mb}), heap after GC ${soak.extra.heap_after_gc_before_mb} → ${soak.extra.heap_after_gc_after_mb} MB`
+          : '') +
+        (big
+          ? `\n  complete p50 ${big.extra.p50_small_ms} ms at ${big.extra.intents_small} intents, ${big.extra.p50_big_ms} ms at ${big.extra.intents_big}: × ${big.extra.p50_ratio}`
+          : '') +
+        `\n  app RSS: ${rssIdle} MB idle after boot and seeding, max ${rssMax} MB under load (this process: app + orchestrator + baseline route + ts-node, whose TypeScript compiler alone is ~50 MB that node dist/main.js does not carry)` +
         `\n  checks: ${allChecks.length - failed.length}/${allChecks.length} passed${crashed ? '; a scenario crashed' : ''}` +
         `\n  ${passed ? 'PASS' : 'FAIL'}; database ${new URL(opts.databaseUrl).pathname.slice(1)} kept for inspection`,
     );
@@ -143,10 +192,19 @@ async function main(): Promise<number> {
             buyers: opts.buyers,
             flow_duration_s: opts.flowDurationS,
             flow_agents: opts.flowAgents,
+            rounds: opts.rounds,
+            webhook_rate: opts.webhookRate ?? 'auto',
+            soak_s: opts.soakS,
+            seed_intents: opts.seedIntents,
+            two_instances: opts.twoInstances,
+            pg_listen: running.config.pgListen,
+            credential_cache_ttl_ms: running.config.credentialCacheTtlMs,
             only: opts.only,
             database_pool_max: running.config.databasePoolMax,
             log_level: running.config.logLevel,
           },
+          baseline_rps_median: ctx.baselineRps ?? null,
+          rss_idle_mb: rssIdle,
           scenarios: resultJson(outcomes),
           final_checks: final,
           error: crashed,
@@ -160,6 +218,7 @@ async function main(): Promise<number> {
   } finally {
     load?.stop();
     await db.end().catch(() => undefined);
+    await baseline?.close();
     await running?.app.close();
   }
 }

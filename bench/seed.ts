@@ -30,6 +30,8 @@ export interface Buyer {
 
 export interface World {
   workspaceId: string;
+  /** The workspace's API key (webhook endpoints). */
+  apiKey: string;
   personId: string;
   seller: { id: string; credential: string };
   merchantKey: string;
@@ -53,7 +55,7 @@ export async function seedWorld(
   const accounts = app.get(AccountsService);
   const keys = app.get(ProtocolKeysService);
   const mandates = app.get(MandatesService);
-  const { workspace, person } = await accounts.signUp({
+  const { workspace, person, apiKey } = await accounts.signUp({
     workspaceName: 'Bench workspace',
     email: `bench-${randomToken(8).toLowerCase()}@example.test`,
     name: 'Bench Person',
@@ -148,6 +150,7 @@ export async function seedWorld(
 
   return {
     workspaceId: workspace.id,
+    apiKey: apiKey.secret!,
     personId: person.id,
     seller: { id: seller.id, credential: seller.credential! },
     merchantKey: merchant.key!,

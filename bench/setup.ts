@@ -29,6 +29,20 @@ export interface BenchOptions {
    * i % buyers, so with more agents than buyers one buyer's calls of different agents interleave.
    */
   flowAgents: number;
+  /** Interleaved rounds of baseline ⇄ full flow (BENCH_ROUNDS, default 3); medians are reported. */
+  rounds: number;
+  /**
+   * Settlements per second of the webhook-latency scenario (BENCH_WEBHOOK_RATE). null: 100, or
+   * half of what scenario 5 measured when that is lower (the highest rate this machine holds with
+   * headroom; above it the scenario measures a backlog, not the pipeline).
+   */
+  webhookRate: number | null;
+  /** Long mode: seconds of sustained full flow with RSS sampled (BENCH_SOAK_S, default 0 = off). */
+  soakS: number;
+  /** Long mode: complete p50 at this many stored intents vs. now (BENCH_SEED_INTENTS, default 0 = off). */
+  seedIntents: number;
+  /** The two-instance scenario (BENCH_TWO_INSTANCES, default true). */
+  twoInstances: boolean;
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
@@ -75,6 +89,11 @@ export function benchOptions(): BenchOptions {
     buyers: positiveInt('BENCH_BUYERS', 10),
     flowDurationS: positiveInt('BENCH_FLOW_DURATION_S', 15),
     flowAgents: positiveInt('BENCH_FLOW_AGENTS', 20),
+    rounds: positiveInt('BENCH_ROUNDS', 3),
+    webhookRate: process.env.BENCH_WEBHOOK_RATE ? positiveInt('BENCH_WEBHOOK_RATE', 100) : null,
+    soakS: nonNegativeInt('BENCH_SOAK_S', 0),
+    seedIntents: nonNegativeInt('BENCH_SEED_INTENTS', 0),
+    twoInstances: process.env.BENCH_TWO_INSTANCES !== 'false',
     databaseUrl,
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     queuePrefix: 'bench',
@@ -143,21 +162,36 @@ export interface RunningApp {
   config: AppConfig;
 }
 
-/** Fresh database, migrations, then the real AppModule in this process on a free port. */
-export async function bootApp(opts: BenchOptions): Promise<RunningApp> {
+/** The table the baseline route inserts into (not a migration: it exists only in the bench database). */
+export const BASELINE_TABLE = 'bench_baseline';
+
+/** Fresh database, migrations and the baseline table; Redis keys of earlier runs removed. */
+export async function prepareDatabase(opts: BenchOptions): Promise<void> {
   // Loaded only now: src/ must see the environment applyAppEnv set.
-  const { loadConfig, APP_CONFIG } = await import('../src/config/app.config');
+  const { loadConfig } = await import('../src/config/app.config');
   const { preflight } = await import('../src/database/preflight');
   const { migrate } = await import('../src/database/migrate');
-  const { NestFactory } = await import('@nestjs/core');
-  const { AppModule } = await import('../src/app.module');
-  const { configureApp } = await import('../src/app.setup');
-
   await dropDatabase(opts.databaseUrl);
   await clearQueues(opts.redisUrl, opts.queuePrefix);
   await preflight(loadConfig());
   await migrate(opts.databaseUrl);
+  const db = new Client({ connectionString: opts.databaseUrl });
+  await db.connect();
+  try {
+    await db.query(
+      `CREATE TABLE ${BASELINE_TABLE} (id bigserial PRIMARY KEY, note text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
+    );
+  } finally {
+    await db.end();
+  }
+}
 
+/** The real AppModule on a free port of this process, configured from process.env (applyAppEnv). */
+export async function startInstance(): Promise<RunningApp> {
+  const { APP_CONFIG } = await import('../src/config/app.config');
+  const { NestFactory } = await import('@nestjs/core');
+  const { AppModule } = await import('../src/app.module');
+  const { configureApp } = await import('../src/app.setup');
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bodyParser: false,
     logger: false,
@@ -171,4 +205,10 @@ export async function bootApp(opts: BenchOptions): Promise<RunningApp> {
   config.baseUrl = url;
   config.appUrl = `${url}/app`;
   return { app, url, config };
+}
+
+/** Fresh database, migrations, then the real AppModule in this process on a free port. */
+export async function bootApp(opts: BenchOptions): Promise<RunningApp> {
+  await prepareDatabase(opts);
+  return startInstance();
 }

@@ -4,6 +4,7 @@ import { IsNull } from 'typeorm';
 import { AuditActor, AuditLog } from '../common/audit';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
 import { Clock } from '../common/clock';
+import { CredentialRevocations } from '../common/credentials/credential-revocations';
 import { CredentialKind, RevocableCredentials } from '../common/credentials/revocable-credentials';
 import { hashPassword, issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
@@ -64,6 +65,7 @@ export class AccountsService {
     private readonly audit: AuditLog,
     private readonly clock: Clock,
     private readonly credentials: RevocableCredentials,
+    private readonly revocations: CredentialRevocations,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -210,6 +212,7 @@ export class AccountsService {
       const agent = await this.getAgent(workspaceId, id);
       await m.update(Agent, { id }, { credentialHash: secret.hash, credentialHint: secret.hint });
       await this.audit.record(workspaceId, actor, 'agent.credential_rotated', id);
+      await this.revocations.revoked([id]); // the old credential, cached on any instance
       return toAgentResponse({ ...agent, credentialHint: secret.hint }, secret.plaintext);
     });
   }
@@ -234,6 +237,7 @@ export class AccountsService {
       await this.audit.record(workspaceId, actor, 'agent.public_key_set', id, {
         alg: key?.alg ?? null,
       });
+      await this.revocations.revoked([id]); // a cached principal must not skip the new signature check
       return toAgentResponse({ ...agent, publicKeyAlg: key?.alg ?? null });
     });
   }

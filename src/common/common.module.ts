@@ -5,7 +5,9 @@ import { AuditLog } from './audit';
 import { AcpGuard } from './auth/acp.guard';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { CredentialResolver } from './auth/credential.resolver';
+import { CredentialCache } from './auth/credential-cache';
 import { Clock } from './clock';
+import { CredentialRevocations } from './credentials/credential-revocations';
 import { RevocableCredentials } from './credentials/revocable-credentials';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyCleanup } from './idempotency/idempotency-cleanup';
@@ -18,6 +20,8 @@ const SHARED = [
   AuditLog,
   RevocableCredentials,
   CredentialResolver,
+  CredentialCache,
+  CredentialRevocations,
   RequestSignatureVerifier,
   BearerAuthGuard,
   AcpGuard,

@@ -147,6 +147,15 @@ export interface AppConfig {
   settlements: SettlementsConfig;
   /** Recurring debits under UPI AutoPay (README "Recurring payments (UPI AutoPay)"). */
   autopay: AutopayConfig;
+  /**
+   * One LISTEN connection per instance (README "Running more than one instance"): wakes the outbox
+   * dispatcher on commit and carries credential revocations. false: poll only, no credential cache.
+   */
+  pgListen: boolean;
+  /** Where that connection goes; null: databaseUrl. Behind PgBouncer (transaction mode), Postgres itself. */
+  databaseListenUrl: string | null;
+  /** How long a resolved credential is reused in process; 0: never (every request reads Postgres). */
+  credentialCacheTtlMs: number;
 }
 
 export interface SettlementsConfig {
@@ -399,6 +408,12 @@ const autopayEnv = z.object({
   ]),
 });
 
+const scaleOutEnv = z.object({
+  PG_LISTEN: flag.default(true),
+  DATABASE_LISTEN_URL: url(['postgres:', 'postgresql:']).optional(),
+  CREDENTIAL_CACHE_TTL_MS: integer(0).default(5000),
+});
+
 const appEnv = z.object({
   ...serverEnv.shape,
   ...storageEnv.shape,
@@ -411,6 +426,7 @@ const appEnv = z.object({
   ...railEnv.shape,
   ...settlementsEnv.shape,
   ...autopayEnv.shape,
+  ...scaleOutEnv.shape,
 });
 
 /** Sandbox and test only: fixed, public development keys, so sealed secrets survive restarts. */
@@ -512,6 +528,9 @@ export function loadConfig(
       blockedWindowsIst: e.AUTOPAY_BLOCKED_WINDOWS_IST,
       noticeLeadMs: 24 * 3_600_000,
     },
+    pgListen: e.PG_LISTEN,
+    databaseListenUrl: e.DATABASE_LISTEN_URL ?? null,
+    credentialCacheTtlMs: e.CREDENTIAL_CACHE_TTL_MS,
   };
 }
 

@@ -6,6 +6,9 @@ import { Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from './entities/outbox-event.entity';
 
+/** NOTIFY channel that wakes the webhook dispatcher (src/webhooks/webhook-dispatcher.ts). */
+export const OUTBOX_CHANNEL = 'outbox_events';
+
 export interface OutboxInput {
   workspaceId: string;
   agentId: string;
@@ -41,6 +44,8 @@ export class OutboxService {
     };
     await this.tx.manager.insert(OutboxEvent, event as never);
     this.metrics.outboxEvent({ type: input.type, data: input.data });
+    // Delivered when (and only if) this transaction commits; the dispatcher's poll is the safety net.
+    await this.tx.manager.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, id]);
     return event;
   }
 }

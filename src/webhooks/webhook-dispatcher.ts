@@ -2,8 +2,10 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
+import { PgListener } from '../common/sweeper/pg-listener';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { Tx } from '../database/tx';
+import { OUTBOX_CHANNEL } from '../payments/outbox.service';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
 import { ALL_EVENTS, ORDER_EVENT_TYPES } from './webhook-event-types';
 
@@ -33,24 +35,47 @@ interface Match {
   endpoint_id: string;
 }
 
+const DISPATCH_SWEEP = 'webhooks.dispatch-outbox';
+const WOKEN_SWEEP = 'webhooks.dispatch-notified';
+
 /**
  * Turns committed outbox rows into deliveries and queue jobs, and re-wakes deliveries whose job
  * went missing. Both run on the Sweeper, not in the request path: a request only writes its
  * outbox row, so neither Redis nor a slow receiver can slow it down.
+ *
+ * The outbox insert also NOTIFYs `outbox_events` with the event id in its transaction, so the
+ * event is dispatched as soon as it commits: every instance hears it and claims exactly the
+ * notified ids by primary key (SKIP LOCKED gives each event to one), never scanning the
+ * undispatched index per event (its dead entries pile up between vacuums). The Sweeper's tick
+ * (WEBHOOK_DISPATCH_INTERVAL_MS) keeps claiming the oldest undispatched events as the safety net
+ * for a lost notification or a LISTEN connection that is down, and a reconnect runs it at once.
  */
 @Injectable()
 export class WebhookDispatcher implements OnModuleInit {
   private readonly logger = new Logger(WebhookDispatcher.name);
+  /** Event ids notified since the last woken dispatch. */
+  private readonly notified = new Set<string>();
 
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,
     private readonly producer: WebhookDeliveryProducer,
     private readonly sweeper: Sweeper,
+    private readonly listener: PgListener,
   ) {}
 
   onModuleInit(): void {
-    this.sweeper.register('webhooks.dispatch-outbox', () => this.dispatchPending());
+    this.sweeper.register(DISPATCH_SWEEP, () => this.dispatchPending());
+    this.sweeper.register(WOKEN_SWEEP, () => this.dispatchNotified(), { wakeOnly: true });
+    this.listener.on(OUTBOX_CHANNEL, (eventId) => {
+      if (eventId) {
+        this.notified.add(eventId);
+        this.sweeper.wake(WOKEN_SWEEP);
+      } else {
+        this.sweeper.wake(DISPATCH_SWEEP);
+      }
+    });
+    this.listener.onStateChange((up) => up && this.sweeper.wake(DISPATCH_SWEEP));
     this.sweeper.register('webhooks.resume-stalled', () => this.resumeStalled(), {
       everyMs: STALL_SWEEP_EVERY_MS,
     });
@@ -68,6 +93,17 @@ export class WebhookDispatcher implements OnModuleInit {
     return total;
   }
 
+  /** The events notified since the last run, claimed by id (those another instance holds are skipped). */
+  async dispatchNotified(): Promise<number> {
+    const ids = [...this.notified];
+    this.notified.clear();
+    let total = 0;
+    for (let i = 0; i < ids.length; i += DISPATCH_BATCH) {
+      total += await this.dispatchBatch(ids.slice(i, i + DISPATCH_BATCH));
+    }
+    return total;
+  }
+
   /**
    * One transaction: claim undispatched events (SKIP LOCKED, so instances share the work), insert
    * a delivery per matching enabled endpoint registered at or before the event's created_at (an
@@ -77,16 +113,22 @@ export class WebhookDispatcher implements OnModuleInit {
    * Redis for a rolled-back delivery finds no row and does nothing, so nothing is lost and nothing
    * is sent twice.
    */
-  async dispatchBatch(): Promise<number> {
+  async dispatchBatch(ids?: string[]): Promise<number> {
     if (!this.producer.ready) {
       return 0; // leave the rows undispatched without holding their locks
     }
     return this.tx.run(async (m) => {
-      const events: ClaimedEvent[] = await m.query(
-        `SELECT id, workspace_id FROM outbox_events
-          WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [DISPATCH_BATCH],
-      );
+      const events: ClaimedEvent[] = ids
+        ? await m.query(
+            `SELECT id, workspace_id FROM outbox_events
+              WHERE id = ANY($1) AND dispatched_at IS NULL ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
+            [ids],
+          )
+        : await m.query(
+            `SELECT id, workspace_id FROM outbox_events
+              WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+            [DISPATCH_BATCH],
+          );
       if (events.length === 0) {
         return 0;
       }

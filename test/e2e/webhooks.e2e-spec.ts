@@ -707,15 +707,15 @@ describe('webhooks', () => {
 });
 
 /**
- * An endpoint gets what happens from its registration on. The Sweeper here ticks once an hour,
- * so the outbox is dispatched only when a test says so: a settled payment's event is committed
- * and still undispatched when the endpoint is registered.
+ * An endpoint gets what happens from its registration on. The Sweeper here ticks once an hour
+ * and no NOTIFY wakes it (PG_LISTEN off), so the outbox is dispatched only when a test says so: a
+ * settled payment's event is committed and still undispatched when the endpoint is registered.
  */
 describe('webhooks for a newly registered endpoint', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startApp({ ...FAST, webhookDispatchIntervalMs: 3_600_000 });
+    t = await startApp({ ...FAST, webhookDispatchIntervalMs: 3_600_000, pgListen: false });
   });
   afterAll(() => t.close());
 

@@ -9,6 +9,7 @@ import { ProtocolKey } from '../../protocol-keys/protocol-key.entity';
 import { sha256Hex } from '../crypto/secrets';
 import { AppError, commonErrors } from '../errors/app-error';
 import { bearerOf } from './bearer';
+import { CredentialCache } from './credential-cache';
 import { KIND_LABEL, Principal, PrincipalKind, RegisteredKey } from './principal';
 
 /** The public key a credential registered (requests must then be signed), or null. */
@@ -22,11 +23,16 @@ function registeredKey(
 
 /**
  * Turns a bearer secret into a principal by looking up its SHA-256. Revoked keys and disabled
- * agents resolve to null, so a revocation takes effect on the very next request.
+ * agents resolve to null, so a revocation takes effect on the very next request: a found
+ * credential is reused from CredentialCache for a few seconds, and every revocation empties that
+ * cache on every instance before it is answered (CredentialRevocations).
  */
 @Injectable()
 export class CredentialResolver {
-  constructor(private readonly tx: Tx) {}
+  constructor(
+    private readonly tx: Tx,
+    private readonly cache: CredentialCache,
+  ) {}
 
   /**
    * The opening every bearer guard shares: the request's Bearer credential, resolved, and of one
@@ -61,6 +67,19 @@ export class CredentialResolver {
 
   async resolve(secret: string): Promise<Principal | null> {
     const hash = sha256Hex(secret);
+    const cached = this.cache.get(hash);
+    if (cached) {
+      return cached;
+    }
+    const epoch = this.cache.epoch;
+    const principal = await this.lookup(secret, hash);
+    if (principal) {
+      this.cache.put(hash, principal, epoch);
+    }
+    return principal;
+  }
+
+  private async lookup(secret: string, hash: string): Promise<Principal | null> {
     const m = this.tx.manager;
     if (secret.startsWith('sk_')) {
       const key = await m.findOneBy(ApiKey, { secretHash: hash, revokedAt: IsNull() });

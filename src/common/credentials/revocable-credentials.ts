@@ -7,6 +7,7 @@ import { AuditActor, AuditLog } from '../audit';
 import { Clock } from '../clock';
 import { commonErrors } from '../errors/app-error';
 import { decodeCursor, newestFirst, Page, toPage } from '../pagination';
+import { CredentialRevocations } from './credential-revocations';
 
 /** A credential row of a workspace that is listed newest first and revoked by stamping revoked_at. */
 export interface RevocableCredential {
@@ -27,7 +28,7 @@ export interface CredentialKind<E> {
  * Listing and revoking of the workspace's bearer credentials (API keys, protocol keys): one
  * keyset-paginated list and one revoke that locks the row, is idempotent (revoking twice changes
  * nothing) and is effective on the very next request, since the credential resolver ignores
- * revoked rows.
+ * revoked rows and every instance's credential cache drops the key before the revoke is answered.
  */
 @Injectable()
 export class RevocableCredentials {
@@ -35,6 +36,7 @@ export class RevocableCredentials {
     private readonly tx: Tx,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
+    private readonly revocations: CredentialRevocations,
   ) {}
 
   async list<E extends RevocableCredential, R>(
@@ -68,6 +70,7 @@ export class RevocableCredentials {
           revokedAt: row.revokedAt,
         } as unknown as QueryDeepPartialEntity<E>);
         await this.audit.record(workspaceId, actor, `${kind.auditPrefix}.revoked`, id);
+        await this.revocations.revoked([id]);
       }
       return row;
     });

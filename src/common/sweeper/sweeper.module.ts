@@ -1,8 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 
+import { PgListener } from './pg-listener';
 import { Sweeper } from './sweeper';
 
-/** Global so any module can register a sweep without importing WebhooksModule. */
+/** Global so any module can register a sweep (or hear a NOTIFY) without importing WebhooksModule. */
 @Global()
-@Module({ providers: [Sweeper], exports: [Sweeper] })
+@Module({ providers: [Sweeper, PgListener], exports: [Sweeper, PgListener] })
 export class SweeperModule {}

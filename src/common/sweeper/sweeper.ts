@@ -14,6 +14,10 @@ interface Task {
   fn: SweepFn;
   everyMs: number;
   lastRunAt: number;
+  /** The run in progress (from a tick or a wake); a task never overlaps itself. */
+  inFlight?: Promise<void>;
+  /** Woken while running: run once more right after. */
+  again: boolean;
 }
 
 /**
@@ -28,6 +32,10 @@ interface Task {
  * be safe with several instances running (claim rows with FOR UPDATE SKIP LOCKED, or take their
  * locks in the documented order and re-check state under them). The timer is
  * unref'd and only started when RUN_WORKERS is true.
+ *
+ * `wake(name)` runs one task now, out of the tick (the outbox dispatcher is woken by a Postgres
+ * NOTIFY on commit, see PgListener); wakes that arrive while it runs coalesce into one more run.
+ * The tick stays as the safety net for a lost notification.
  */
 @Injectable()
 export class Sweeper implements OnApplicationBootstrap, OnModuleDestroy {
@@ -38,12 +46,21 @@ export class Sweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  /** everyMs: run at most this often (default: every tick). */
-  register(name: string, fn: SweepFn, opts: { everyMs?: number } = {}): void {
+  /** everyMs: run at most this often (default: every tick); wakeOnly: never on the tick, only on `wake`. */
+  register(name: string, fn: SweepFn, opts: { everyMs?: number; wakeOnly?: boolean } = {}): void {
     if (this.tasks.has(name)) {
       throw new Error(`sweep ${name} is already registered`);
     }
-    this.tasks.set(name, { fn, everyMs: opts.everyMs ?? 0, lastRunAt: 0 });
+    const everyMs = opts.wakeOnly ? Number.POSITIVE_INFINITY : (opts.everyMs ?? 0);
+    this.tasks.set(name, { fn, everyMs, lastRunAt: 0, again: false });
+  }
+
+  /** Runs the task now (or once more after its current run); a no-op unless the poller runs here. */
+  wake(name: string): void {
+    const task = this.tasks.get(name);
+    if (task && this.timer) {
+      void this.runTask(name, task);
+    }
   }
 
   onApplicationBootstrap(): void {
@@ -58,6 +75,7 @@ export class Sweeper implements OnApplicationBootstrap, OnModuleDestroy {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    await Promise.all([...this.tasks.values()].map((t) => t.inFlight ?? Promise.resolve()));
   }
 
   /** Runs every due task once; a tick still running makes this one a no-op. */
@@ -76,15 +94,31 @@ export class Sweeper implements OnApplicationBootstrap, OnModuleDestroy {
       if (now - task.lastRunAt < task.everyMs) {
         continue;
       }
-      task.lastRunAt = now;
-      try {
-        await task.fn();
-      } catch (err) {
-        this.logger.warn(
-          { sweep: name, err: (err as Error).message },
-          'sweep failed; retried next tick',
-        );
-      }
+      await this.runTask(name, task);
     }
+  }
+
+  private runTask(name: string, task: Task): Promise<void> {
+    if (task.inFlight) {
+      task.again = true;
+      return task.inFlight;
+    }
+    task.inFlight = (async () => {
+      do {
+        task.again = false;
+        task.lastRunAt = Date.now();
+        try {
+          await task.fn();
+        } catch (err) {
+          this.logger.warn(
+            { sweep: name, err: (err as Error).message },
+            'sweep failed; retried next tick',
+          );
+        }
+      } while (task.again && this.timer);
+    })().finally(() => {
+      task.inFlight = undefined;
+    });
+    return task.inFlight;
   }
 }
