@@ -70,8 +70,8 @@ async function stop(child: Child | null, signal: NodeJS.Signals): Promise<void> 
 
 /**
  * Item 0's crash test (docs/architecture.md "Payment pipeline"): the process is killed (SIGKILL)
- * while its gateway call is in flight, after the gateway has already moved the money (or failed
- * the payment) but before the service recorded the answer. A fresh instance's reconciler asks the
+ * while its gateway calls are in flight: one after the gateway already moved the money (its answer
+ * delayed), one hung at the gateway and failed by it while the service is down. A fresh instance's reconciler asks the
  * gateway and ends each payment exactly once: one settled intent, one receipt, one intent.settled
  * event and one captured payment at the gateway; and for the failed one, one failed intent and no
  * event. Webhooks are not delivered (no URL is set at the simulator), so the reconciler alone does
@@ -150,16 +150,16 @@ describe('a crash between the gateway call and the settlement', () => {
       () => paymentsAtGateway().some((p) => p.amount === 51_000 && p.status === 'captured'),
       30_000,
     );
-    // 2. The gateway fails the next one at once, answering 15 s later.
-    gw.sim.control.next('fail', 15_000);
+    // 2. The next debit hangs at the gateway (the payment exists, not yet decided).
+    gw.sim.control.next('hang');
     const answerB = pay(failed);
     await waitFor(
-      'the gateway to fail',
-      () => paymentsAtGateway().some((p) => p.amount === 52_000 && p.status === 'failed'),
+      'the second debit to reach the gateway',
+      () => paymentsAtGateway().some((p) => p.amount === 52_000 && p.status === 'created'),
       30_000,
     );
 
-    // Money moved (and a payment failed) at the gateway; the service has not recorded either.
+    // Money moved at the gateway for the first; the second is in flight; nothing is recorded.
     const intentOf = (quoteId: string) =>
       one<{ id: string; status: string }>(
         `SELECT id, status FROM payment_intents WHERE source_kind = 'quote' AND source_id = $1`,
@@ -175,6 +175,11 @@ describe('a crash between the gateway call and the settlement', () => {
     expect(await one('SELECT status FROM quotes WHERE id = $1', [succeeded])).toEqual({
       status: 'processing',
     });
+    // While the service is down, the gateway fails the hung payment.
+    expect(gw.sim.control.release('fail')).toBe(1);
+    await waitFor('the gateway to fail the second payment', () =>
+      paymentsAtGateway().some((p) => p.amount === 52_000 && p.status === 'failed'),
+    );
 
     // A fresh instance (a shorter timeout this time) reconciles what the dead one left.
     second = await startService({
