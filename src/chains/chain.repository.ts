@@ -1,40 +1,91 @@
 import { Injectable } from '@nestjs/common';
 import { LessThanOrEqual } from 'typeorm';
-import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import { Tx } from '../database/tx';
 import { GENESIS_HASH } from './chain-entry';
 import { Chain } from './entities/chain.entity';
 import { ChainEntry } from './entities/chain-entry.entity';
 
+/** A chain entry as stored (payload: a JSON object, hashed as it is). */
+export interface ChainEntryRow {
+  chainId: string;
+  seq: number;
+  prevHash: string;
+  hash: string;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+  kid: string;
+  jws: string;
+}
+
+function entryParams(e: ChainEntryRow): unknown[] {
+  return [
+    e.chainId,
+    e.seq,
+    e.prevHash,
+    e.hash,
+    JSON.stringify(e.payload),
+    e.createdAt,
+    e.kid,
+    e.jws,
+  ];
+}
+
 @Injectable()
 export class ChainRepository {
   constructor(private readonly tx: Tx) {}
 
   /**
-   * Creates the chain row if needed, then locks it until the surrounding transaction ends. Under
-   * READ COMMITTED a concurrent first append waits on the other's uncommitted INSERT, then finds
-   * the row; FOR UPDATE then hands out the head one appender at a time.
+   * The chain's head, locked until the surrounding transaction ends, in one statement: the row is
+   * inserted empty (GENESIS_HASH, length 0) if the chain is new, otherwise the upsert's no-op update
+   * locks it (FOR NO KEY UPDATE: it conflicts with every other appender, not with the KEY SHARE
+   * locks of foreign-key checks) and returns its latest committed version. Under READ COMMITTED a
+   * concurrent first append waits on the other's uncommitted INSERT, then takes the committed row;
+   * so appenders get the head one at a time.
    */
-  async lockHead(chainId: string, now: Date): Promise<Chain> {
-    const m = this.tx.manager;
-    await m
-      .createQueryBuilder()
-      .insert()
-      .into(Chain)
-      .values({ id: chainId, headHash: GENESIS_HASH, length: 0, createdAt: now, updatedAt: now })
-      .orIgnore()
-      .execute();
-    return m.findOneOrFail(Chain, { where: { id: chainId }, lock: { mode: 'pessimistic_write' } });
+  async lockHead(chainId: string, now: Date): Promise<Pick<Chain, 'headHash' | 'length'>> {
+    const [head] = await this.tx.manager.query<{ head_hash: string; length: number }[]>(
+      `INSERT INTO chains AS c (id, head_hash, length, created_at, updated_at)
+       VALUES ($1, $2, 0, $3, $3)
+       ON CONFLICT (id) DO UPDATE SET updated_at = c.updated_at
+       RETURNING c.head_hash, c.length`,
+      [chainId, GENESIS_HASH, now],
+    );
+    return { headHash: head.head_hash, length: head.length };
   }
 
-  async insertEntry(entry: ChainEntry): Promise<void> {
-    // TypeORM's deep-partial type cannot express an open jsonb object; the row is complete.
-    await this.tx.manager.insert(ChainEntry, entry as QueryDeepPartialEntity<ChainEntry>);
+  /**
+   * Appends `entry` to the chain whose head is locked (`lockHead`) and moves the head to it, in one
+   * statement. Fails if the entry's seq or hash is taken (so a stale head can never be written).
+   */
+  async appendEntry(entry: ChainEntryRow): Promise<void> {
+    await this.tx.manager.query(
+      `WITH entry AS (
+         INSERT INTO chain_entries (chain_id, seq, prev_hash, hash, payload, created_at, kid, jws)
+         VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8)
+         RETURNING chain_id, seq, hash, created_at
+       )
+       UPDATE chains SET head_hash = entry.hash, length = entry.seq, updated_at = entry.created_at
+         FROM entry WHERE chains.id = entry.chain_id`,
+      entryParams(entry),
+    );
   }
 
-  async advanceHead(chainId: string, headHash: string, length: number, now: Date): Promise<void> {
-    await this.tx.manager.update(Chain, { id: chainId }, { headHash, length, updatedAt: now });
+  /**
+   * Starts a new chain with its first entry (seq 1 after GENESIS_HASH), chain row and entry in one
+   * statement. Fails (unique violation) if the chain exists: only for ids minted for this chain.
+   */
+  async startWith(entry: ChainEntryRow): Promise<void> {
+    await this.tx.manager.query(
+      `WITH chain AS (
+         INSERT INTO chains (id, head_hash, length, created_at, updated_at)
+         VALUES ($1, $4, $2, $6, $6)
+         RETURNING id
+       )
+       INSERT INTO chain_entries (chain_id, seq, prev_hash, hash, payload, created_at, kid, jws)
+       SELECT chain.id, $2, $3, $4, $5::text::jsonb, $6, $7, $8 FROM chain`,
+      entryParams(entry),
+    );
   }
 
   findHead(chainId: string): Promise<Chain | null> {

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 
 import { Clock } from '../common/clock';
 import { Tx } from '../database/tx';
-import { ChainRepository } from './chain.repository';
-import { ChainEntryJson, entryHash } from './chain-entry';
+import { ChainEntryRow, ChainRepository } from './chain.repository';
+import { ChainEntryJson, entryHash, GENESIS_HASH } from './chain-entry';
 import { toChainEntryJson } from './chain-entry.mapper';
 import { SigningKeyService } from './signing-key.service';
 import { ChainVerification, verifyChain } from './verify-chain';
@@ -27,33 +27,49 @@ export class ChainService {
    * Appends payload to chainId (creating the chain on first use) and returns the signed entry.
    * Joins the caller's transaction, so the entry commits or rolls back with the business write
    * (a receipt with its payment). The chain row stays locked until that transaction ends: append
-   * late in the transaction.
+   * late in the transaction. Two statements: the head, locked (`ChainRepository.lockHead`), then
+   * the entry with the head moved (`ChainRepository.appendEntry`).
    */
   append(chainId: string, payload: object): Promise<ChainEntryJson> {
-    // Hash exactly what jsonb will give back: JSON drops undefined and turns Dates into strings.
-    const body = JSON.parse(JSON.stringify(payload)) as Record<string, unknown>;
     return this.tx.run(async () => {
       const head = await this.chains.lockHead(chainId, this.clock.now());
       // Read the clock under the lock so created_at never decreases along seq.
-      const now = this.clock.now();
-      const seq = head.length + 1;
-      const fields = { chain_id: chainId, seq, created_at: now.toISOString(), payload: body };
-      const hash = entryHash(head.headHash, fields);
-      const { kid, jws } = await this.signingKeys.sign(hash);
-      const entry: ChainEntryJson = { ...fields, prev_hash: head.headHash, hash, kid, jws };
-      await this.chains.insertEntry({
-        chainId,
-        seq,
-        prevHash: head.headHash,
-        hash,
-        payload: body,
-        createdAt: now,
-        kid,
-        jws,
-      });
-      await this.chains.advanceHead(chainId, hash, seq, now);
+      const { entry, row } = await this.signed(chainId, head.length + 1, head.headHash, payload);
+      await this.chains.appendEntry(row);
       return entry;
     });
+  }
+
+  /**
+   * Starts a new chain whose id the caller has just minted (a receipt `rcp_…`) with payload as
+   * entry 1, in one statement and without waiting on any lock: nobody else can know the id yet.
+   * Fails if the chain exists; `append` is for chains that may.
+   */
+  start(chainId: string, payload: object): Promise<ChainEntryJson> {
+    return this.tx.run(async () => {
+      const { entry, row } = await this.signed(chainId, 1, GENESIS_HASH, payload);
+      await this.chains.startWith(row);
+      return entry;
+    });
+  }
+
+  /** Entry `seq` after `prevHash`, hashed and signed, dated now. */
+  private async signed(
+    chainId: string,
+    seq: number,
+    prevHash: string,
+    payload: object,
+  ): Promise<{ entry: ChainEntryJson; row: ChainEntryRow }> {
+    // Hash exactly what jsonb will give back: JSON drops undefined and turns Dates into strings.
+    const body = JSON.parse(JSON.stringify(payload)) as Record<string, unknown>;
+    const now = this.clock.now();
+    const fields = { chain_id: chainId, seq, created_at: now.toISOString(), payload: body };
+    const hash = entryHash(prevHash, fields);
+    const { kid, jws } = await this.signingKeys.sign(hash);
+    return {
+      entry: { ...fields, prev_hash: prevHash, hash, kid, jws },
+      row: { chainId, seq, prevHash, hash, payload: body, createdAt: now, kid, jws },
+    };
   }
 
   /** All entries, seq ascending; empty for an unknown chain. */

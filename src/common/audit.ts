@@ -1,13 +1,50 @@
 import { Injectable } from '@nestjs/common';
 
-import { Tx } from '../database/tx';
+import { QueuedStatement, Tx } from '../database/tx';
 
 export interface AuditActor {
   type: 'person' | 'api_key' | 'agent' | 'protocol_key' | 'system';
   id: string;
 }
 
-/** Append-only audit trail, written in the caller's transaction. */
+interface AuditRow {
+  workspaceId: string;
+  actorType: AuditActor['type'];
+  actorId: string;
+  action: string;
+  subjectId: string | null;
+  data: string;
+}
+
+/**
+ * All of a transaction's audit rows in one statement, in the order they were recorded (so their
+ * ids are too). Parallel arrays, so the statement text is the same for any number of rows.
+ */
+function insertAuditRows(rows: AuditRow[]): QueuedStatement {
+  return {
+    sql: `INSERT INTO audit_events (workspace_id, actor_type, actor_id, action, subject_id, data)
+     SELECT w, t, a, act, s, d::jsonb
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+            WITH ORDINALITY AS r(w, t, a, act, s, d, n)
+      ORDER BY n`,
+    params: [
+      rows.map((r) => r.workspaceId),
+      rows.map((r) => r.actorType),
+      rows.map((r) => r.actorId),
+      rows.map((r) => r.action),
+      rows.map((r) => r.subjectId),
+      rows.map((r) => r.data),
+    ],
+  };
+}
+
+/**
+ * Append-only audit trail, written in the caller's transaction: the rows are queued and written
+ * together by one INSERT just before that transaction commits (`Tx.writeBeforeCommit`), so a
+ * request writes one audit statement however many things it records. They commit with the
+ * business writes (a RefusalKeepingWrites included) and never survive a rollback. Outside a
+ * transaction the row is written at once.
+ */
 @Injectable()
 export class AuditLog {
   constructor(private readonly tx: Tx) {}
@@ -19,9 +56,17 @@ export class AuditLog {
     subjectId: string | null,
     data: Record<string, unknown> = {},
   ): Promise<void> {
-    await this.tx.manager.query(
-      `INSERT INTO audit_events (workspace_id, actor_type, actor_id, action, subject_id, data) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [workspaceId, actor.type, actor.id, action, subjectId, JSON.stringify(data)],
+    await this.tx.writeBeforeCommit<AuditRow>(
+      'audit_events',
+      {
+        workspaceId,
+        actorType: actor.type,
+        actorId: actor.id,
+        action,
+        subjectId,
+        data: JSON.stringify(data),
+      },
+      insertAuditRows,
     );
   }
 }

@@ -8,6 +8,32 @@ interface TxState {
   afterCommit: (() => unknown)[];
   /** Second-phase work (`continueAfterCommit`), awaited by the outermost `run` after commit. */
   continuations: (() => Promise<unknown>)[];
+  /** Rows queued by `writeBeforeCommit`, in the order they were queued. */
+  batched: BatchedRow[];
+}
+
+/**
+ * One data-modifying SQL statement (INSERT, UPDATE or DELETE, no RETURNING needed) with its
+ * parameters `$1…$n`. Statements queued for the commit are sent together as one statement
+ * (`WITH w1 AS (…), w2 AS (…) SELECT 1`), so: no `$` in the text other than parameters, no
+ * trailing semicolon, and no two queued statements may touch the same row (they run on one
+ * snapshot, in no set order).
+ */
+export interface QueuedStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The statement that writes a batch of rows of one kind (e.g. one multi-row INSERT). Called just
+ * before commit with every row queued under its name, oldest first.
+ */
+export type BatchWriter<T> = (rows: T[]) => QueuedStatement;
+
+interface BatchedRow {
+  name: string;
+  row: unknown;
+  write: BatchWriter<unknown>;
 }
 
 /**
@@ -56,6 +82,46 @@ export function isRetryableConflict(err: unknown): boolean {
     (err as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ??
     (err as { driverError?: { code?: unknown } } | null)?.driverError?.code;
   return typeof code === 'string' && RETRYABLE_SQLSTATES.has(code);
+}
+
+/**
+ * Writes the queued rows: one statement per name (in the order each name was first queued), all
+ * sent as one statement.
+ */
+async function writeBatches(manager: EntityManager, batched: BatchedRow[]): Promise<void> {
+  const byName = new Map<string, { write: BatchWriter<unknown>; rows: unknown[] }>();
+  for (const { name, row, write } of batched) {
+    const batch = byName.get(name);
+    if (batch) {
+      batch.rows.push(row);
+    } else {
+      byName.set(name, { write, rows: [row] });
+    }
+  }
+  batched.length = 0;
+  const statements = [...byName.values()].map(({ write, rows }) => write(rows));
+  if (statements.length > 0) {
+    const { sql, params } = combineStatements(statements);
+    await manager.query(sql, params);
+  }
+}
+
+/**
+ * Several data-modifying statements as one: each becomes a CTE of `WITH … SELECT 1`, its
+ * parameters renumbered after the previous ones'. A single statement is sent as it is.
+ */
+export function combineStatements(statements: QueuedStatement[]): QueuedStatement {
+  if (statements.length === 1) {
+    return statements[0];
+  }
+  const params: unknown[] = [];
+  const parts = statements.map((statement, i) => {
+    const offset = params.length;
+    params.push(...statement.params);
+    const sql = statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    return `w${i + 1} AS (${sql})`;
+  });
+  return { sql: `WITH ${parts.join(', ')} SELECT 1`, params };
 }
 
 /**
@@ -109,18 +175,23 @@ export class Tx {
   private async runOnce<T>(fn: (manager: EntityManager) => Promise<T>): Promise<T> {
     const callbacks: (() => unknown)[] = [];
     const continuations: (() => Promise<unknown>)[] = [];
+    const batched: BatchedRow[] = [];
     const outcome = await this.dataSource.transaction((manager) =>
       this.als.run(
-        { manager, afterCommit: callbacks, continuations },
+        { manager, afterCommit: callbacks, continuations, batched },
         async (): Promise<Outcome<T>> => {
+          let result: Outcome<T>;
           try {
-            return { committed: true, value: await fn(manager) };
+            result = { committed: true, value: await fn(manager) };
           } catch (err) {
-            if (err instanceof RefusalKeepingWrites) {
-              return { committed: false, refusal: err.error };
+            if (!(err instanceof RefusalKeepingWrites)) {
+              throw err;
             }
-            throw err;
+            result = { committed: false, refusal: err.error };
           }
+          // Both outcomes commit: write what was queued for the commit, in this transaction.
+          await writeBatches(manager, batched);
+          return result;
         },
       ),
     );
@@ -159,6 +230,7 @@ export class Tx {
     }
     const mark = state.afterCommit.length;
     const continuationMark = state.continuations.length;
+    const batchMark = state.batched.length;
     await state.manager.query(`SAVEPOINT ${name}`);
     try {
       const result = await fn();
@@ -172,6 +244,7 @@ export class Tx {
       await state.manager.query(`ROLLBACK TO SAVEPOINT ${name}`);
       state.afterCommit.length = mark;
       state.continuations.length = continuationMark;
+      state.batched.length = batchMark;
       throw err;
     }
   }
@@ -191,6 +264,27 @@ export class Tx {
       return;
     }
     await cb();
+  }
+
+  /**
+   * Queues `row` to be written in this transaction just before it commits, together with every
+   * other row queued under the same `name`, by the one statement `write` returns; the statements of
+   * all names are then sent as one (`combineStatements`). So a request pays one statement for its
+   * audit rows and its idempotency answer (`AuditLog.record`, `IdempotencyInterceptor`) however
+   * many there are. The rows are written only if the transaction commits (a RefusalKeepingWrites
+   * commits too), are dropped with a rolled-back attempt or savepoint, and are not visible to
+   * reads inside the transaction before the commit; a failing write fails the commit. Outside a
+   * transaction the one row is written at once. Returns true when queued.
+   */
+  async writeBeforeCommit<T>(name: string, row: T, write: BatchWriter<T>): Promise<boolean> {
+    const state = this.als.getStore();
+    if (!state) {
+      const { sql, params } = write([row]);
+      await this.dataSource.manager.query(sql, params);
+      return false;
+    }
+    state.batched.push({ name, row, write: write as BatchWriter<unknown> });
+    return true;
   }
 
   /** Defers side effects (queue jobs, notifications) until the transaction commits. */

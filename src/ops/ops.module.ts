@@ -17,6 +17,6 @@ import { QueueDashboardController } from './queue-dashboard.controller';
   imports: [AccountsModule, WebModule],
   controllers: [QueueDashboardController],
   providers: [OperatorAccess, OperatorGuard, OperatorsService, QueueDashboard],
-  exports: [OperatorsService],
+  exports: [OperatorsService, OperatorAccess],
 })
 export class OpsModule {}

@@ -4,11 +4,15 @@ import { paise } from '../database/bigint.transformer';
 
 export type HostedCheckoutStatus = 'created' | 'processing' | 'paid' | 'failed' | 'expired';
 
+/** Where the person pays: the hosted page (`page`) or a gateway payment link (`link`, README "Payment links"). */
+export type HostedCheckoutChannel = 'page' | 'link';
+
 /** One attempt of the buyer's person to pay a quote on the hosted page (states: hosted-checkout.state.ts). */
 @Entity('hosted_checkouts')
 export class HostedCheckout {
   @PrimaryColumn('text') id: string;
   @Column('text') quoteId: string;
+  @Column('text') channel: HostedCheckoutChannel;
   @Column('text') status: HostedCheckoutStatus;
   /** The quote's total when the checkout started; the server's amount, never the browser's. */
   @Column('bigint', { transformer: paise }) amountPaise: number;
@@ -20,6 +24,9 @@ export class HostedCheckout {
   @Column('int') attempts: number;
   /** Gateway rail: the order opened at the gateway for this checkout (the widget pays it). */
   @Column('text', { nullable: true }) gatewayOrderId: string | null;
+  /** Channel `link`: the gateway's payment link (its order is gatewayOrderId) and its short_url. */
+  @Column('text', { nullable: true }) gatewayLinkId: string | null;
+  @Column('text', { nullable: true }) linkUrl: string | null;
   @Column('text', { nullable: true }) failureCode: string | null;
   @Column('text', { nullable: true }) failureReason: string | null;
   @Column('timestamptz') expiresAt: Date;

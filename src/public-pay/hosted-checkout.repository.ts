@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { Tx } from '../database/tx';
-import { HostedCheckout } from './hosted-checkout.entity';
+import { HostedCheckout, HostedCheckoutChannel } from './hosted-checkout.entity';
 
 /** The only SQL of the public-pay module. */
 @Injectable()
@@ -27,11 +27,18 @@ export class HostedCheckoutRepository {
     });
   }
 
-  /** The quote's live checkout (created or processing), locked; at most one exists (partial unique index). */
-  async lockLive(quoteId: string): Promise<HostedCheckout | null> {
+  /**
+   * The quote's live checkout (created or processing) of a channel, locked; at most one exists
+   * per quote and channel (partial unique index).
+   */
+  async lockLive(
+    quoteId: string,
+    channel: HostedCheckoutChannel = 'page',
+  ): Promise<HostedCheckout | null> {
     const [row] = await this.tx.manager.query<{ id: string }[]>(
-      `SELECT id FROM hosted_checkouts WHERE quote_id = $1 AND status IN ('created', 'processing')`,
-      [quoteId],
+      `SELECT id FROM hosted_checkouts
+        WHERE quote_id = $1 AND channel = $2 AND status IN ('created', 'processing')`,
+      [quoteId, channel],
     );
     return row ? this.lock(row.id) : null;
   }
@@ -44,14 +51,32 @@ export class HostedCheckoutRepository {
     );
   }
 
+  /**
+   * Channel `link`: records the gateway's payment link and its order once (a second one never
+   * replaces them).
+   */
+  async setGatewayLink(
+    id: string,
+    link: { linkId: string; url: string; orderId: string },
+  ): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE hosted_checkouts SET gateway_link_id = $2, link_url = $3, gateway_order_id = $4
+        WHERE id = $1 AND gateway_link_id IS NULL AND gateway_order_id IS NULL`,
+      [id, link.linkId, link.url, link.orderId],
+    );
+  }
+
   findByGatewayOrder(orderId: string): Promise<HostedCheckout | null> {
     return this.tx.manager.findOneBy(HostedCheckout, { gatewayOrderId: orderId });
   }
 
-  /** The quote's most recent checkout, whatever its state (what the public view shows). */
-  latest(quoteId: string): Promise<HostedCheckout | null> {
+  /**
+   * The quote's most recent checkout of a channel, whatever its state (for `page`: what the public
+   * view shows; for `link`: the quote's payment link).
+   */
+  latest(quoteId: string, channel: HostedCheckoutChannel = 'page'): Promise<HostedCheckout | null> {
     return this.tx.manager.findOne(HostedCheckout, {
-      where: { quoteId },
+      where: { quoteId, channel },
       order: { createdAt: 'DESC', id: 'DESC' },
     });
   }

@@ -23,6 +23,7 @@ import { PayAssets } from './pay-assets';
 import { PayFormGuard } from './pay-form.guard';
 import { pagePathOf, payPage, statusPage } from './pay-page.presenter';
 import { PayPageHeadersInterceptor } from './pay-page-headers.interceptor';
+import { PaymentLinksService } from './payment-links.service';
 import { PublicPayService } from './public-pay.service';
 
 /**
@@ -35,6 +36,7 @@ import { PublicPayService } from './public-pay.service';
 export class PayPagesController {
   constructor(
     private readonly pay: PublicPayService,
+    private readonly links: PaymentLinksService,
     private readonly assets: PayAssets,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -125,16 +127,34 @@ export class PayPagesController {
     res.redirect(303, statusPath(pageUrl, started.value.id));
   }
 
+  /**
+   * The status page. A payment link's callback_url (README "Payment links") is this page too: the
+   * gateway sends the payer here with its signed fields in the query, which settle the link's
+   * payment (PaymentLinksService.settleFromCallback checks them; anything unverified is ignored and
+   * the webhook settles it), and the person is redirected (303) to the same page without them.
+   */
   @Get('pay/:quote_id/status')
   @UseInterceptors(PayPageHeadersInterceptor)
   async status(
     @Param('quote_id') quoteId: string,
-    @Query('checkout') checkoutId: unknown,
+    @Query() query: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
+    const checkoutId = query.checkout;
     const view = await this.pay.findView(quoteId);
     if (!view || typeof checkoutId !== 'string') {
       return notFound(res);
+    }
+    if (query.gateway_signature !== undefined) {
+      const field = (name: string) => (typeof query[name] === 'string' ? query[name] : '');
+      await this.links.settleFromCallback(quoteId, checkoutId, {
+        gateway_payment_id: field('gateway_payment_id'),
+        gateway_payment_link_id: field('gateway_payment_link_id'),
+        gateway_payment_link_reference_id: field('gateway_payment_link_reference_id'),
+        gateway_payment_link_status: field('gateway_payment_link_status'),
+        gateway_signature: field('gateway_signature'),
+      });
+      return res.redirect(303, statusPath(pagePathOf(quoteId), checkoutId));
     }
     const checkout = await attempt(this.pay.getCheckout(quoteId, checkoutId));
     if (!checkout.ok) {

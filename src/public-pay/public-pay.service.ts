@@ -194,6 +194,7 @@ export class PublicPayService implements OnModuleInit {
       const checkout = Object.assign(new HostedCheckout(), {
         id: unguessableId('hco'),
         quoteId: quote.id,
+        channel: 'page' as const,
         status: 'created' as const,
         amountPaise: quote.amountPaise,
         currency: 'INR' as const,
@@ -201,6 +202,8 @@ export class PublicPayService implements OnModuleInit {
         intentId: null,
         attempts: 0,
         gatewayOrderId: null,
+        gatewayLinkId: null,
+        linkUrl: null,
         failureCode: null,
         failureReason: null,
         expiresAt: checkoutExpiry(quote.expiresAt, now),
@@ -317,7 +320,8 @@ export class PublicPayService implements OnModuleInit {
       throw publicPayErrors.quoteNotFound();
     }
     const checkout = await this.checkouts.find(checkoutId);
-    if (!checkout || checkout.quoteId !== quote.id) {
+    // A payment link (channel `link`) is paid on the gateway's link page, never completed here.
+    if (!checkout || checkout.quoteId !== quote.id || checkout.channel !== 'page') {
       throw publicPayErrors.checkoutNotFound();
     }
     const orderId = checkout.gatewayOrderId;
@@ -366,7 +370,9 @@ export class PublicPayService implements OnModuleInit {
    */
   async checkoutOfGatewayOrder(quoteId: string, orderId: string): Promise<string | null> {
     const checkout = await this.checkouts.findByGatewayOrder(orderId);
-    return checkout && checkout.quoteId === quoteId ? checkout.id : null;
+    return checkout && checkout.quoteId === quoteId && checkout.channel === 'page'
+      ? checkout.id
+      : null;
   }
 
   /**
@@ -376,7 +382,9 @@ export class PublicPayService implements OnModuleInit {
    * pipeline records the intent with the rail's answer already known and settles it (receipt,
    * intent.settled, quote paid, checkout paid). Idempotent: a paid checkout is no_change. A
    * capture the service can no longer accept (the quote was paid another way or canceled, or the
-   * buyer's rules now refuse) is logged and answered `unmatched` for a person to refund.
+   * buyer's rules now refuse) is logged and answered `unmatched` for a person to refund. A payment
+   * link (channel `link`, README "Payment links") is a hosted checkout whose order is the link's,
+   * so its capture settles here too (the receipt also names the link).
    */
   async settleCaptured(checkoutId: string, payment: GatewayPayment): Promise<GatewayEventOutcome> {
     return this.tx.run(async () => {
@@ -426,7 +434,10 @@ export class PublicPayService implements OnModuleInit {
       });
       const paid = await this.quotes.payOnPage(quote, checkout.id, {
         callRail: false,
-        receiptExtra: { gateway_order_id: payment.order_id },
+        receiptExtra: {
+          gateway_order_id: payment.order_id,
+          ...(checkout.channel === 'link' ? { payment_link_id: checkout.gatewayLinkId } : {}),
+        },
       });
       if (paid.status !== 'processing') {
         if (paid.status === 'declined' || paid.status === 'failed') {
@@ -486,7 +497,7 @@ export class PublicPayService implements OnModuleInit {
         throw publicPayErrors.quoteNotFound();
       }
       const checkout = await this.checkouts.lock(checkoutId);
-      if (!checkout || checkout.quoteId !== quote.id) {
+      if (!checkout || checkout.quoteId !== quote.id || checkout.channel !== 'page') {
         throw publicPayErrors.checkoutNotFound();
       }
       const now = this.clock.now();

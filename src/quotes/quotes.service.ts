@@ -60,6 +60,8 @@ export interface PayQuoteInput {
  */
 @Injectable()
 export class QuotesService implements OnModuleInit {
+  private readonly canceledHooks: ((quote: Quote) => Promise<void>)[] = [];
+
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,
@@ -78,6 +80,14 @@ export class QuotesService implements OnModuleInit {
       onSettled: (intent) => this.onIntentSettled(intent),
       onDeclined: (intent) => this.onIntentDeclined(intent),
     });
+  }
+
+  /**
+   * Work to do when a quote is canceled, in cancel's transaction under the quote's lock (the
+   * payment links of src/public-pay cancel the gateway's link after commit, README "Payment links").
+   */
+  onCanceled(hook: (quote: Quote) => Promise<void>): void {
+    this.canceledHooks.push(hook);
   }
 
   /** A buyer asks a listed seller for the published price of one sku: quantity 1, valid 15 minutes. */
@@ -218,6 +228,9 @@ export class QuotesService implements OnModuleInit {
         canceledAt: now,
         updatedAt: now,
       });
+      for (const hook of this.canceledHooks) {
+        await hook(quote);
+      }
       await this.audit.record(
         seller.workspaceId,
         { type: 'agent', id: seller.id },

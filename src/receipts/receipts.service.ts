@@ -49,7 +49,8 @@ export class ReceiptsService {
     context: Record<string, unknown>,
   ): Promise<{ receiptId: string; entry: ChainEntryJson }> {
     const receiptId = newId('rcp');
-    const entry = await this.chains.append(receiptId, {
+    // A fresh id: the chain and its first entry in one statement.
+    const entry = await this.chains.start(receiptId, {
       type: 'payment.settled',
       receipt_id: receiptId,
       intent_id: intent.id,

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 
 /**
- * Who may see the operator pages of this module (/app/ops/settlements). The operator role
- * (an `operator` person in an `operator` workspace) is defined by the operators' module; until
- * that module is part of this build, no person is an operator here and the page answers 404 to
- * everyone. Binding OPERATOR_CHECK to the operators' own check is the only change needed then.
+ * Who may see the operator pages of this module (/app/ops/settlements). SettlementsModule binds
+ * OPERATOR_CHECK to the operators' own check (OperatorAccess in src/ops: an `operator` person in
+ * an `operator` workspace, README "Operating it"), so the queue dashboard and this page answer to
+ * the same people. NoOperators is the fail-closed binding for a build without the operator tools.
  */
 export interface OperatorCheck {
   isOperator(personId: string): Promise<boolean>;

@@ -1,9 +1,11 @@
 import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 
+import { OperatorAccess } from '../ops/operator-access';
+import { OpsModule } from '../ops/ops.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { WebModule } from '../web/web.module';
-import { NoOperators, OPERATOR_CHECK } from './operator-check';
+import { OPERATOR_CHECK } from './operator-check';
 import { SettlementReconcileProcessor, SETTLEMENTS_QUEUE } from './settlement-reconcile.processor';
 import { SettlementReconciler } from './settlement-reconciler';
 import { SettlementsController } from './settlements.controller';
@@ -17,15 +19,19 @@ import { SettlementsOperatorGuard, SettlementsOpsController } from './settlement
  * AppNotFoundModule, whose catch-all would otherwise answer /app/ops/….
  */
 @Module({
-  imports: [PaymentsModule, WebModule, BullModule.registerQueue({ name: SETTLEMENTS_QUEUE })],
+  imports: [
+    PaymentsModule,
+    WebModule,
+    OpsModule,
+    BullModule.registerQueue({ name: SETTLEMENTS_QUEUE }),
+  ],
   controllers: [SettlementsController, SettlementsOpsController],
   providers: [
     SettlementReconciler,
     SettlementReconcileProcessor,
     SettlementsService,
     SettlementsOperatorGuard,
-    NoOperators,
-    { provide: OPERATOR_CHECK, useExisting: NoOperators },
+    { provide: OPERATOR_CHECK, useExisting: OperatorAccess },
   ],
   exports: [SettlementReconciler, SettlementsService],
 })

@@ -16,6 +16,7 @@ import { verifyChain } from '../../src/chains/verify-chain';
 import { randomToken } from '../../src/common/ids';
 import { Tx } from '../../src/database/tx';
 import { startApp, TestApp } from '../support/app';
+import { SqlCounter } from '../support/sql-counter';
 
 const newChainId = () => `chain_test_${randomToken(12)}`;
 
@@ -78,6 +79,55 @@ describe(ChainService.name, () => {
     // Each payload landed exactly once.
     expect(new Set(entries.map((e) => e.payload.n)).size).toBe(50);
     expect(await chains.verify(id)).toMatchObject({ valid: true, length: 50 });
+  });
+
+  it('starts a fresh chain in one statement and appends to a chain in two', async () => {
+    const sql = SqlCounter.forCalls(t.db);
+    const tx = t.get(Tx);
+    try {
+      const id = newChainId();
+      const started = await sql.measureCall(() =>
+        tx.run(() => chains.start(id, { type: 'payment.settled', amount_paise: 90_000 })),
+      );
+      expect(started.statements).toHaveLength(3); // BEGIN, chain + entry, COMMIT
+      const first = started.result;
+      expect(first).toMatchObject({ seq: 1, prev_hash: GENESIS_HASH });
+
+      const appended = await sql.measureCall(() =>
+        tx.run(() => chains.append(id, { type: 'refund.succeeded', amount_paise: 100 })),
+      );
+      expect(appended.statements).toHaveLength(4); // BEGIN, locked head, entry + head, COMMIT
+      expect(appended.result).toMatchObject({ seq: 2, prev_hash: first.hash });
+
+      expect(await chains.entries(id)).toEqual([first, appended.result]);
+      const [head] = await t.db.query('SELECT head_hash, length FROM chains WHERE id = $1', [id]);
+      expect(head).toEqual({ head_hash: appended.result.hash, length: 2 });
+      expect(await chains.verify(id)).toMatchObject({ valid: true, length: 2 });
+
+      // A chain that exists cannot be started again, and nothing of the attempt is kept.
+      await expect(chains.start(id, { type: 'payment.settled' })).rejects.toThrow(/duplicate key/);
+      expect(await chains.verify(id)).toMatchObject({ valid: true, length: 2 });
+    } finally {
+      sql.uninstall();
+    }
+  });
+
+  it('serialises concurrent appends to a chain that was started, and a start rolls back with its transaction', async () => {
+    const id = newChainId();
+    await expect(
+      t.get(Tx).run(async () => {
+        await chains.start(id, { step: 'payment' });
+        throw new Error('payment failed');
+      }),
+    ).rejects.toThrow('payment failed');
+    expect(await t.db.query('SELECT 1 FROM chains WHERE id = $1', [id])).toEqual([]);
+    expect(await chains.entries(id)).toEqual([]);
+
+    await chains.start(id, { step: 'payment' });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => chains.append(id, { refund: i })));
+    const entries = await chains.entries(id);
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+    expect(await chains.verify(id)).toMatchObject({ valid: true, length: 21 });
   });
 
   it("commits or rolls back with the caller's transaction", async () => {

@@ -1,7 +1,7 @@
 import request from 'supertest';
 
 import { Secret } from '../../src/config/app.config';
-import { NoOperators } from '../../src/settlements/operator-check';
+import { OperatorsService } from '../../src/ops/operators.service';
 import { SettlementReconciler } from '../../src/settlements/settlement-reconciler';
 import { signIn } from '../factories/app-session.factory';
 import { bearer, payFreeFormQuote } from '../factories/intent.factory';
@@ -9,6 +9,8 @@ import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';
 import { startTestGateway, TestGateway } from '../support/gateway';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
+
+const SYSTEM = { type: 'system' as const, id: 'test' };
 
 /**
  * Settlements and reconciliation (README "Settlements and reconciliation") on the gateway rail,
@@ -224,10 +226,15 @@ describe('settlements and reconciliation (gateway simulator)', () => {
     expect(refused.status).toBe(404);
     expect(refused.text).not.toContain('Mismatches');
 
-    jest
-      .spyOn(t.get(NoOperators), 'isOperator')
-      .mockImplementation((personId: string) => Promise.resolve(personId === ws.personId));
-    const res = await page();
+    // The operator role of the operator tools (src/ops): the same people as the queue dashboard.
+    const issued = await t
+      .get(OperatorsService)
+      .ensureOperator(
+        { email: 'recon@ops.test', name: 'Reconciliation', workspaceName: 'Operators' },
+        SYSTEM,
+      );
+    const operator = await signIn(t, issued.email, issued.password);
+    const res = await request(t.url).get('/app/ops/settlements').set('Cookie', operator.cookie);
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toContain('no-store');
     expect(res.text).toContain(`data-mismatch="unknown"`);
@@ -235,8 +242,10 @@ describe('settlements and reconciliation (gateway simulator)', () => {
     expect(res.text).toContain(`data-mismatch="missing"`);
     expect(res.text).toContain(c.paymentId);
     // A credential is never a way in, even for an operator's session.
-    const withKey = await page().set('Authorization', `Bearer ${ws.apiKey}`);
+    const withKey = await request(t.url)
+      .get('/app/ops/settlements')
+      .set('Cookie', operator.cookie)
+      .set('Authorization', `Bearer ${ws.apiKey}`);
     expect(withKey.status).toBe(404);
-    jest.restoreAllMocks();
   });
 });

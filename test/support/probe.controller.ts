@@ -2,30 +2,35 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { IsIn, IsInt, IsOptional, IsString, Min } from 'class-validator';
 
+import { AuditLog } from '../../src/common/audit';
 import { AcpRoute, Auth, Caller } from '../../src/common/auth/auth.decorators';
 import type { AgentPrincipal, ProtocolKeyPrincipal } from '../../src/common/auth/principal';
 import { AppError } from '../../src/common/errors/app-error';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { randomToken } from '../../src/common/ids';
-import { Tx } from '../../src/database/tx';
+import { RefusalKeepingWrites, Tx } from '../../src/database/tx';
 import { PAYMENT_RAIL, PaymentRail } from '../../src/payments/payment-rail';
 import { PaymentsService, railDebitRequest } from '../../src/payments/payments.service';
 
 export class ProbeDto {
   @IsString() note: string;
   @IsOptional() @IsInt() @Min(1) amount?: number;
-  @IsOptional() @IsIn(['ok', 'fail4xx', 'fail5xx', 'slow']) mode?:
-    'ok' | 'fail4xx' | 'fail5xx' | 'slow';
+  @IsOptional() @IsIn(['ok', 'fail4xx', 'fail5xx', 'slow', 'keep4xx']) mode?:
+    'ok' | 'fail4xx' | 'fail5xx' | 'slow' | 'keep4xx';
 }
 
 /**
  * A minimal protected ACP route used only by the pipeline tests: it writes one audit row (a
- * business write) and can be told to fail with a 4xx or a 5xx, or to take a while. POST /acp/_probe/alt
+ * business write) and can be told to fail with a 4xx or a 5xx, or to take a while, or to refuse
+ * with a 409 that keeps its writes (`keep4xx`: a second audit row through `AuditLog`). POST /acp/_probe/alt
  * is the same handler under a second path.
  */
 @Controller('acp/_probe')
 export class ProbeController {
-  constructor(private readonly tx: Tx) {}
+  constructor(
+    private readonly tx: Tx,
+    private readonly audit: AuditLog,
+  ) {}
 
   // Two concrete paths on one handler, so the tests can show the idempotency scope includes the path.
   @Post(['/', 'alt'])
@@ -45,6 +50,21 @@ export class ProbeController {
     }
     if (body.mode === 'fail5xx') {
       throw new Error('boom');
+    }
+    if (body.mode === 'keep4xx') {
+      // A refusal that keeps what was written before it (docs/architecture.md "Transactions").
+      await this.audit.record(
+        caller.workspaceId,
+        { type: 'protocol_key', id: caller.id },
+        'probe_kept',
+        id,
+        {
+          note: body.note,
+        },
+      );
+      throw new RefusalKeepingWrites(
+        new AppError(409, 'invalid_request', 'probe_kept', 'refused, writes kept'),
+      );
     }
     return { id, note: body.note };
   }

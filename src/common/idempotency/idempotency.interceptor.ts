@@ -2,10 +2,16 @@ import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } fr
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
-import { IsNull, Not } from 'typeorm';
+import { EntityManager } from 'typeorm';
 
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { AfterCommit, finished, Tx } from '../../database/tx';
+import {
+  AfterCommit,
+  finished,
+  QueuedStatement,
+  RefusalKeepingWrites,
+  Tx,
+} from '../../database/tx';
 import { principalOf } from '../auth/auth.decorators';
 import { canonicalJson } from '../canonical-json';
 import { Clock } from '../clock';
@@ -15,7 +21,6 @@ import { AppError } from '../errors/app-error';
 import { flavorOf, JSON_CONTENT_TYPE, renderError } from '../errors/error-body';
 import { RequestValidationError } from '../errors/validation';
 import { requestIdOf } from '../http/request-id';
-import { IdempotencyRecord } from './idempotency-record.entity';
 import { redactSecrets } from './redact-secrets';
 
 const HEADER = 'Idempotency-Key';
@@ -82,17 +87,131 @@ function lockId(parts: string[]): string {
   return BigInt.asIntN(64, BigInt(`0x${sha256Hex(parts.join('\u0000')).slice(0, 16)}`)).toString();
 }
 
+/** Where a key stands after `claim`, the interceptor's one statement before the handler runs. */
+type Claim =
+  | { kind: 'claimed'; id: string }
+  | { kind: 'in_flight' }
+  | { kind: 'stored'; record: StoredRecord }
+  | { kind: 'raced' };
+
+interface StoredRecord {
+  requestHash: string;
+  statusCode: number;
+  responseBody: unknown;
+  responseRaw: string | null;
+}
+
+interface ClaimRow {
+  locked: boolean | null;
+  claimed_id: string | null;
+  request_hash: string | null;
+  status_code: number | null;
+  response_body: unknown;
+  response_raw: string | null;
+  pending_until: Date | null;
+  expires_at: Date | null;
+}
+
+/**
+ * The claim, in one statement (README "Idempotency"). `existing` is the key's record as the
+ * statement's snapshot sees it; a live one (unexpired, and finished or still within its in-flight
+ * lease) takes no lock and is answered from (replay, 422 or 409). Otherwise the advisory lock is
+ * tried (never waited for: a concurrent twin holds it, 409), and under it the record is inserted
+ * in flight, or an expired record or one whose lease ran out (its process died) is overwritten in
+ * place. `locked` true with nothing claimed means a twin committed its record after the snapshot
+ * was taken: `claim` then looks again.
+ */
+const CLAIM_SQL = `
+WITH existing AS (
+  SELECT request_hash, status_code, response_body, response_raw, pending_until, expires_at
+    FROM idempotency_records
+   WHERE owner_id = $1::text AND method = $2::text AND path = $3::text AND key = $4::text
+), lock AS (
+  SELECT CASE
+           WHEN EXISTS (SELECT 1 FROM existing
+                         WHERE expires_at > $8::timestamptz
+                           AND (pending_until IS NULL OR pending_until > $8::timestamptz))
+           THEN NULL
+           ELSE pg_try_advisory_xact_lock($9::bigint)
+         END AS locked
+), claim AS (
+  INSERT INTO idempotency_records AS r
+         (owner_id, method, path, key, request_hash, status_code, pending_until, expires_at)
+  SELECT $1, $2, $3, $4, $5::text, $6::int, $7::timestamptz, $10::timestamptz
+    FROM lock WHERE lock.locked
+  ON CONFLICT (owner_id, method, path, key) DO UPDATE
+     SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
+         response_body = NULL, response_raw = NULL, pending_until = EXCLUDED.pending_until,
+         created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+   WHERE r.expires_at <= $8::timestamptz OR r.pending_until <= $8::timestamptz
+  RETURNING r.id
+)
+SELECT lock.locked, (SELECT id FROM claim)::text AS claimed_id, e.*
+  FROM lock LEFT JOIN existing e ON true`;
+
+/**
+ * A refusal (4xx) stored after its transaction rolled back, in one statement under the same
+ * advisory lock, unless a twin holds or has already answered the key meanwhile.
+ */
+const STORE_REFUSAL_SQL = `
+INSERT INTO idempotency_records AS r
+       (owner_id, method, path, key, request_hash, status_code, response_body, response_raw, expires_at)
+SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::int, $7::text::jsonb, $7::text,
+       $8::timestamptz
+ WHERE pg_try_advisory_xact_lock($10::bigint)
+ON CONFLICT (owner_id, method, path, key) DO UPDATE
+   SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
+       response_body = EXCLUDED.response_body, response_raw = EXCLUDED.response_raw,
+       pending_until = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+ WHERE r.expires_at <= $9::timestamptz OR r.pending_until <= $9::timestamptz`;
+
+interface Answer {
+  id: string;
+  status: number;
+  raw: string | null;
+}
+
+/**
+ * The final answers on claimed records (one per request; `response_body` is the jsonb of the same
+ * text), queued for the commit (`Tx.writeBeforeCommit`) so they share a statement with the audit
+ * rows.
+ */
+function storeAnswers(answers: Answer[]): QueuedStatement {
+  return {
+    sql: `UPDATE idempotency_records AS r
+             SET status_code = a.status, response_body = a.raw::jsonb, response_raw = a.raw,
+                 pending_until = NULL
+            FROM unnest($1::bigint[], $2::int[], $3::text[]) AS a(id, status, raw)
+           WHERE r.id = a.id`,
+    params: [answers.map((a) => a.id), answers.map((a) => a.status), answers.map((a) => a.raw)],
+  };
+}
+
+/** A 4xx to be stored once the handler's writes (and the claim with them) have rolled back. */
+class RefusalToStore extends Error {
+  constructor(
+    readonly error: AppError,
+    readonly body: unknown,
+  ) {
+    super(error.message);
+  }
+}
+
 /**
  * Idempotency-Key semantics (README "Idempotency", docs/acp.md §2) on every mutating route.
  *
- * The whole request runs in one Postgres transaction (Tx): a stored result is replayed (or 422)
- * straight away; otherwise we take a transaction-scoped advisory lock on (caller, method, path,
- * key) with pg_try_advisory_xact_lock, so a concurrent twin gets 409 immediately; we look again
- * under the lock (the twin may just have committed); we run the handler inside a
- * savepoint; and we insert the record in the same transaction as the business write. A 4xx
- * rolls back the handler's writes to the savepoint and is stored; a 5xx rolls back everything
- * and stores nothing. A crash rolls back and releases the lock, so there is no stale in-flight
- * state to recover.
+ * The whole request runs in one Postgres transaction (Tx). Its first statement is the claim
+ * (`CLAIM_SQL`): a stored result is replayed (or 422) straight away; otherwise a
+ * transaction-scoped advisory lock on (caller, method, path, key) is tried with
+ * pg_try_advisory_xact_lock, so a concurrent twin gets 409 immediately, and under it the record is
+ * inserted as in flight. The handler runs, and its answer is written on that record in the same
+ * transaction as the business write, by an UPDATE queued for the commit (`Tx.writeBeforeCommit`,
+ * sent in one statement with the request's audit rows). A 5xx rolls back everything, claim included, and
+ * stores nothing. A crash rolls back and releases the lock, so there is no stale in-flight state
+ * to recover. A 4xx rolls back the whole transaction too (the handler's writes and the claim) and
+ * is then stored by one statement of its own (`STORE_REFUSAL_SQL`) under the same try-lock: no
+ * savepoint is needed on the way to a success. A RefusalKeepingWrites keeps the handler's writes
+ * and stores its refusal on the claim in the same transaction.
  *
  * Two refinements: a RequestValidationError (the global ValidationPipe, or a hand check of the
  * body, refused it before any write) is not stored either, and the caller may fix the body and
@@ -138,13 +257,23 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const successStatus =
       (Reflect.getMetadata(HTTP_CODE_METADATA, ctx.getHandler()) as number | undefined) ??
       (req.method === 'POST' ? 201 : 200);
+    const scope: KeyScope = {
+      ownerId,
+      method: req.method,
+      path,
+      key,
+      lock: lockId([ownerId, req.method, path, key]),
+    };
+    // Joined to a transaction someone else owns (not the case for HTTP routes today): a 4xx can
+    // only roll back to a savepoint, since the whole transaction is not ours to roll back.
+    const nested = this.tx.active;
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + this.config.idempotencyTtlHours * 3600_000);
 
     return from(
       this.tx
         .run(async (m) => {
-          const now = this.clock.now();
-          const where = { ownerId, method: req.method, path, key };
-          const replayOf = (stored: IdempotencyRecord) => {
+          const replayOf = (stored: StoredRecord) => {
             if (stored.requestHash !== requestHash) {
               throw idempotencyErrors.conflict();
             }
@@ -155,92 +284,64 @@ export class IdempotencyInterceptor implements NestInterceptor {
               raw: stored.responseRaw,
             };
           };
-          // Fast path: a finished request replays without contending for the lock, so many
-          // simultaneous retries of a completed key all get the stored answer, not 409.
-          const done = await m.findOneBy(IdempotencyRecord, where);
-          if (done && done.expiresAt > now) {
-            if (done.pendingUntil && done.pendingUntil > now) {
-              // Its first phase committed; the answer is still being finished (AfterCommit).
-              throw idempotencyErrors.inFlight();
-            }
-            if (!done.pendingUntil) {
-              return replayOf(done);
-            }
-          }
-          const [{ locked }] = await m.query<{ locked: boolean }[]>(
-            'SELECT pg_try_advisory_xact_lock($1::bigint) AS locked',
-            [lockId([ownerId, req.method, path, key])],
-          );
-          if (!locked) {
+          const claim = await this.claim(m, scope, {
+            requestHash,
+            status: successStatus,
+            pendingUntil: new Date(now.getTime() + IN_FLIGHT_LEASE_MS),
+            expiresAt,
+            now,
+          });
+          if (claim.kind === 'in_flight' || claim.kind === 'raced') {
             throw idempotencyErrors.inFlight();
           }
-          // Expired records, and in-flight ones whose lease ran out (their process died).
-          await m.query(
-            'DELETE FROM idempotency_records WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4 AND (expires_at <= $5 OR pending_until <= $5)',
-            [ownerId, req.method, path, key, now],
-          );
-          // Under the lock: the twin may have committed between the fast path and the lock.
-          const stored = await m.findOneBy(IdempotencyRecord, where);
-          if (stored) {
-            if (stored.pendingUntil) {
-              throw idempotencyErrors.inFlight();
-            }
-            return replayOf(stored);
+          if (claim.kind === 'stored') {
+            return replayOf(claim.record);
           }
+          const handle = () => lastValueFrom(next.handle(), { defaultValue: undefined });
           let status: number;
           let body: unknown;
           let error: AppError | null = null;
           try {
-            body = await this.tx.savepoint('idem_handler', () =>
-              lastValueFrom(next.handle(), { defaultValue: undefined }),
-            );
+            body = await (nested ? this.tx.savepoint('idem_handler', handle) : handle());
             status = successStatus;
-          } catch (err) {
+          } catch (thrown) {
+            const kept = thrown instanceof RefusalKeepingWrites;
+            const err = kept ? thrown.error : thrown;
             error = toAppError(err, req);
             if (error.status >= 500 || error instanceof RequestValidationError) {
               throw err;
             }
             status = error.status;
             body = renderError(error, flavor, requestIdOf(req), req.path);
+            if (!kept && !nested) {
+              // Roll back the handler's writes with the claim; stored after the rollback.
+              throw new RefusalToStore(error, body);
+            }
           }
           if (body instanceof AfterCommit) {
-            // The answer is final only after commit: hold the key as in flight until it is.
-            await m.insert(IdempotencyRecord, {
-              ownerId,
-              method: req.method,
-              path,
-              key,
-              requestHash,
-              statusCode: status,
-              pendingUntil: new Date(now.getTime() + IN_FLIGHT_LEASE_MS),
-              expiresAt: new Date(now.getTime() + this.config.idempotencyTtlHours * 3600_000),
-            });
+            // The answer is final only after commit: the claim already holds the key in flight
+            // (pending_until) with this status.
             return { replay: false as const, pending: body as AfterCommit<unknown>, status };
           }
-          const saved = storedBody(body);
-          await m.insert(IdempotencyRecord, {
-            ownerId,
-            method: req.method,
-            path,
-            key,
-            requestHash,
-            statusCode: status,
-            responseBody: saved.value as object,
-            responseRaw: saved.raw,
-            expiresAt: new Date(now.getTime() + this.config.idempotencyTtlHours * 3600_000),
-          });
+          await this.tx.writeBeforeCommit<Answer>(
+            'idempotency_answer',
+            { id: claim.id, status, raw: storedBody(body).raw },
+            storeAnswers,
+          );
           return error
             ? { replay: false as const, error }
             : { replay: false as const, status, body };
         })
+        .catch(async (err: unknown) => {
+          if (!(err instanceof RefusalToStore)) {
+            throw err;
+          }
+          await this.storeRefusal(scope, err, requestHash, expiresAt);
+          throw err.error;
+        })
         .then(async (outcome) => {
           if ('pending' in outcome && outcome.pending) {
-            return this.finishPending(outcome.pending, outcome.status, {
-              ownerId,
-              method: req.method,
-              path,
-              key,
-            });
+            return this.finishPending(outcome.pending, outcome.status, scope);
           }
           if ('error' in outcome && outcome.error) {
             throw outcome.error;
@@ -261,34 +362,134 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
   }
 
+  /** One statement (`CLAIM_SQL`); a second one only when a twin committed in between. */
+  private async claim(
+    m: EntityManager,
+    scope: KeyScope,
+    claim: {
+      requestHash: string;
+      status: number;
+      pendingUntil: Date;
+      expiresAt: Date;
+      now: Date;
+    },
+  ): Promise<Claim> {
+    const [row] = await m.query<ClaimRow[]>(CLAIM_SQL, [
+      scope.ownerId,
+      scope.method,
+      scope.path,
+      scope.key,
+      claim.requestHash,
+      claim.status,
+      claim.pendingUntil,
+      claim.now,
+      scope.lock,
+      claim.expiresAt,
+    ]);
+    if (row.claimed_id !== null) {
+      return { kind: 'claimed', id: row.claimed_id };
+    }
+    if (row.locked === false) {
+      return { kind: 'in_flight' };
+    }
+    if (row.locked === null) {
+      // A live record, seen without taking the lock.
+      return liveRecord(row, claim.now);
+    }
+    // Locked, but the insert met a record the snapshot did not show: a twin committed just now.
+    // Under the lock, look again (this statement sees it).
+    const [again] = await m.query<ClaimRow[]>(
+      `SELECT request_hash, status_code, response_body, response_raw, pending_until, expires_at
+         FROM idempotency_records WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4`,
+      [scope.ownerId, scope.method, scope.path, scope.key],
+    );
+    return again ? liveRecord(again, claim.now) : { kind: 'raced' };
+  }
+
+  /** After a 4xx rolled its transaction back: its answer, stored by one statement. */
+  private async storeRefusal(
+    scope: KeyScope,
+    refusal: RefusalToStore,
+    requestHash: string,
+    expiresAt: Date,
+  ): Promise<void> {
+    await this.tx.manager.query(STORE_REFUSAL_SQL, [
+      scope.ownerId,
+      scope.method,
+      scope.path,
+      scope.key,
+      requestHash,
+      refusal.error.status,
+      storedBody(refusal.body).raw,
+      expiresAt,
+      this.clock.now(),
+      scope.lock,
+    ]);
+  }
+
   /**
    * Second phase of an AfterCommit answer: finish it (outside any transaction), then store the
-   * final answer on the in-flight record. If finishing fails, the record is removed so the key can
-   * be retried at once (what the retry meets is what the database holds by then).
+   * final answer on the in-flight record (one statement, no transaction of its own). If finishing
+   * fails, the record is removed so the key can be retried at once (what the retry meets is what
+   * the database holds by then).
    */
   private async finishPending(
     pending: AfterCommit<unknown>,
     status: number,
-    where: { ownerId: string; method: string; path: string; key: string },
+    scope: KeyScope,
   ): Promise<unknown> {
     let body: unknown;
     try {
       body = await pending.finish();
     } catch (err) {
-      await this.tx
-        .run((m) => m.delete(IdempotencyRecord, { ...where, pendingUntil: Not(IsNull()) }))
+      await this.tx.manager
+        .query(
+          `DELETE FROM idempotency_records
+            WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4 AND pending_until IS NOT NULL`,
+          [scope.ownerId, scope.method, scope.path, scope.key],
+        )
         .catch(() => undefined);
       throw err;
     }
-    const saved = storedBody(body);
-    await this.tx.run((m) =>
-      m.update(IdempotencyRecord, where, {
-        statusCode: status,
-        responseBody: saved.value as object,
-        responseRaw: saved.raw,
-        pendingUntil: null,
-      }),
+    await this.tx.manager.query(
+      `UPDATE idempotency_records
+          SET status_code = $5::int, response_body = $6::text::jsonb, response_raw = $6::text,
+              pending_until = NULL
+        WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4`,
+      [scope.ownerId, scope.method, scope.path, scope.key, status, storedBody(body).raw],
     );
     return body;
   }
+}
+
+interface KeyScope {
+  ownerId: string;
+  method: string;
+  path: string;
+  key: string;
+  /** The advisory lock id of (owner, method, path, key). */
+  lock: string;
+}
+
+/** A record found for the key: replayed when finished, in flight while its lease runs. */
+function liveRecord(row: ClaimRow, now: Date): Claim {
+  if (row.request_hash === null || row.status_code === null) {
+    return { kind: 'raced' };
+  }
+  if (row.pending_until !== null && row.pending_until > now) {
+    return { kind: 'in_flight' };
+  }
+  if (row.pending_until !== null || (row.expires_at !== null && row.expires_at <= now)) {
+    // Its lease ran out or it expired; only the lock's holder may take it over: ask again later.
+    return { kind: 'raced' };
+  }
+  return {
+    kind: 'stored',
+    record: {
+      requestHash: row.request_hash,
+      statusCode: row.status_code,
+      responseBody: row.response_body,
+      responseRaw: row.response_raw,
+    },
+  };
 }

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+
+import request from 'supertest';
+
+import { createMandate } from '../factories/mandate.factory';
+import { startApp, TestApp } from '../support/app';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
+import { shortSql, SqlCounter } from '../support/sql-counter';
+
+/**
+ * SQL statements per request on the money path (README "Tests", "SQL budgets"): one ACP purchase,
+ * create checkout session → delegate_payment → complete, ≤ ₹2,000 on the sandbox rail under a
+ * standing mandate, every statement counted (BEGIN, COMMIT and SAVEPOINT included) by
+ * `SqlCounter` (test/support/sql-counter.ts).
+ *
+ * `target` is where each step must end up. `ceiling` is what a step may cost today while it is
+ * still above its target: the test fails as soon as a step costs more than its ceiling (a
+ * regression), and the ceiling is lowered to the target as the statements are removed. A step with
+ * no ceiling is held to its target.
+ */
+const SQL_BUDGET: Record<Step, { target: number; ceiling?: number }> = {
+  create: { target: 5, ceiling: 7 },
+  delegate_payment: { target: 5, ceiling: 7 },
+  complete: { target: 12, ceiling: 41 },
+};
+
+type Step = 'create' | 'delegate_payment' | 'complete';
+
+const allowed = (step: Step) => SQL_BUDGET[step].ceiling ?? SQL_BUDGET[step].target;
+
+describe('SQL budget of an ACP purchase', () => {
+  let t: TestApp;
+  let ws: SeededWorkspace;
+  let mandateId: string;
+  let sql: SqlCounter;
+
+  beforeAll(async () => {
+    // The sandbox rail, and the credential cache warm (it is on while the LISTEN connection is).
+    t = await startApp({ rail: 'sandbox', pgListen: true });
+    ws = await seedWorkspace(t);
+    await request(t.url)
+      .put(`/v1/pay/agents/${ws.seller.id}/listing`)
+      .set('Authorization', `Bearer ${ws.seller.credential}`)
+      .send({
+        listed: true,
+        offers: [
+          { sku: 'sku_tea_1kg', name: 'Assam tea 1 kg', unit_paise: 45_000, category: 'food.tea' },
+        ],
+      })
+      .expect(200);
+    mandateId = await createMandate(t, { workspaceId: ws.workspaceId, agentId: ws.buyer.id });
+    sql = SqlCounter.install(t);
+  });
+  afterAll(async () => {
+    sql.uninstall();
+    await t.close();
+  });
+
+  /** One purchase; returns each step's statements. */
+  async function purchase(): Promise<Record<Step, string[]>> {
+    const created = await sql.measure(() =>
+      request(t.url)
+        .post('/acp/checkout_sessions')
+        .set(acpHeaders(ws.merchantKey, randomUUID()))
+        .send({
+          line_items: [{ id: 'sku_tea_1kg', quantity: 2 }],
+          currency: 'inr',
+          capabilities: {},
+        }),
+    );
+    expect(created.response.status).toBe(201);
+    const sessionId = created.response.body.id as string;
+
+    const delegated = await sql.measure(() =>
+      request(t.url)
+        .post('/acp/agentic_commerce/delegate_payment')
+        .set(acpHeaders(ws.buyerKey, randomUUID()))
+        .send({
+          payment_method: { type: 'svc_mandate', mandate_id: mandateId },
+          allowance: {
+            reason: 'one_time',
+            max_amount: 90_000,
+            currency: 'inr',
+            checkout_session_id: sessionId,
+            merchant_id: ws.seller.id,
+            expires_at: new Date(t.clock.now().getTime() + 3600_000).toISOString(),
+          },
+          risk_signals: [],
+          metadata: {},
+        }),
+    );
+    expect(delegated.response.status).toBe(201);
+    const token = delegated.response.body.id as string;
+
+    const completed = await sql.measure(() =>
+      request(t.url)
+        .post(`/acp/checkout_sessions/${sessionId}/complete`)
+        .set(acpHeaders(ws.merchantKey, randomUUID()))
+        .send({
+          payment_data: {
+            handler_id: 'svc_upi_mandate',
+            instrument: {
+              type: 'svc_mandate',
+              credential: { type: 'svc_delegated_token', token },
+            },
+          },
+        }),
+    );
+    expect(completed.response.status).toBe(200);
+    expect(completed.response.body.status).toBe('completed');
+    const receiptId = completed.response.body.metadata.svc_receipt_id as string;
+
+    // The purchase really happened: settled intent of ₹900, its receipt chain, the event.
+    const [intent] = await t.db.query<{ status: string; amount: number; receipt_id: string }[]>(
+      `SELECT status, amount_paise::int AS amount, receipt_id FROM payment_intents WHERE source_kind = 'checkout' AND source_id = $1`,
+      [sessionId],
+    );
+    expect(intent).toEqual({ status: 'settled', amount: 90_000, receipt_id: receiptId });
+    const [{ entries }] = await t.db.query<{ entries: number }[]>(
+      `SELECT count(*)::int AS entries FROM chain_entries WHERE chain_id = $1`,
+      [receiptId],
+    );
+    expect(entries).toBe(1);
+
+    return {
+      create: created.statements,
+      delegate_payment: delegated.statements,
+      complete: completed.statements,
+    };
+  }
+
+  it('stays within each step’s statement budget (warm caches)', async () => {
+    // The first purchase warms the credential cache and the signing key; the second is measured.
+    const cold = await purchase();
+    const warm = await purchase();
+    const report = (Object.keys(SQL_BUDGET) as Step[])
+      .map((step) => {
+        const { target, ceiling } = SQL_BUDGET[step];
+        const lines = warm[step].map((s, i) => `  ${String(i + 1).padStart(2)}. ${shortSql(s)}`);
+        return [
+          `${step}: ${warm[step].length} statements (cold ${cold[step].length}; target ${target}${
+            ceiling !== undefined ? `, ceiling ${ceiling}` : ''
+          })`,
+          ...lines,
+        ].join('\n');
+      })
+      .join('\n');
+    // The measured statements, for whoever removes the next ones.
+    process.stdout.write(`\nSQL budget, statements per request:\n${report}\n`);
+
+    for (const step of Object.keys(SQL_BUDGET) as Step[]) {
+      // The guards answered from the warm credential cache: the transaction is the first thing.
+      expect({ step, first: warm[step][0] }).toEqual({ step, first: 'START TRANSACTION' });
+      // The idempotency claim needs no savepoint, and a request writes its audit rows once per
+      // transaction.
+      expect({ step, savepoints: warm[step].filter((q) => /SAVEPOINT/.test(q)) }).toEqual({
+        step,
+        savepoints: [],
+      });
+      const transactions = warm[step].filter((q) => q === 'START TRANSACTION').length;
+      const auditWrites = warm[step].filter((q) => /INSERT INTO audit_events/.test(q)).length;
+      expect({ step, auditWritesAtMostOnePerTransaction: auditWrites <= transactions }).toEqual({
+        step,
+        auditWritesAtMostOnePerTransaction: true,
+      });
+      const statements = warm[step].length;
+      expect({ step, statements, withinBudget: statements <= allowed(step) }).toEqual({
+        step,
+        statements,
+        withinBudget: true,
+      });
+    }
+  });
+
+  it('counts only the measured request’s statements, BEGIN and COMMIT included', async () => {
+    const key = randomUUID();
+    const send = () =>
+      request(t.url)
+        .post('/acp/checkout_sessions')
+        .set(acpHeaders(ws.merchantKey, key))
+        .send({ line_items: [{ id: 'sku_tea_1kg' }], currency: 'inr', capabilities: {} });
+    const first = await sql.measure(send);
+    expect(first.response.status).toBe(201);
+    // The guard ran before the interceptor opened the transaction, and sent nothing.
+    expect(first.statements[0]).toBe('START TRANSACTION');
+    // An authenticated read: the guard answers from the warm credential cache (no credential
+    // table is read; what is left is the checkout service's own reads).
+    const read = await sql.measure(() =>
+      request(t.url)
+        .get(`/acp/checkout_sessions/${first.response.body.id as string}`)
+        .set(acpHeaders(ws.merchantKey)),
+    );
+    expect(read.response.status).toBe(200);
+    expect(read.statements.length).toBeGreaterThan(0);
+    expect(read.statements.filter((s) => /protocol_keys|api_keys|person_sessions/.test(s))).toEqual(
+      [],
+    );
+    // A key replay: BEGIN, the record's lookup, COMMIT; nothing of the handler.
+    const replay = await sql.measure(send);
+    expect(replay.response.headers['idempotent-replayed']).toBe('true');
+    expect(replay.statements[0]).toMatch(/^START TRANSACTION$/);
+    expect(replay.statements.at(-1)).toBe('COMMIT');
+    expect(replay.statements.some((s) => /checkout_sessions/.test(s))).toBe(false);
+  });
+});

@@ -1,0 +1,187 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+import type { DataSource } from 'typeorm';
+
+import type { TestApp } from './app';
+
+/** One SQL statement the app sent to Postgres while serving a request. */
+export interface CountedStatement {
+  /** The SQL text as sent (parameters are not recorded: they may hold secrets). */
+  sql: string;
+}
+
+/** What one HTTP request sent to Postgres, from the moment it arrived until its response finished. */
+export interface RequestStatements {
+  method: string;
+  path: string;
+  statements: CountedStatement[];
+}
+
+type PgQuery = (this: unknown, ...args: unknown[]) => unknown;
+
+interface Recording {
+  method: string;
+  path: string;
+  statements: CountedStatement[];
+  /** Set when the response finished: statements after it are not the request's. */
+  done: boolean;
+}
+
+/**
+ * Counts the SQL statements each HTTP request makes (README "Tests": "SQL budgets").
+ *
+ * Every call of `query` on a pg `Client` (the pool's clients TypeORM uses, so BEGIN, COMMIT,
+ * SAVEPOINT … are counted like any other statement) is attributed to the HTTP request in whose
+ * async context it was made: the app's server `request` listeners are wrapped in an
+ * AsyncLocalStorage, so statements of sweeps, Bull workers, the LISTEN connection and the test's
+ * own `t.db.query` calls are never counted, whatever runs meanwhile. A request's count ends when its
+ * response has been sent (`finish`); fire-and-forget work after that is not the request's.
+ *
+ * One round trip is one statement here: a multi-statement text would count once, so none is used
+ * on the paths budgeted by test/e2e/sql-budget.e2e-spec.ts.
+ */
+export class SqlCounter {
+  private readonly als = new AsyncLocalStorage<Recording>();
+  private readonly recordings: Recording[] = [];
+  private restore: (() => void)[] = [];
+
+  private constructor() {}
+
+  /** Starts counting on a started test app; call `uninstall` in afterAll. */
+  static install(t: TestApp): SqlCounter {
+    const counter = new SqlCounter();
+    counter.patchClient(t.db);
+    counter.wrapServer(t.app.getHttpServer());
+    return counter;
+  }
+
+  /** Counting of service calls only (`measureCall`), for tests that count no HTTP request. */
+  static forCalls(db: DataSource): SqlCounter {
+    const counter = new SqlCounter();
+    counter.patchClient(db);
+    return counter;
+  }
+
+  /** Requests seen so far, oldest first. */
+  get requests(): RequestStatements[] {
+    return this.recordings.map(({ method, path, statements }) => ({
+      method,
+      path,
+      statements: [...statements],
+    }));
+  }
+
+  /** Forgets the requests recorded so far. */
+  reset(): void {
+    this.recordings.length = 0;
+  }
+
+  /**
+   * Runs `send` (one HTTP request to the app) and returns its response with the statements that
+   * request made. Fails if `send` caused no request, or more than one.
+   */
+  async measure<R>(send: () => Promise<R>): Promise<{ response: R; statements: string[] }> {
+    const before = this.recordings.length;
+    const response = await send();
+    const seen = this.recordings.slice(before);
+    if (seen.length !== 1) {
+      throw new Error(`expected exactly one HTTP request, saw ${seen.length}`);
+    }
+    const [recording] = seen;
+    // supertest resolves once the body arrived; `finish` fired before the last byte was written.
+    if (!recording.done) {
+      await new Promise((r) => setImmediate(r));
+    }
+    return { response, statements: recording.statements.map((s) => s.sql) };
+  }
+
+  /**
+   * Runs `fn` (a call into the app's services, not over HTTP) and returns its result with the
+   * statements it made, BEGIN and COMMIT of its own transactions included.
+   */
+  async measureCall<R>(fn: () => Promise<R>): Promise<{ result: R; statements: string[] }> {
+    const recording: Recording = { method: 'CALL', path: '', statements: [], done: false };
+    const result = await this.als.run(recording, fn);
+    recording.done = true;
+    return { result, statements: recording.statements.map((s) => s.sql) };
+  }
+
+  uninstall(): void {
+    for (const undo of this.restore.reverse()) {
+      undo();
+    }
+    this.restore = [];
+  }
+
+  private patchClient(db: DataSource): void {
+    // The pg module TypeORM loaded (its PostgresDriver keeps it as `postgres`).
+    const pg = (db.driver as unknown as { postgres: { Client: { prototype: { query: PgQuery } } } })
+      .postgres;
+    const proto = pg.Client.prototype;
+    const original = proto.query;
+    const als = this.als;
+    proto.query = function countedQuery(this: unknown, ...args: unknown[]): unknown {
+      const recording = als.getStore();
+      if (recording && !recording.done) {
+        recording.statements.push({ sql: sqlText(args[0]) });
+      }
+      return original.apply(this, args);
+    };
+    this.restore.push(() => {
+      proto.query = original;
+    });
+  }
+
+  private wrapServer(server: Server): void {
+    const listeners = server.listeners('request') as ((
+      req: IncomingMessage,
+      res: ServerResponse,
+    ) => void)[];
+    server.removeAllListeners('request');
+    const wrapped = (req: IncomingMessage, res: ServerResponse) => {
+      const recording: Recording = {
+        method: req.method ?? '',
+        path: (req.url ?? '').split('?')[0],
+        statements: [],
+        done: false,
+      };
+      this.recordings.push(recording);
+      res.once('finish', () => {
+        recording.done = true;
+      });
+      this.als.run(recording, () => {
+        for (const listener of listeners) {
+          listener.call(server, req, res);
+        }
+      });
+    };
+    server.on('request', wrapped);
+    this.restore.push(() => {
+      server.removeListener('request', wrapped);
+      for (const listener of listeners) {
+        server.on('request', listener);
+      }
+    });
+  }
+}
+
+/**
+ * The statement for a report: TypeORM's column lists (`SELECT "T"."a" AS "T_a", …`) shortened to
+ * `SELECT T.*`, so a list of statements stays readable.
+ */
+export function shortSql(sql: string): string {
+  return sql.replace(/^SELECT ("(\w+)"\."\w+" AS "\w+"(, )?)+ FROM/, 'SELECT $2.* FROM');
+}
+
+function sqlText(arg: unknown): string {
+  if (typeof arg === 'string') {
+    return oneLine(arg);
+  }
+  const text = (arg as { text?: unknown } | null)?.text;
+  return typeof text === 'string' ? oneLine(text) : '<non-text query>';
+}
+
+function oneLine(sql: string): string {
+  return sql.replace(/\s+/g, ' ').trim();
+}
