@@ -1,3 +1,6 @@
+import { createServer, request as httpRequest, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import type { JSONWebKeySet } from 'jose';
 import request from 'supertest';
 
@@ -5,7 +8,14 @@ import { verifyChain } from '../../src/chains/verify-chain';
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';
-import { createQuote, GatewayApp, startGatewayApp, waitFor } from '../support/gateway-app';
+import {
+  createQuote,
+  GatewayApp,
+  gatewayConfig,
+  startGatewayApp,
+  waitFor,
+} from '../support/gateway-app';
+import { startTestGateway, TestGateway } from '../support/gateway';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
@@ -508,5 +518,92 @@ describe('payment links on the sandbox rail', () => {
       .set(bearer(other.seller.credential))
       .send();
     expect(foreign.status).toBe(404);
+  });
+});
+
+/**
+ * A gateway that does not answer: the seller gets 503 gateway_unavailable with Retry-After, the
+ * quote stays open, and the same call once the gateway is back finishes the one link (the
+ * gateway's link carries our row's id as reference, so nothing is made twice).
+ */
+describe('payment links when the gateway does not answer', () => {
+  let gw: TestGateway;
+  let front: Server;
+  let down = true;
+  let t: TestApp;
+  let ws: SeededWorkspace;
+
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    const sim = new URL(gw.sim.url);
+    // In front of the simulator: drops every connection while `down`, passes through otherwise.
+    front = createServer((req, res) => {
+      if (down) {
+        req.socket.destroy();
+        return;
+      }
+      const upstream = httpRequest(
+        {
+          host: sim.hostname,
+          port: sim.port,
+          path: req.url,
+          method: req.method,
+          headers: req.headers,
+        },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    t = await startApp({
+      mode: 'test',
+      rail: 'gateway',
+      gateway: gatewayConfig(url, 1000),
+      railReconcileAfterMs: 60_000,
+    });
+    ws = await seedWorkspace(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await new Promise((resolve) => front?.close(resolve));
+    await gw?.close();
+  });
+
+  it('is 503 with Retry-After and no link; the retry once it is back makes exactly one', async () => {
+    const quoteId = await createQuote(t, ws, 23_456);
+    const failed = await request(t.url)
+      .post(`/v1/pay/quotes/${quoteId}/payment-link`)
+      .set(bearer(ws.seller.credential))
+      .set('Idempotency-Key', 'link-outage-1')
+      .send();
+    expect(failed.status).toBe(503);
+    expect(failed.headers['retry-after']).toBe('3');
+    expect(failed.body.error.code).toBe('gateway_unavailable');
+    expect(gw.sim.control.state().payment_links).toHaveLength(0);
+    const rows = await t.db.query<{ gateway_link_id: string | null; status: string }[]>(
+      'SELECT gateway_link_id, status FROM hosted_checkouts WHERE quote_id = $1',
+      [quoteId],
+    );
+    expect(rows.every((r) => r.gateway_link_id === null)).toBe(true);
+    const quote = await request(t.url)
+      .get(`/v1/pay/quotes/${quoteId}`)
+      .set(bearer(ws.seller.credential));
+    expect(quote.body.status).toBe('open');
+
+    down = false;
+    const retried = await request(t.url)
+      .post(`/v1/pay/quotes/${quoteId}/payment-link`)
+      .set(bearer(ws.seller.credential))
+      .set('Idempotency-Key', 'link-outage-1')
+      .send();
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ status: 'created', amount_paise: 23_456 });
+    const links = gw.sim.control.state().payment_links;
+    expect(links).toHaveLength(1);
+    expect(links[0]).toMatchObject({ amount: 23_456, reference_id: retried.body.id });
   });
 });
