@@ -13,6 +13,7 @@ import { DataSource } from 'typeorm';
 import { BaselineApp, startBaseline } from './baseline';
 import { Http } from './http';
 import { LoadGenerator } from './load-client';
+import { CpuProfile, CpuProfiler, profileLines, summarise } from './profile';
 import { checkLines, resultJson, rps, scenarioTable } from './report';
 import { rssMb, RssSampler } from './rss';
 import { BenchContext, Check, finalChecks, ScenarioOutcome, selectedScenarios } from './scenarios';
@@ -96,8 +97,25 @@ async function main(): Promise<number> {
       log(`\n[${scenario.id}] ${scenario.title}: ${scenario.measures}`);
       try {
         ctx.rss.start();
+        // BENCH_CPU_PROFILE=<scenario id>: V8's profile of this process while that scenario runs.
+        const profiler = process.env.BENCH_CPU_PROFILE === scenario.id ? new CpuProfiler() : null;
+        await profiler?.start();
         const ran = await scenario.run(ctx);
+        const profile: CpuProfile | undefined = await profiler?.stop();
         const rss = ctx.rss.stop();
+        if (profile) {
+          mkdirSync(join(__dirname, 'results'), { recursive: true });
+          const file = join(__dirname, 'results', `scenario-${scenario.id}.cpuprofile`);
+          writeFileSync(file, JSON.stringify(profile));
+          const shares = summarise(profile);
+          for (const outcome of Array.isArray(ran) ? ran : [ran]) {
+            outcome.lines = [
+              ...(outcome.lines ?? []),
+              ...profileLines(shares),
+              `    (raw: ${file})`,
+            ];
+          }
+        }
         for (const outcome of Array.isArray(ran) ? ran : [ran]) {
           if (!outcome.rssSampled) {
             outcome.extra.rss_max_mb = rss.max.app ?? 0;
