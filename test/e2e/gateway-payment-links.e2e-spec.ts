@@ -8,6 +8,7 @@ import { verifyChain } from '../../src/chains/verify-chain';
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';
+import { startTestGateway, TestGateway } from '../support/gateway';
 import {
   createQuote,
   GatewayApp,
@@ -15,7 +16,6 @@ import {
   startGatewayApp,
   waitFor,
 } from '../support/gateway-app';
-import { startTestGateway, TestGateway } from '../support/gateway';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
