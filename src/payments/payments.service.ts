@@ -229,7 +229,7 @@ export class PaymentsService implements OnModuleInit {
       }
       await m.insert(PaymentIntent, intent);
       if (opts.callRail !== false) {
-        await this.tx.continueAfterCommit(() => this.debitOnRail(intent.id));
+        await this.tx.continueAfterCommit(() => this.debitOnRail(intent.id, 'debit', intent));
       }
       return { status: 'processing', intent };
     });
@@ -241,15 +241,22 @@ export class PaymentsService implements OnModuleInit {
    * asks what the rail knows and only charges when it has never heard of the intent. An answer
    * that is not definite (pending, timeout, network error) leaves the intent `processing` and
    * schedules the reconciler. Returns the outcome, or null when the intent was no longer processing.
+   * `committed` is the intent exactly as the caller's transaction just committed it `processing`
+   * (README "Tests", "SQL budgets": no second read of it); the rail request uses only its fixed
+   * fields, and applyDebit decides again under the intent's lock.
    */
   async debitOnRail(
     intentId: string,
     mode: 'debit' | 'reconcile' = 'debit',
+    committed?: PaymentIntent,
   ): Promise<PayOutcome | null> {
     if (this.tx.active) {
       throw new Error('the rail is never called inside a database transaction');
     }
-    const intent = await this.tx.manager.findOneBy(PaymentIntent, { id: intentId });
+    const intent =
+      committed?.id === intentId
+        ? committed
+        : await this.tx.manager.findOneBy(PaymentIntent, { id: intentId });
     if (!intent || intent.status !== 'processing') {
       return null;
     }
@@ -274,7 +281,7 @@ export class PaymentsService implements OnModuleInit {
       this.reconciler.schedule('intent', intentId);
       return { status: 'processing', intent };
     }
-    return this.applyDebit(intentId, result);
+    return this.applyDebit(intentId, result, { kind: intent.sourceKind, id: intent.sourceId });
   }
 
   /**
@@ -283,18 +290,23 @@ export class PaymentsService implements OnModuleInit {
    * transfer, and settles (signed receipt, intent.settled) or fails it, then tells the source.
    * Idempotent: an intent that is no longer processing is left as it is (settling a settled intent
    * is a no-op, and a failure after settlement changes nothing). A pending answer records nothing.
+   * `of` is the intent's source when the caller already knows it (it never changes), saving a read.
    */
-  async applyDebit(intentId: string, result: RailResult): Promise<PayOutcome | null> {
+  async applyDebit(
+    intentId: string,
+    result: RailResult,
+    of?: { kind: PaymentIntent['sourceKind']; id: string },
+  ): Promise<PayOutcome | null> {
     if (result.status === 'pending') {
       return null;
     }
     return this.tx.run(async (m) => {
-      const peek = await m.findOneBy(PaymentIntent, { id: intentId });
+      const peek = of ?? (await this.sourceOf(intentId));
       if (!peek) {
         return null;
       }
-      const source = this.sources.get(peek.sourceKind);
-      await source?.lock(peek.sourceId);
+      const source = this.sources.get(peek.kind);
+      await source?.lock(peek.id);
       const intent = await m.findOne(PaymentIntent, {
         where: { id: intentId },
         lock: { mode: 'for_no_key_update' },
@@ -314,6 +326,13 @@ export class PaymentsService implements OnModuleInit {
       }
       return outcome;
     });
+  }
+
+  private async sourceOf(
+    intentId: string,
+  ): Promise<{ kind: PaymentIntent['sourceKind']; id: string } | null> {
+    const intent = await this.tx.manager.findOneBy(PaymentIntent, { id: intentId });
+    return intent ? { kind: intent.sourceKind, id: intent.sourceId } : null;
   }
 
   /**
