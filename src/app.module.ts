@@ -32,6 +32,7 @@ import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
 import { PublicPayModule } from './public-pay/public-pay.module';
 import { QuotesModule } from './quotes/quotes.module';
 import { ReceiptsModule } from './receipts/receipts.module';
+import { RecurringModule } from './recurring/recurring.module';
 import { RefundsModule } from './refunds/refunds.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { SellerModule } from './seller/seller.module';
@@ -85,6 +86,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     GatewayModule,
     SettlementsModule,
     PublicPayModule,
+    RecurringModule,
     AppPagesModule,
     // Last: its catch-all answers unknown /app paths with an HTML 404 after every real route.
     AppNotFoundModule,

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 import { paise } from '../database/bigint.transformer';
 
-export type ApprovalKind = 'payment' | 'refund';
+export type ApprovalKind = 'payment' | 'refund' | 'recurring_charge';
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'withdrawn';
 
 /** A question for a person in the app. Only a signed-in person can answer it. */

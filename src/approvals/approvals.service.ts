@@ -68,17 +68,20 @@ export class ApprovalsService implements OnModuleInit {
     subjectId: string;
     amountPaise: number;
     summary: string;
+    /** Default: APPROVAL_TTL_SECONDS from now. A scheduled debit's lasts until its cycle ends. */
+    expiresAt?: Date;
   }): Promise<Approval> {
     const now = this.clock.now();
+    const { expiresAt, ...fields } = input;
     const approval = Object.assign(new Approval(), {
       id: newId('apr'),
-      ...input,
+      ...fields,
       status: 'pending' as const,
       decidedBy: null,
       decidedAt: null,
       note: null,
       createdAt: now,
-      expiresAt: new Date(now.getTime() + this.config.approvalTtlSeconds * 1000),
+      expiresAt: expiresAt ?? new Date(now.getTime() + this.config.approvalTtlSeconds * 1000),
     });
     await this.tx.manager.insert(Approval, approval);
     const delay = Math.max(0, approval.expiresAt.getTime() - this.clock.now().getTime());

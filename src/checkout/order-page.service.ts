@@ -42,6 +42,7 @@ export interface OrderPage {
 const RAIL: Record<MandateRail, string> = {
   upi_reserve_pay: 'UPI Reserve Pay mandate',
   upi_otm: 'UPI one-time mandate',
+  upi_autopay: 'UPI AutoPay mandate',
 };
 
 /**

@@ -11,7 +11,12 @@ import type {
   RailStatus,
 } from '../payments/payment-rail';
 import { GatewayClient, GatewayError } from './gateway-client';
-import type { GatewayOrder, GatewayPayment, GatewayRefund } from './gateway-client.types';
+import type {
+  GatewayOrder,
+  GatewayPayment,
+  GatewayRefund,
+  GatewayTokenFrequency,
+} from './gateway-client.types';
 import { verifyPaymentSignature } from './gateway-signatures';
 import { GatewayStore } from './gateway-store';
 
@@ -321,8 +326,11 @@ export class GatewayRail implements PaymentRail {
     let row = await this.store.mandateToken(mandateId);
     if (!row) {
       const [mandate] = await this.tx.manager.query<
-        { per_payment_cap_paise: string; valid_until: Date }[]
-      >(`SELECT per_payment_cap_paise::text, valid_until FROM mandates WHERE id = $1`, [mandateId]);
+        { per_payment_cap_paise: string; valid_until: Date; billing_cycle: string | null }[]
+      >(
+        `SELECT per_payment_cap_paise::text, valid_until, billing_cycle FROM mandates WHERE id = $1`,
+        [mandateId],
+      );
       if (!mandate) {
         return null;
       }
@@ -340,7 +348,8 @@ export class GatewayRail implements PaymentRail {
           token: {
             max_amount: Number(mandate.per_payment_cap_paise),
             expire_at: Math.floor(new Date(mandate.valid_until).getTime() / 1000),
-            frequency: 'as_presented',
+            // A recurring (AutoPay) mandate registers its billing cycle; others are as presented.
+            frequency: (mandate.billing_cycle ?? 'as_presented') as GatewayTokenFrequency,
           },
           notes: { mandate_id: mandateId },
         },

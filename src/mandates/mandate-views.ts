@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { Clock } from '../common/clock';
+import type { AutopayFrequency } from '../recurring/autopay-schedule';
 import { formatIst } from '../web/local-time';
 import type { Mandate, MandateRail, MandateStatus } from './mandate.entity';
 import { MandateRepository } from './mandate.repository';
@@ -9,7 +10,24 @@ import { effectiveMandateStatus, isRevocable } from './mandate.state';
 const RAIL_LABEL: Record<MandateRail, string> = {
   upi_reserve_pay: 'UPI Reserve Pay (block once, debit several times)',
   upi_otm: 'UPI one-time mandate (block, debit once)',
+  upi_autopay: 'UPI AutoPay (recurring debits, each announced 24 hours ahead)',
 };
+
+const CYCLE_LABEL: Record<AutopayFrequency, string> = {
+  daily: 'day',
+  weekly: 'week',
+  fortnightly: 'fortnight',
+  monthly: 'month',
+  bimonthly: 'two months',
+  quarterly: 'quarter',
+  half_yearly: 'six months',
+  yearly: 'year',
+};
+
+/** "At most one debit a month, up to ₹…": what a recurring mandate allows, in a sentence. */
+export function recurringLabel(cycle: AutopayFrequency): string {
+  return `At most one debit a ${CYCLE_LABEL[cycle]}; you are told 24 hours before each, and can cancel it`;
+}
 
 const STATUS_LABEL: Record<MandateStatus, string> = {
   pending_authorisation: 'awaiting your authorisation',
@@ -32,6 +50,8 @@ export interface MandateView {
   validFrom: string;
   validUntil: string;
   railLabel: string;
+  /** Recurring mandates: how often, and the notice the person gets. */
+  recurring: string | null;
   description: string | null;
   authorisedAt: string | null;
   pending: boolean;
@@ -65,6 +85,7 @@ export class MandateViews {
         validFrom: formatIst(m.validFrom),
         validUntil: formatIst(m.validUntil),
         railLabel: RAIL_LABEL[m.rail],
+        recurring: m.billingCycle ? recurringLabel(m.billingCycle) : null,
         description: m.description,
         authorisedAt: m.authorisedAt ? formatIst(m.authorisedAt) : null,
         pending: status === 'pending_authorisation',

@@ -1,15 +1,18 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 import { paise } from '../database/bigint.transformer';
+import type { AutopayFrequency } from '../recurring/autopay-schedule';
 
 export type MandateStatus = 'pending_authorisation' | 'active' | 'revoked' | 'expired';
-export type MandateRail = 'upi_reserve_pay' | 'upi_otm';
-export type MandateKind = 'standing' | 'one_time';
+export type MandateRail = 'upi_reserve_pay' | 'upi_otm' | 'upi_autopay';
+export type MandateKind = 'standing' | 'one_time' | 'recurring';
 
 /**
  * A UPI mandate a person authorised for a buyer agent: per-payment cap, payee list (null = any
  * seller), validity window, rail. `one_time` mandates are created by delegate_payment without a
- * mandate_id and are scoped exactly to that token's allowance.
+ * mandate_id and are scoped exactly to that token's allowance. `recurring` mandates (UPI AutoPay,
+ * rail `upi_autopay`) carry a billing cycle and are drawn on only by sellers' scheduled charges
+ * (src/recurring, README "Recurring payments (UPI AutoPay)").
  */
 @Entity('mandates')
 export class Mandate {
@@ -18,6 +21,8 @@ export class Mandate {
   @Column('text') buyerAgentId: string;
   @Column('text') kind: MandateKind;
   @Column('text') rail: MandateRail;
+  /** Recurring mandates only: how often a debit may be taken (one successful debit per cycle). */
+  @Column('text', { nullable: true }) billingCycle: AutopayFrequency | null;
   @Column('bigint', { transformer: paise }) perPaymentCapPaise: number;
   @Column('text', { array: true, nullable: true }) payeeAgentIds: string[] | null;
   @Column('timestamptz') validFrom: Date;

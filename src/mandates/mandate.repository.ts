@@ -24,6 +24,10 @@ export class MandateRepository {
     await this.tx.manager.insert(Mandate, m);
   }
 
+  findById(id: string): Promise<Mandate | null> {
+    return this.tx.manager.findOneBy(Mandate, { id });
+  }
+
   findInWorkspace(workspaceId: string, id: string): Promise<Mandate | null> {
     return this.tx.manager.findOneBy(Mandate, { id, workspaceId });
   }
@@ -56,6 +60,14 @@ export class MandateRepository {
       where: { id, buyerAgentId },
       lock: { mode: 'pessimistic_read' },
     });
+  }
+
+  /**
+   * FOR SHARE, by id alone (the seller scheduling a recurring charge lives in another workspace):
+   * a charge being scheduled and a person revoking the mandate serialise.
+   */
+  lockSharedById(id: string): Promise<Mandate | null> {
+    return this.tx.manager.findOne(Mandate, { where: { id }, lock: { mode: 'pessimistic_read' } });
   }
 
   async update(

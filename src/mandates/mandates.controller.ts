@@ -35,6 +35,8 @@ export class MandatesController {
       validFrom: body.valid_from,
       validUntil: body.valid_until,
       rail: body.rail,
+      kind: body.kind,
+      billingCycle: body.recurring?.billing_cycle,
       description: body.description,
     });
   }

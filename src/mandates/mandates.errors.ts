@@ -29,6 +29,23 @@ export const mandateErrors = {
     ),
   payeeNotSeller: (index: number, id: string) =>
     commonErrors.invalid(`$.payee_agent_ids[${index}]`, `${id} is not a seller agent`),
+  recurringRail: () =>
+    commonErrors.invalid(
+      '$.rail',
+      'A recurring mandate is UPI AutoPay: omit rail or send upi_autopay',
+    ),
+  standingRail: () =>
+    commonErrors.invalid(
+      '$.rail',
+      'A standing mandate needs rail upi_reserve_pay or upi_otm (upi_autopay is for kind recurring)',
+    ),
+  recurringNeedsPayees: () =>
+    commonErrors.invalid(
+      '$.payee_agent_ids',
+      'A recurring mandate names the sellers that may charge it: send payee_agent_ids',
+    ),
+  cycleWithoutRecurring: () =>
+    commonErrors.invalid('$.recurring', 'recurring is only for a mandate of kind recurring'),
   invalidWindow: (param: string, message: string) => commonErrors.invalid(param, message),
   notPending: (id: string, status: string) =>
     new AppError(

@@ -8,6 +8,7 @@ import { newId } from '../common/ids';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { RefusalKeepingWrites, Tx } from '../database/tx';
+import type { AutopayFrequency } from '../recurring/autopay-schedule';
 import { MandateResponse } from './dto/mandate.response';
 import { Mandate, MandateKind, MandateRail, MandateStatus } from './mandate.entity';
 import { toMandateResponse } from './mandate.mapper';
@@ -27,7 +28,9 @@ export interface CreateMandateInput {
   payeeAgentIds?: string[] | null;
   validFrom?: string;
   validUntil: string;
-  rail: MandateRail;
+  rail?: MandateRail;
+  kind?: 'standing' | 'recurring';
+  billingCycle?: AutopayFrequency;
   description?: string;
 }
 
@@ -72,14 +75,14 @@ export class MandatesService {
       const validUntil = new Date(input.validUntil);
       this.checkWindow(validFrom, validUntil, now);
       const payees = input.payeeAgentIds ?? null;
+      const terms = this.kindAndRail(input, payees);
       if (payees) {
         await this.checkPayees(payees);
       }
       const mandate = await this.insert({
         workspaceId: caller.workspaceId,
         buyerAgentId,
-        kind: 'standing',
-        rail: input.rail,
+        ...terms,
         perPaymentCapPaise: input.perPaymentCapPaise,
         payeeAgentIds: payees,
         validFrom,
@@ -94,7 +97,9 @@ export class MandatesService {
         mandate.id,
         {
           buyer_agent_id: buyerAgentId,
+          kind: mandate.kind,
           per_payment_cap_paise: mandate.perPaymentCapPaise,
+          ...(mandate.billingCycle ? { billing_cycle: mandate.billingCycle } : {}),
         },
       );
       return this.toResponse(mandate);
@@ -113,6 +118,7 @@ export class MandatesService {
       buyerAgentId: input.buyerAgentId,
       kind: 'one_time',
       rail: 'upi_otm',
+      billingCycle: null,
       perPaymentCapPaise: input.capPaise,
       payeeAgentIds: [input.payeeAgentId],
       validFrom: now,
@@ -178,6 +184,21 @@ export class MandatesService {
    */
   findForBuyerLocked(buyerAgentId: string, id: string): Promise<Mandate | null> {
     return this.repo.lockSharedForBuyer(buyerAgentId, id);
+  }
+
+  /** Names of agents of any workspace (the sellers on a mandate live in other workspaces). */
+  async agentNames(ids: string[]): Promise<Map<string, string>> {
+    return new Map((await this.repo.agentsByIds([...new Set(ids)])).map((a) => [a.id, a.name]));
+  }
+
+  /** A mandate by id, any workspace (recurring charges: the seller's side), without a lock. */
+  findAnyById(id: string): Promise<Mandate | null> {
+    return this.repo.findById(id);
+  }
+
+  /** For a recurring charge: the mandate by id (any workspace), share-locked; null when unknown. */
+  findForChargeLocked(id: string): Promise<Mandate | null> {
+    return this.repo.lockSharedById(id);
   }
 
   statusOf(m: Mandate): MandateStatus {
@@ -306,6 +327,33 @@ export class MandatesService {
     return agent.id;
   }
 
+  /**
+   * A standing mandate names its rail (upi_reserve_pay or upi_otm). A recurring one is UPI AutoPay
+   * (rail upi_autopay) with a billing cycle, and names the sellers that may charge it: a charge is
+   * taken without the person acting, so "any seller" is never allowed.
+   */
+  private kindAndRail(
+    input: CreateMandateInput,
+    payees: string[] | null,
+  ): Pick<Mandate, 'kind' | 'rail' | 'billingCycle'> {
+    if (input.kind === 'recurring') {
+      if (input.rail !== undefined && input.rail !== 'upi_autopay') {
+        throw mandateErrors.recurringRail();
+      }
+      if (!payees) {
+        throw mandateErrors.recurringNeedsPayees();
+      }
+      return { kind: 'recurring', rail: 'upi_autopay', billingCycle: input.billingCycle ?? null };
+    }
+    if (input.billingCycle !== undefined) {
+      throw mandateErrors.cycleWithoutRecurring();
+    }
+    if (input.rail === 'upi_autopay' || input.rail === undefined) {
+      throw mandateErrors.standingRail();
+    }
+    return { kind: 'standing', rail: input.rail, billingCycle: null };
+  }
+
   private checkWindow(validFrom: Date, validUntil: Date, now: Date): void {
     if (validFrom.getTime() < now.getTime() - BACKDATE_TOLERANCE_MS) {
       throw mandateErrors.invalidWindow(
@@ -344,6 +392,7 @@ export class MandatesService {
       | 'workspaceId'
       | 'buyerAgentId'
       | 'rail'
+      | 'billingCycle'
       | 'perPaymentCapPaise'
       | 'payeeAgentIds'
       | 'validFrom'

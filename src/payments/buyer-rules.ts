@@ -3,6 +3,7 @@ import type { Mandate } from '../mandates/mandate.entity';
 export type DeclineCode =
   | 'token_revoked'
   | 'mandate_not_active'
+  | 'mandate_kind_mismatch'
   | 'mandate_expired'
   | 'mandate_cap_exceeded'
   | 'seller_not_allowed'
@@ -21,6 +22,11 @@ export interface RuleInput {
   amountPaise: number;
   sellerAgentId: string;
   now: Date;
+  /**
+   * The payment is a seller's scheduled charge (src/recurring): it may draw only on a recurring
+   * (UPI AutoPay) mandate, and a recurring mandate pays nothing else.
+   */
+  recurringCharge?: boolean;
   /** What this buyer agent already committed today (settled + awaiting approval). */
   spentTodayPaise: number;
   dailyCapPaise: number;
@@ -51,6 +57,15 @@ export function evaluateBuyerRules(r: RuleInput): Decline | null {
 
 /** The rules of the mandate a payment draws on, in evaluateBuyerRules' order. */
 function mandateDecline(mandate: Mandate, r: RuleInput): Decline | null {
+  if ((mandate.kind === 'recurring') !== (r.recurringCharge === true)) {
+    return {
+      code: 'mandate_kind_mismatch',
+      reason:
+        mandate.kind === 'recurring'
+          ? `Mandate ${mandate.id} is a recurring (AutoPay) mandate: only its sellers' scheduled charges draw on it`
+          : `Mandate ${mandate.id} is not a recurring mandate; a scheduled charge needs one`,
+    };
+  }
   if (mandate.status !== 'active') {
     return { code: 'mandate_not_active', reason: `Mandate ${mandate.id} is ${mandate.status}` };
   }

@@ -38,7 +38,18 @@ import { RailReconciler } from './rail-reconciler';
  */
 export type PayAuthority =
   | { mandateId: string; authorisedBy?: 'mandate' }
-  | { mandateId: null; authorisedBy: 'person_on_page' };
+  | { mandateId: null; authorisedBy: 'person_on_page' }
+  /**
+   * A scheduled charge on a recurring mandate (src/recurring) whose person already authorised
+   * this very debit during its pre-debit notice (an approval of kind `recurring_charge`): the
+   * mandate's rules apply, and no second approval is asked. `authorisation` is null when the
+   * amount needed none (at or below the approval threshold).
+   */
+  | {
+      mandateId: string;
+      authorisedBy: 'recurring_notice';
+      authorisation: { approval_id: string; decided_by: string | null; decided_at: string } | null;
+    };
 
 export type PayRequest = PayAuthority & {
   buyerAgentId: string;
@@ -156,9 +167,15 @@ export class PaymentsService implements OnModuleInit {
         throw new Error('pay() called with unknown buyer, seller or mandate');
       }
       const onPage = req.authorisedBy === 'person_on_page';
+      const scheduled = req.authorisedBy === 'recurring_notice';
+      if (scheduled !== (req.source.kind === 'recurring')) {
+        throw new Error('a recurring_notice authority is only for a recurring charge, and back');
+      }
       const receiptContext = onPage
         ? { ...req.receiptContext, authorised_by: 'person_on_page' }
-        : req.receiptContext;
+        : scheduled && req.authorisation
+          ? { ...req.receiptContext, approval: req.authorisation }
+          : req.receiptContext;
       const intent: PaymentIntent = Object.assign(new PaymentIntent(), {
         id: newId('pi'),
         buyerWorkspaceId: buyer.workspaceId,
@@ -186,7 +203,12 @@ export class PaymentsService implements OnModuleInit {
       });
       const decline = await this.newPaymentDecline(
         mandate,
-        { buyerAgentId: buyer.id, sellerAgentId: seller.id, amountPaise: req.amountPaise },
+        {
+          buyerAgentId: buyer.id,
+          sellerAgentId: seller.id,
+          amountPaise: req.amountPaise,
+          recurringCharge: scheduled,
+        },
         now,
       );
       if (decline) {
@@ -206,8 +228,9 @@ export class PaymentsService implements OnModuleInit {
         this.metrics.payment(intent);
         return { status: 'declined', intent, decline };
       }
-      // The person on the hosted page is approving this very payment: no second approval.
-      if (!onPage && req.amountPaise > this.config.approvalThresholdPaise) {
+      // The person on the hosted page is approving this very payment, and a scheduled charge was
+      // authorised by its person during the notice when it needed it: no second approval.
+      if (!onPage && !scheduled && req.amountPaise > this.config.approvalThresholdPaise) {
         intent.status = 'requires_approval';
         await m.insert(PaymentIntent, intent);
         const approval = await this.approvals.request({
@@ -674,6 +697,7 @@ export class PaymentsService implements OnModuleInit {
     return evaluateBuyerRules({
       mandate,
       token,
+      recurringCharge: intent.sourceKind === 'recurring',
       amountPaise: intent.amountPaise,
       sellerAgentId: intent.sellerAgentId,
       now,
@@ -761,11 +785,17 @@ export class PaymentsService implements OnModuleInit {
   /** The buyer's rules for a payment not yet recorded (pay() and previewDecline). */
   private async newPaymentDecline(
     mandate: Mandate | null,
-    p: { buyerAgentId: string; sellerAgentId: string; amountPaise: number },
+    p: {
+      buyerAgentId: string;
+      sellerAgentId: string;
+      amountPaise: number;
+      recurringCharge?: boolean;
+    },
     now: Date,
   ): Promise<Decline | null> {
     return evaluateBuyerRules({
       mandate,
+      recurringCharge: p.recurringCharge,
       amountPaise: p.amountPaise,
       sellerAgentId: p.sellerAgentId,
       now,

@@ -43,6 +43,12 @@ export interface ApprovalCard {
   } | null;
 }
 
+const KIND_LABEL: Record<Approval['kind'], string> = {
+  payment: 'Payment',
+  refund: 'Refund',
+  recurring_charge: 'AutoPay debit',
+};
+
 const STATUS_LABEL: Record<ApprovalStatus, string> = {
   pending: 'Waiting for you',
   approved: 'Approved',
@@ -183,15 +189,17 @@ export class ApprovalCards {
     const cap = this.config.dailyCapPaise;
     const items = intent ? itemsOf(intent, ctx.sessions, ctx.quotes) : [];
     const title =
-      a.kind === 'refund'
-        ? `Refund from ${seller ?? 'a seller'}`
-        : items.length === 1
-          ? `${items[0].quantity} × ${items[0].name} from ${seller ?? 'a seller'}`
-          : `${items.length > 0 ? `${items.length} items` : 'A payment'} from ${seller ?? 'a seller'}`;
+      a.kind === 'recurring_charge'
+        ? 'An AutoPay debit needs your authorisation'
+        : a.kind === 'refund'
+          ? `Refund from ${seller ?? 'a seller'}`
+          : items.length === 1
+            ? `${items[0].quantity} × ${items[0].name} from ${seller ?? 'a seller'}`
+            : `${items.length > 0 ? `${items.length} items` : 'A payment'} from ${seller ?? 'a seller'}`;
     return {
       id: a.id,
       kind: a.kind,
-      kindLabel: a.kind === 'refund' ? 'Refund' : 'Payment',
+      kindLabel: KIND_LABEL[a.kind],
       title,
       summary: a.summary,
       status: a.status,

@@ -12,6 +12,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'forex.booked',
   'forex.returned',
   'forex.rejected',
+  'recurring.pre_debit_notice',
+  'recurring.charge_cancelled',
 ] as const;
 
 export const ALL_EVENTS = '*';

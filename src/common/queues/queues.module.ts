@@ -31,6 +31,7 @@ function redisOptions(url: string) {
       { name: QUEUES.approvals },
       { name: QUEUES.webhooks },
       { name: QUEUES.payments },
+      { name: QUEUES.recurring },
     ),
   ],
   exports: [BullModule],

@@ -4,6 +4,7 @@ export const QUEUES = {
   approvals: 'approvals',
   webhooks: 'webhooks',
   payments: 'payments',
+  recurring: 'recurring',
 } as const;
 
 export const JOBS = {
@@ -11,7 +12,16 @@ export const JOBS = {
   expireApproval: 'expire-approval',
   deliverWebhook: 'deliver-webhook',
   reconcileRail: 'reconcile-rail',
+  debitRecurringCharge: 'debit-recurring-charge',
 } as const;
+
+/**
+ * Payload of JOBS.debitRecurringCharge: a charge on a recurring mandate whose debit_at has come
+ * (src/recurring/recurring-charges.service.ts re-reads it under its lock).
+ */
+export interface DebitChargeJob {
+  chargeId: string;
+}
 
 /**
  * Payload of JOBS.reconcileRail: an intent (or refund) its request left `processing` because the

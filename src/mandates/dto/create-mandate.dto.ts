@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -7,6 +8,7 @@ import {
   IsDefined,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsRFC3339,
   IsString,
@@ -15,8 +17,10 @@ import {
   MaxLength,
   Min,
   ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 
+import { AUTOPAY_FREQUENCIES, type AutopayFrequency } from '../../recurring/autopay-schedule';
 import type { MandateRail } from '../mandate.entity';
 
 /**
@@ -25,6 +29,13 @@ import type { MandateRail } from '../mandate.entity';
  */
 export const MAX_PER_PAYMENT_CAP_PAISE = 50_000_000;
 const AGENT_ID = /^agt_[A-Za-z0-9]+$/;
+
+export class RecurringTermsDto {
+  @ApiProperty({ enum: AUTOPAY_FREQUENCIES, example: 'monthly' })
+  @IsDefined()
+  @IsIn(AUTOPAY_FREQUENCIES)
+  billing_cycle: AutopayFrequency;
+}
 
 export class CreateMandateDto {
   @ApiPropertyOptional({
@@ -81,10 +92,36 @@ export class CreateMandateDto {
   @IsRFC3339()
   valid_until: string;
 
-  @ApiProperty({ enum: ['upi_reserve_pay', 'upi_otm'] })
+  @ApiPropertyOptional({
+    enum: ['upi_reserve_pay', 'upi_otm', 'upi_autopay'],
+    description:
+      'Required for a standing mandate (upi_reserve_pay or upi_otm); a recurring mandate is always upi_autopay',
+  })
+  @ValidateIf((o: CreateMandateDto) => o.kind !== 'recurring' || o.rail !== undefined)
   @IsDefined()
-  @IsIn(['upi_reserve_pay', 'upi_otm'])
-  rail: MandateRail;
+  @IsIn(['upi_reserve_pay', 'upi_otm', 'upi_autopay'])
+  rail?: MandateRail;
+
+  @ApiPropertyOptional({
+    enum: ['standing', 'recurring'],
+    default: 'standing',
+    description:
+      'standing: agents pay under it (checkouts, quotes). recurring: UPI AutoPay, sellers on payee_agent_ids schedule charges against it (POST /v1/pay/mandates/{id}/charges), each announced 24 hours ahead',
+  })
+  @IsOptional()
+  @IsIn(['standing', 'recurring'])
+  kind?: 'standing' | 'recurring';
+
+  @ApiPropertyOptional({
+    type: RecurringTermsDto,
+    description: 'Required when kind is recurring (shaped like ACP allowance reason "recurring")',
+  })
+  @ValidateIf((o: CreateMandateDto) => o.kind === 'recurring' || o.recurring !== undefined)
+  @IsDefined({ message: 'recurring.billing_cycle is required for a recurring mandate' })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RecurringTermsDto)
+  recurring?: RecurringTermsDto;
 
   @ApiPropertyOptional({ maxLength: 200, example: 'Groceries up to ₹5,000 a time' })
   @IsOptional()

@@ -1,18 +1,29 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { AUTOPAY_FREQUENCIES, type AutopayFrequency } from '../../recurring/autopay-schedule';
 import type { MandateKind, MandateRail, MandateStatus } from '../mandate.entity';
+
+export class RecurringTermsResponse {
+  @ApiProperty({ enum: AUTOPAY_FREQUENCIES }) billing_cycle: AutopayFrequency;
+}
 
 export class MandateResponse {
   @ApiProperty({ example: 'mdt_…' }) id: string;
   @ApiProperty({ enum: ['mandate'] }) object: 'mandate';
   @ApiProperty({ example: 'agt_…' }) buyer_agent_id: string;
   @ApiProperty({
-    enum: ['standing', 'one_time'],
+    enum: ['standing', 'one_time', 'recurring'],
     description:
-      'one_time: created by delegate_payment without a mandate_id, scoped to that allowance',
+      'one_time: created by delegate_payment without a mandate_id, scoped to that allowance; recurring: UPI AutoPay, charged by sellers on a schedule',
   })
   kind: MandateKind;
-  @ApiProperty({ enum: ['upi_reserve_pay', 'upi_otm'] }) rail: MandateRail;
+  @ApiProperty({ enum: ['upi_reserve_pay', 'upi_otm', 'upi_autopay'] }) rail: MandateRail;
+  @ApiProperty({
+    nullable: true,
+    type: RecurringTermsResponse,
+    description: 'Recurring mandates only: the billing cycle (at most one successful debit each)',
+  })
+  recurring: RecurringTermsResponse | null;
   @ApiProperty({ description: 'paise' }) per_payment_cap_paise: number;
   @ApiProperty({ type: [String], nullable: true, description: 'null = any seller' })
   payee_agent_ids: string[] | null;

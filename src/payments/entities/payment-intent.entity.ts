@@ -3,7 +3,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { paise } from '../../database/bigint.transformer';
 
 export type IntentStatus = 'requires_approval' | 'processing' | 'settled' | 'declined' | 'failed';
-export type IntentSourceKind = 'checkout' | 'quote' | 'hosted';
+export type IntentSourceKind = 'checkout' | 'quote' | 'hosted' | 'recurring';
 
 /** A payment between a buyer agent and a seller agent; every payment path ends here. */
 @Entity('payment_intents')

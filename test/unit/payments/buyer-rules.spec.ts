@@ -13,6 +13,7 @@ function mandate(over: Partial<Mandate> = {}): Mandate {
       buyerAgentId: 'agt_b',
       kind: 'standing',
       rail: 'upi_reserve_pay',
+      billingCycle: null,
       perPaymentCapPaise: 500_000,
       payeeAgentIds: null,
       validFrom: new Date(now.getTime() - 3600_000),

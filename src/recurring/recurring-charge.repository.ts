@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+
+import { Cursor, newestFirst } from '../common/pagination';
+import { Tx } from '../database/tx';
+import { ChargeStatus, RecurringCharge } from './recurring-charge.entity';
+
+/** The only SQL on recurring_charges. Always through Tx. */
+@Injectable()
+export class RecurringChargeRepository {
+  constructor(private readonly tx: Tx) {}
+
+  /**
+   * Inserts the charge unless its mandate already has a live or settled charge in that billing
+   * cycle (the partial unique index recurring_charges_cycle_live_key): true when inserted. One
+   * statement, so two sellers racing for one cycle cannot both win and neither sees an error.
+   */
+  async insertIfCycleFree(c: RecurringCharge): Promise<boolean> {
+    const rows = await this.tx.manager.query<{ id: string }[]>(
+      `INSERT INTO recurring_charges (id, mandate_id, buyer_workspace_id, buyer_agent_id,
+         seller_workspace_id, seller_agent_id, amount_paise, description, status, notice_at, debit_at,
+         cycle_index, cycle_start, cycle_end, authorisation, approval_id, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
+       ON CONFLICT (mandate_id, cycle_index)
+         WHERE status IN ('awaiting_authorisation', 'scheduled', 'processing', 'settled')
+       DO NOTHING RETURNING id`,
+      [
+        c.id,
+        c.mandateId,
+        c.buyerWorkspaceId,
+        c.buyerAgentId,
+        c.sellerWorkspaceId,
+        c.sellerAgentId,
+        c.amountPaise,
+        c.description,
+        c.status,
+        c.noticeAt,
+        c.debitAt,
+        c.cycleIndex,
+        c.cycleStart,
+        c.cycleEnd,
+        c.authorisation,
+        c.approvalId,
+        c.createdAt,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  /** The charge holding this mandate's billing cycle, if any (for the conflict's message). */
+  findCycleHolder(mandateId: string, cycleIndex: number): Promise<RecurringCharge | null> {
+    return this.tx.manager
+      .createQueryBuilder(RecurringCharge, 'c')
+      .where('c.mandate_id = :mandateId AND c.cycle_index = :cycleIndex', { mandateId, cycleIndex })
+      .andWhere(`c.status IN ('awaiting_authorisation', 'scheduled', 'processing', 'settled')`)
+      .getOne();
+  }
+
+  get(id: string): Promise<RecurringCharge | null> {
+    return this.tx.manager.findOneBy(RecurringCharge, { id });
+  }
+
+  /**
+   * FOR NO KEY UPDATE: the charge is the payment's source, first in the lock order
+   * (docs/architecture.md "Lock order"). With skipLocked a row another transaction holds is
+   * skipped (null).
+   */
+  lock(id: string, opts: { skipLocked?: boolean } = {}): Promise<RecurringCharge | null> {
+    return this.tx.manager.findOne(RecurringCharge, {
+      where: { id },
+      lock: {
+        mode: 'for_no_key_update',
+        ...(opts.skipLocked ? { onLocked: 'skip_locked' as const } : {}),
+      },
+    });
+  }
+
+  async update(id: string, patch: Partial<RecurringCharge>): Promise<void> {
+    await this.tx.manager.update(RecurringCharge, { id }, patch);
+  }
+
+  /**
+   * Charges to look at now: scheduled ones whose debit time has come, and live ones whose mandate
+   * has ended (revoked or past valid_until) or whose cycle is over. Oldest first, bounded.
+   */
+  async dueIds(now: Date, limit: number): Promise<string[]> {
+    const rows = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT c.id FROM recurring_charges c JOIN mandates m ON m.id = c.mandate_id
+        WHERE (c.status = 'scheduled' AND c.debit_at <= $1)
+           OR (c.status IN ('awaiting_authorisation', 'scheduled')
+               AND (m.status NOT IN ('active', 'pending_authorisation') OR m.valid_until <= $1 OR c.cycle_end <= $1))
+        ORDER BY c.debit_at, c.id LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Newest first, limit + 1 rows (toPage decides has_more). */
+  page(
+    f: {
+      mandateId?: string;
+      buyerWorkspaceId?: string;
+      sellerWorkspaceId?: string;
+      sellerAgentId?: string;
+      status?: ChargeStatus[];
+    },
+    limit: number,
+    cursor: Cursor | null,
+  ): Promise<RecurringCharge[]> {
+    const qb = this.tx.manager.createQueryBuilder(RecurringCharge, 'c').where('TRUE');
+    if (f.mandateId) {
+      qb.andWhere('c.mandate_id = :mandateId', { mandateId: f.mandateId });
+    }
+    if (f.buyerWorkspaceId) {
+      qb.andWhere('c.buyer_workspace_id = :ws', { ws: f.buyerWorkspaceId });
+    }
+    if (f.sellerWorkspaceId) {
+      qb.andWhere('c.seller_workspace_id = :sellerWs', { sellerWs: f.sellerWorkspaceId });
+    }
+    if (f.sellerAgentId) {
+      qb.andWhere('c.seller_agent_id = :seller', { seller: f.sellerAgentId });
+    }
+    if (f.status) {
+      qb.andWhere('c.status IN (:...status)', { status: f.status });
+    }
+    return newestFirst(qb, 'c', limit, cursor).getMany();
+  }
+}

@@ -1,0 +1,677 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import type { Queue } from 'bull';
+
+import { canSell } from '../accounts/entities/agent.entity';
+import type { Approval } from '../approvals/approval.entity';
+import {
+  ApprovalDecision,
+  ApprovalsService,
+  ApprovalWithdrawn,
+} from '../approvals/approvals.service';
+import { AuditActor, AuditLog } from '../common/audit';
+import type { AgentPrincipal, ApiKeyPrincipal } from '../common/auth/principal';
+import { Clock } from '../common/clock';
+import { newId } from '../common/ids';
+import { formatRupees } from '../common/money';
+import { decodeCursor, Page, toPage } from '../common/pagination';
+import { DebitChargeJob, JOBS, QUEUES } from '../common/queues/queues';
+import { Sweeper } from '../common/sweeper/sweeper';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { Tx } from '../database/tx';
+import { MandatesService } from '../mandates/mandates.service';
+import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { OutboxService } from '../payments/outbox.service';
+import { PaymentSources } from '../payments/payment-sources';
+import { PaymentsService } from '../payments/payments.service';
+import { formatIst } from '../web/local-time';
+import {
+  AFA_THRESHOLD_PAISE,
+  billingCycle,
+  inBlockedWindow,
+  nextAllowedInstant,
+  scheduledDebitAt,
+} from './autopay-schedule';
+import { ChargeResponse } from './dto/charge.dto';
+import { recurringErrors } from './recurring.errors';
+import { CANCELLABLE, ChargeAuthorisation, RecurringCharge } from './recurring-charge.entity';
+import { RecurringChargeRepository } from './recurring-charge.repository';
+
+/** Event to the buyer's webhook endpoints: the pre-debit notice (README "Recurring payments"). */
+export const PRE_DEBIT_NOTICE_EVENT = 'recurring.pre_debit_notice';
+/** Event to the buyer's endpoints when a charge is cancelled before its debit. */
+export const CHARGE_CANCELLED_EVENT = 'recurring.charge_cancelled';
+
+export type ChargeCaller = ApiKeyPrincipal | AgentPrincipal;
+const YEAR_MS = 365 * 86_400_000;
+
+export interface ScheduleChargeInput {
+  amountPaise: number;
+  description: string;
+  /** The seller's wish: not before this instant (still ≥ 24 h after the notice, outside the windows). */
+  debitAfter?: Date;
+}
+
+/**
+ * Recurring payments on UPI AutoPay mandates (README "Recurring payments (UPI AutoPay)"). A seller
+ * on a recurring mandate's payee list schedules a charge; scheduling IS the pre-debit notice (to
+ * the person in the app at /app/autopay and as `recurring.pre_debit_notice` to the buyer's webhook
+ * endpoints, with the exact amount, the debit time and how to cancel). The debit is attempted by a
+ * delayed Bull job at `debit_at` (≥ 24 h after the notice, outside AUTOPAY_BLOCKED_WINDOWS_IST),
+ * with a sweep as the safety net, and goes through the one payment pipeline (source kind
+ * `recurring`), ending on a signed receipt and `intent.settled` to the seller.
+ * - At most one live or settled charge per billing cycle (a unique index; src/recurring/
+ *   autopay-schedule.ts computes the cycle), so at most one successful debit per cycle.
+ * - Above the approval threshold the person authorises the debit during the notice (an approval of
+ *   kind `recurring_charge`); above ₹15,000 that authorisation is UPI's additional factor
+ *   (`upi_afa`). Not authorised by its debit time, the charge waits; not by the end of its cycle or
+ *   mandate, it expires. The pipeline then asks no second approval.
+ * - Cancelled (buyer, person or seller) before the debit, nothing is debited; a revoked or ended
+ *   mandate cancels its charges (the sweep, in the lock order charge → mandate).
+ * Lock order: the charge is the payment's source, first (docs/architecture.md "Lock order").
+ */
+@Injectable()
+export class RecurringChargesService implements OnModuleInit {
+  private readonly logger = new Logger(RecurringChargesService.name);
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    private readonly charges: RecurringChargeRepository,
+    private readonly mandates: MandatesService,
+    private readonly payments: PaymentsService,
+    private readonly sources: PaymentSources,
+    private readonly approvals: ApprovalsService,
+    private readonly outbox: OutboxService,
+    private readonly sweeper: Sweeper,
+    @InjectQueue(QUEUES.recurring) private readonly queue: Queue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.sources.register('recurring', {
+      lock: async (id, opts) => (await this.charges.lock(id, opts)) !== null,
+      onSettled: (intent) => this.onIntentOutcome(intent),
+      onDeclined: (intent) => this.onIntentOutcome(intent),
+    });
+    this.approvals.registerHandler('recurring_charge', {
+      prepare: async (approval) => {
+        await this.charges.lock(approval.subjectId);
+      },
+      decided: (approval, decision) => this.onAuthorisation(approval, decision),
+    });
+    // The delayed job is the fast path; this sweep is the net for a job lost with Redis, for a
+    // charge authorised after its debit time, and for charges whose mandate or cycle ended.
+    this.sweeper.register('recurring-charges-due', () => this.runDue(), { everyMs: 5000 });
+  }
+
+  /** What the person must do before this amount is debited. */
+  authorisationFor(amountPaise: number): ChargeAuthorisation {
+    if (amountPaise > AFA_THRESHOLD_PAISE) {
+      return 'upi_afa';
+    }
+    return amountPaise > this.config.approvalThresholdPaise ? 'approval' : 'none';
+  }
+
+  /** POST /v1/pay/mandates/:id/charges: a seller agent on the mandate's payee list. */
+  async schedule(
+    caller: ChargeCaller,
+    mandateId: string,
+    input: ScheduleChargeInput,
+  ): Promise<ChargeResponse> {
+    if (caller.kind !== 'agent' || !canSell(caller.role)) {
+      throw recurringErrors.notASeller();
+    }
+    const now = this.clock.now();
+    if (input.debitAfter && input.debitAfter.getTime() > now.getTime() + YEAR_MS) {
+      throw recurringErrors.debitAfterTooLate();
+    }
+    return this.tx.run(async () => {
+      const mandate = await this.mandates.findForChargeLocked(mandateId);
+      if (!mandate) {
+        throw recurringErrors.mandateNotFound(mandateId);
+      }
+      if (mandate.kind !== 'recurring' || !mandate.billingCycle) {
+        throw recurringErrors.notRecurring(mandateId);
+      }
+      if (!mandate.payeeAgentIds?.includes(caller.id)) {
+        throw recurringErrors.sellerNotOnMandate(mandateId);
+      }
+      const status = this.mandates.statusOf(mandate);
+      if (status !== 'active') {
+        throw recurringErrors.mandateNotActive(mandateId, status);
+      }
+      if (input.amountPaise > mandate.perPaymentCapPaise) {
+        throw recurringErrors.aboveCap(mandate.perPaymentCapPaise);
+      }
+      const windows = this.config.autopay.blockedWindowsIst;
+      const lead = this.config.autopay.noticeLeadMs;
+      let debitAt = scheduledDebitAt(now, windows, lead);
+      if (input.debitAfter && input.debitAfter > debitAt) {
+        debitAt = nextAllowedInstant(input.debitAfter, windows);
+      }
+      if (debitAt < mandate.validFrom) {
+        throw recurringErrors.notStarted(mandate.validFrom);
+      }
+      if (debitAt >= mandate.validUntil) {
+        throw recurringErrors.endsBeforeDebit(debitAt, mandate.validUntil);
+      }
+      const cycle = billingCycle(mandate.billingCycle, mandate.validFrom, debitAt);
+      const authorisation = this.authorisationFor(input.amountPaise);
+      const charge: RecurringCharge = Object.assign(new RecurringCharge(), {
+        id: newId('rch'),
+        mandateId: mandate.id,
+        buyerWorkspaceId: mandate.workspaceId,
+        buyerAgentId: mandate.buyerAgentId,
+        sellerWorkspaceId: caller.workspaceId,
+        sellerAgentId: caller.id,
+        amountPaise: input.amountPaise,
+        description: input.description,
+        status: authorisation === 'none' ? 'scheduled' : 'awaiting_authorisation',
+        noticeAt: now,
+        debitAt,
+        cycleIndex: cycle.index,
+        cycleStart: cycle.start,
+        cycleEnd: cycle.end,
+        authorisation,
+        approvalId: null,
+        authorisedBy: null,
+        authorisedAt: null,
+        intentId: null,
+        failureCode: null,
+        failureReason: null,
+        cancelledBy: null,
+        cancelledAt: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      if (!(await this.charges.insertIfCycleFree(charge))) {
+        const holder = await this.charges.findCycleHolder(mandate.id, cycle.index);
+        throw recurringErrors.cycleTaken(holder?.id ?? null);
+      }
+      const sellerName = (await this.mandates.agentNames([caller.id])).get(caller.id) ?? caller.id;
+      if (authorisation !== 'none') {
+        const approval = await this.approvals.request({
+          workspaceId: mandate.workspaceId,
+          kind: 'recurring_charge',
+          subjectId: charge.id,
+          amountPaise: charge.amountPaise,
+          summary: `${sellerName} will debit ${formatRupees(charge.amountPaise)} on ${formatIst(debitAt)} under your AutoPay mandate${mandate.description ? ` "${mandate.description}"` : ''}: ${charge.description}.${authorisation === 'upi_afa' ? ' Above ₹15,000 UPI needs your additional authorisation for every debit.' : ''}`,
+          expiresAt: new Date(Math.min(cycle.end.getTime(), mandate.validUntil.getTime())),
+        });
+        charge.approvalId = approval.id;
+        await this.charges.update(charge.id, { approvalId: approval.id });
+      }
+      await this.outbox.add({
+        workspaceId: charge.buyerWorkspaceId,
+        agentId: charge.buyerAgentId,
+        type: PRE_DEBIT_NOTICE_EVENT,
+        subjectId: charge.id,
+        data: { ...this.noticeData(charge, sellerName) },
+      });
+      await this.audit.record(
+        charge.buyerWorkspaceId,
+        { type: 'agent', id: caller.id },
+        'recurring_charge.scheduled',
+        charge.id,
+        {
+          mandate_id: mandate.id,
+          amount_paise: charge.amountPaise,
+          debit_at: debitAt.toISOString(),
+          cycle_index: cycle.index,
+          authorisation,
+        },
+      );
+      this.enqueueAfterCommit(charge);
+      return this.toResponse(charge);
+    });
+  }
+
+  /** A charge the caller may see (the buyer's side or the seller's); 404 otherwise. */
+  async get(caller: ChargeCaller, mandateId: string, chargeId: string): Promise<ChargeResponse> {
+    const charge = await this.charges.get(chargeId);
+    if (!charge || charge.mandateId !== mandateId || !this.mayView(caller, charge)) {
+      throw recurringErrors.chargeNotFound(chargeId);
+    }
+    return this.toResponse(charge);
+  }
+
+  /** The mandate's charges the caller may see, newest first. */
+  async list(
+    caller: ChargeCaller,
+    mandateId: string,
+    q: { limit?: number; startingAfter?: string },
+  ): Promise<Page<ChargeResponse>> {
+    const limit = q.limit ?? 20;
+    const mandate = await this.mandates.findAnyById(mandateId);
+    if (!mandate) {
+      throw recurringErrors.mandateNotFound(mandateId);
+    }
+    const buyerSide =
+      caller.workspaceId === mandate.workspaceId &&
+      (caller.kind === 'api_key' || caller.id === mandate.buyerAgentId);
+    const rows = await this.charges.page(
+      buyerSide
+        ? { mandateId }
+        : caller.kind === 'agent'
+          ? { mandateId, sellerAgentId: caller.id }
+          : { mandateId, sellerWorkspaceId: caller.workspaceId },
+      limit,
+      decodeCursor(q.startingAfter),
+    );
+    return toPage(rows, limit, (c) => this.toResponse(c));
+  }
+
+  /** Buyer-side charges of a workspace for the person's app (upcoming first, then the rest). */
+  listForBuyerWorkspace(workspaceId: string, limit: number): Promise<RecurringCharge[]> {
+    return this.charges.page({ buyerWorkspaceId: workspaceId }, limit, null);
+  }
+
+  async findForBuyerWorkspace(workspaceId: string, id: string): Promise<RecurringCharge | null> {
+    const c = await this.charges.get(id);
+    return c && c.buyerWorkspaceId === workspaceId ? c : null;
+  }
+
+  /** POST …/charges/:id/cancel by the buyer's side or the seller (API). */
+  async cancelByCaller(
+    caller: ChargeCaller,
+    mandateId: string,
+    chargeId: string,
+  ): Promise<ChargeResponse> {
+    const peek = await this.charges.get(chargeId);
+    if (!peek || peek.mandateId !== mandateId || !this.mayView(caller, peek)) {
+      throw recurringErrors.chargeNotFound(chargeId);
+    }
+    return this.toResponse(await this.cancel(chargeId, { type: caller.kind, id: caller.id }));
+  }
+
+  /** The person cancels in the app (their workspace holds the mandate). */
+  async cancelByPerson(workspaceId: string, chargeId: string, personId: string): Promise<void> {
+    const peek = await this.findForBuyerWorkspace(workspaceId, chargeId);
+    if (!peek) {
+      throw recurringErrors.chargeNotFound(chargeId);
+    }
+    await this.cancel(chargeId, { type: 'person', id: personId });
+  }
+
+  /**
+   * Cancels a charge not yet debited: nothing will be debited for it, its approval (if waiting)
+   * is withdrawn, and the buyer's endpoints hear `recurring.charge_cancelled`. Cancelling a
+   * cancelled charge answers it again; one already debiting or debited is refused.
+   */
+  private async cancel(chargeId: string, actor: AuditActor): Promise<RecurringCharge> {
+    return this.tx.run(async () => {
+      const charge = await this.charges.lock(chargeId);
+      if (!charge) {
+        throw recurringErrors.chargeNotFound(chargeId);
+      }
+      if (charge.status === 'cancelled') {
+        return charge;
+      }
+      if (!CANCELLABLE.includes(charge.status)) {
+        throw recurringErrors.notCancellable(chargeId, charge.status);
+      }
+      await this.end(charge, 'cancelled', actor, {
+        code: 'cancelled',
+        reason: `Cancelled by ${actor.type === 'person' ? 'a person of the workspace' : actor.type === 'agent' && actor.id === charge.sellerAgentId ? 'the seller' : `the buyer's ${actor.type}`}`,
+      });
+      return charge;
+    });
+  }
+
+  /**
+   * Sweep and job entry: looks at every charge whose debit time has come or whose mandate or
+   * cycle ended, one transaction each.
+   */
+  async runDue(limit = 50): Promise<number> {
+    const ids = await this.charges.dueIds(this.clock.now(), limit);
+    let done = 0;
+    for (const id of ids) {
+      try {
+        done += (await this.attempt(id)) === 'skipped' ? 0 : 1;
+      } catch (err) {
+        this.logger.warn(
+          { charge_id: id, err: (err as Error).message },
+          'recurring charge attempt failed; the sweep tries again',
+        );
+      }
+    }
+    return done;
+  }
+
+  /**
+   * One charge, under its lock (skipped when another instance holds it): ends it when its mandate
+   * or cycle ended; defers it out of a blocked window; otherwise, when due, debits it through the
+   * pipeline (which calls the rail once this transaction commits).
+   */
+  async attempt(
+    chargeId: string,
+  ): Promise<'skipped' | 'not_due' | 'deferred' | 'ended' | 'debiting' | 'declined'> {
+    return this.tx.run(async () => {
+      const charge = await this.charges.lock(chargeId, { skipLocked: true });
+      if (!charge || !CANCELLABLE.includes(charge.status)) {
+        return 'skipped';
+      }
+      const now = this.clock.now();
+      const mandate = await this.mandates.findAnyById(charge.mandateId);
+      const mandateStatus = mandate ? this.mandates.statusOf(mandate) : 'revoked';
+      if (mandateStatus !== 'active') {
+        await this.end(charge, 'cancelled', SYSTEM, {
+          code: `mandate_${mandateStatus}`,
+          reason: `The mandate was ${mandateStatus} before the debit`,
+        });
+        return 'ended';
+      }
+      if (now >= charge.cycleEnd) {
+        await this.end(charge, 'expired', SYSTEM, {
+          code: 'cycle_ended',
+          reason:
+            charge.status === 'awaiting_authorisation'
+              ? 'Nobody authorised the debit before its billing cycle ended'
+              : 'The billing cycle ended before the debit could be made',
+        });
+        return 'ended';
+      }
+      if (charge.status !== 'scheduled' || now < charge.debitAt) {
+        return 'not_due';
+      }
+      const windows = this.config.autopay.blockedWindowsIst;
+      if (inBlockedWindow(now, windows)) {
+        const next = nextAllowedInstant(now, windows);
+        if (next >= charge.cycleEnd) {
+          await this.end(charge, 'expired', SYSTEM, {
+            code: 'cycle_ended',
+            reason: 'The billing cycle ends before the next allowed debit time',
+          });
+          return 'ended';
+        }
+        charge.debitAt = next;
+        await this.charges.update(charge.id, { debitAt: next, updatedAt: now });
+        this.enqueueAfterCommit(charge);
+        return 'deferred';
+      }
+      return this.debit(charge, now);
+    });
+  }
+
+  private async debit(charge: RecurringCharge, now: Date): Promise<'debiting' | 'declined'> {
+    const outcome = await this.payments.pay({
+      mandateId: charge.mandateId,
+      authorisedBy: 'recurring_notice',
+      authorisation:
+        charge.authorisation !== 'none' && charge.approvalId && charge.authorisedAt
+          ? {
+              approval_id: charge.approvalId,
+              decided_by: charge.authorisedBy,
+              decided_at: charge.authorisedAt.toISOString(),
+            }
+          : null,
+      buyerAgentId: charge.buyerAgentId,
+      sellerAgentId: charge.sellerAgentId,
+      amountPaise: charge.amountPaise,
+      tokenId: null,
+      source: { kind: 'recurring', id: charge.id },
+      description: charge.description,
+      receiptContext: {
+        recurring_charge: {
+          id: charge.id,
+          mandate_id: charge.mandateId,
+          notice_at: charge.noticeAt.toISOString(),
+          debit_at: charge.debitAt.toISOString(),
+          cycle: {
+            index: charge.cycleIndex,
+            start: charge.cycleStart.toISOString(),
+            end: charge.cycleEnd.toISOString(),
+          },
+          authorisation: charge.authorisation,
+        },
+      },
+    });
+    charge.intentId = outcome.intent.id;
+    if (outcome.status === 'declined' || outcome.status === 'failed') {
+      Object.assign(charge, {
+        status: 'declined',
+        failureCode: outcome.decline.code,
+        failureReason: outcome.decline.reason,
+        updatedAt: now,
+      });
+      await this.charges.update(charge.id, {
+        status: 'declined',
+        intentId: outcome.intent.id,
+        failureCode: outcome.decline.code,
+        failureReason: outcome.decline.reason,
+        updatedAt: now,
+      });
+      await this.audit.record(
+        charge.buyerWorkspaceId,
+        SYSTEM,
+        'recurring_charge.declined',
+        charge.id,
+        {
+          intent_id: outcome.intent.id,
+          code: outcome.decline.code,
+        },
+      );
+      return 'declined';
+    }
+    charge.status = 'processing';
+    await this.charges.update(charge.id, {
+      status: 'processing',
+      intentId: outcome.intent.id,
+      updatedAt: now,
+    });
+    return 'debiting';
+  }
+
+  /** The pipeline's outcome for the charge's intent (caller holds the charge's lock). */
+  private async onIntentOutcome(intent: PaymentIntent): Promise<void> {
+    const now = this.clock.now();
+    if (intent.status === 'settled') {
+      await this.charges.update(intent.sourceId, {
+        status: 'settled',
+        intentId: intent.id,
+        updatedAt: now,
+      });
+      return;
+    }
+    await this.charges.update(intent.sourceId, {
+      status: intent.status === 'failed' ? 'failed' : 'declined',
+      intentId: intent.id,
+      failureCode: intent.declineCode,
+      failureReason: intent.declineReason,
+      updatedAt: now,
+    });
+  }
+
+  /** The person's answer on a charge's authorisation (caller holds the charge's lock). */
+  private async onAuthorisation(
+    approval: Approval,
+    decision: ApprovalDecision,
+  ): Promise<void | ApprovalWithdrawn> {
+    const charge = await this.charges.get(approval.subjectId);
+    if (!charge || charge.status !== 'awaiting_authorisation') {
+      return;
+    }
+    const now = this.clock.now();
+    if (decision === 'approved') {
+      const mandate = await this.mandates.findAnyById(charge.mandateId);
+      const status = mandate ? this.mandates.statusOf(mandate) : 'revoked';
+      if (status !== 'active') {
+        await this.end(
+          charge,
+          'cancelled',
+          SYSTEM,
+          { code: `mandate_${status}`, reason: `The mandate is ${status}` },
+          { fromApproval: true },
+        );
+        return { withdrawn: `This debit can no longer go ahead: its mandate is ${status}.` };
+      }
+      Object.assign(charge, {
+        status: 'scheduled',
+        authorisedBy: approval.decidedBy,
+        authorisedAt: now,
+        updatedAt: now,
+      });
+      await this.charges.update(charge.id, {
+        status: 'scheduled',
+        authorisedBy: approval.decidedBy,
+        authorisedAt: now,
+        updatedAt: now,
+      });
+      this.enqueueAfterCommit(charge);
+      return;
+    }
+    await this.end(
+      charge,
+      decision === 'denied' ? 'cancelled' : 'expired',
+      decision === 'denied' && approval.decidedBy
+        ? { type: 'person', id: approval.decidedBy }
+        : SYSTEM,
+      decision === 'denied'
+        ? { code: 'authorisation_denied', reason: 'The person declined this debit' }
+        : { code: 'authorisation_expired', reason: 'Nobody authorised this debit in time' },
+      { fromApproval: true },
+    );
+  }
+
+  /** Ends a charge before any debit (caller holds its lock); tells the buyer's endpoints. */
+  private async end(
+    charge: RecurringCharge,
+    status: 'cancelled' | 'expired',
+    actor: AuditActor,
+    why: { code: string; reason: string },
+    opts: { fromApproval?: boolean } = {},
+  ): Promise<void> {
+    const now = this.clock.now();
+    const wasAwaiting = charge.status === 'awaiting_authorisation';
+    Object.assign(charge, {
+      status,
+      failureCode: why.code,
+      failureReason: why.reason,
+      cancelledBy: status === 'cancelled' ? `${actor.type}:${actor.id}` : null,
+      cancelledAt: status === 'cancelled' ? now : null,
+      updatedAt: now,
+    });
+    await this.charges.update(charge.id, {
+      status,
+      failureCode: why.code,
+      failureReason: why.reason,
+      cancelledBy: charge.cancelledBy,
+      cancelledAt: charge.cancelledAt,
+      updatedAt: now,
+    });
+    if (wasAwaiting && !opts.fromApproval) {
+      await this.approvals.withdraw('recurring_charge', charge.id, `${why.reason}.`);
+    }
+    await this.outbox.add({
+      workspaceId: charge.buyerWorkspaceId,
+      agentId: charge.buyerAgentId,
+      type: CHARGE_CANCELLED_EVENT,
+      subjectId: charge.id,
+      data: {
+        charge_id: charge.id,
+        mandate_id: charge.mandateId,
+        status,
+        amount_paise: charge.amountPaise,
+        reason_code: why.code,
+        reason: why.reason,
+      },
+    });
+    await this.audit.record(
+      charge.buyerWorkspaceId,
+      actor,
+      `recurring_charge.${status}`,
+      charge.id,
+      {
+        code: why.code,
+      },
+    );
+  }
+
+  /** The delayed job at debit_at (Bull's delay is relative; the clock may be moved in tests). */
+  private enqueueAfterCommit(charge: RecurringCharge): void {
+    if (charge.status !== 'scheduled') {
+      return;
+    }
+    const delay = Math.max(0, charge.debitAt.getTime() - this.clock.now().getTime());
+    this.tx.afterCommit(() =>
+      this.queue.add(JOBS.debitRecurringCharge, { chargeId: charge.id } satisfies DebitChargeJob, {
+        jobId: `rch-${charge.id}-${charge.debitAt.getTime()}`,
+        delay,
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 5000 },
+        removeOnComplete: true,
+        removeOnFail: 100,
+      }),
+    );
+  }
+
+  private noticeData(charge: RecurringCharge, sellerName: string) {
+    return {
+      charge_id: charge.id,
+      mandate_id: charge.mandateId,
+      buyer_agent_id: charge.buyerAgentId,
+      seller_agent_id: charge.sellerAgentId,
+      seller_name: sellerName,
+      amount_paise: charge.amountPaise,
+      currency: 'INR',
+      description: charge.description,
+      notice_at: charge.noticeAt.toISOString(),
+      debit_at: charge.debitAt.toISOString(),
+      billing_cycle: {
+        index: charge.cycleIndex,
+        start: charge.cycleStart.toISOString(),
+        end: charge.cycleEnd.toISOString(),
+      },
+      authorisation: charge.authorisation,
+      authorisation_url: charge.approvalId
+        ? `${this.config.appUrl}/approvals/${charge.approvalId}`
+        : null,
+      cancel: {
+        url: `${this.config.appUrl}/autopay/charges/${charge.id}/cancel`,
+        api: `POST /v1/pay/mandates/${charge.mandateId}/charges/${charge.id}/cancel`,
+      },
+    };
+  }
+
+  private mayView(caller: ChargeCaller, c: RecurringCharge): boolean {
+    const buyer =
+      caller.workspaceId === c.buyerWorkspaceId &&
+      (caller.kind === 'api_key' || caller.id === c.buyerAgentId);
+    const seller =
+      caller.workspaceId === c.sellerWorkspaceId &&
+      (caller.kind === 'api_key' || caller.id === c.sellerAgentId);
+    return buyer || seller;
+  }
+
+  toResponse(c: RecurringCharge): ChargeResponse {
+    return {
+      id: c.id,
+      object: 'recurring_charge',
+      mandate_id: c.mandateId,
+      buyer_agent_id: c.buyerAgentId,
+      seller_agent_id: c.sellerAgentId,
+      amount_paise: c.amountPaise,
+      currency: 'INR',
+      description: c.description,
+      status: c.status,
+      notice_at: c.noticeAt.toISOString(),
+      debit_at: c.debitAt.toISOString(),
+      billing_cycle: {
+        index: c.cycleIndex,
+        start: c.cycleStart.toISOString(),
+        end: c.cycleEnd.toISOString(),
+      },
+      authorisation: c.authorisation,
+      authorised_at: c.authorisedAt ? c.authorisedAt.toISOString() : null,
+      intent_id: c.intentId,
+      failure_code: c.failureCode,
+      failure_reason: c.failureReason,
+      cancelled_at: c.cancelledAt ? c.cancelledAt.toISOString() : null,
+      created_at: c.createdAt.toISOString(),
+    };
+  }
+}
+
+const SYSTEM: AuditActor = { type: 'system', id: 'autopay' };

@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+
+import { ApprovalsModule } from '../approvals/approvals.module';
+import { MandatesModule } from '../mandates/mandates.module';
+import { PaymentsModule } from '../payments/payments.module';
+import { WebModule } from '../web/web.module';
+import { AutopayPagesController } from './autopay-pages.controller';
+import { RecurringChargeProcessor } from './recurring-charge.processor';
+import { RecurringChargeRepository } from './recurring-charge.repository';
+import { RecurringChargesController } from './recurring-charges.controller';
+import { RecurringChargesService } from './recurring-charges.service';
+
+/**
+ * Recurring payments on UPI AutoPay mandates (README "Recurring payments (UPI AutoPay)"): sellers'
+ * scheduled charges, their pre-debit notices, the delayed debit job and sweep, and the person's
+ * /app/autopay page. Imported in AppModule before AppNotFoundModule.
+ */
+@Module({
+  imports: [PaymentsModule, MandatesModule, ApprovalsModule, WebModule],
+  controllers: [RecurringChargesController, AutopayPagesController],
+  providers: [RecurringChargeRepository, RecurringChargesService, RecurringChargeProcessor],
+  exports: [RecurringChargesService],
+})
+export class RecurringModule {}
