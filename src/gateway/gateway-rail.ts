@@ -18,7 +18,7 @@ import type {
   GatewayTokenFrequency,
 } from './gateway-client.types';
 import { verifyPaymentSignature } from './gateway-signatures';
-import { GatewayStore } from './gateway-store';
+import { GatewayStore, ReserveBlockRow } from './gateway-store';
 
 /** Injection token of the GatewayClient (null on the sandbox rail). */
 export const GATEWAY_CLIENT = Symbol('GATEWAY_CLIENT');
@@ -43,6 +43,9 @@ export const gatewayKeys = {
   hostedOrder: (checkoutId: string) => `hco-order-${checkoutId}`,
   customer: (mandateId: string) => `customer-${mandateId}`,
   registration: (mandateId: string) => `registration-${mandateId}`,
+  reserveBlock: (mandateId: string) => `block-${mandateId}`,
+  reserveDebit: (intentId: string) => `reserve-debit-${intentId}`,
+  reserveRelease: (blockId: string) => `release-${blockId}`,
 };
 
 /** The gateway's failure reasons (error_reason) in our rail's codes. */
@@ -158,6 +161,9 @@ export class GatewayRail implements PaymentRail {
   async debit(req: RailDebitRequest): Promise<RailResult> {
     if (req.mandateId === null) {
       return (await this.hostedResult(req)) ?? notPaidYet();
+    }
+    if (await this.paysFromReserveBlock(req.mandateId)) {
+      return this.reserveDebit(req, req.mandateId);
     }
     const token = await this.confirmedToken(req.mandateId);
     if (!token) {
@@ -277,6 +283,135 @@ export class GatewayRail implements PaymentRail {
     return mine ? resultOfRefund(mine) : { status: 'unknown' };
   }
 
+  /**
+   * Reserve Pay (README "Reserve Pay"): a `upi_reserve_pay` mandate pays from the block it holds on
+   * the gateway. A mandate that already pays on a recurring token (registered before blocks)
+   * keeps its token.
+   */
+  private async paysFromReserveBlock(mandateId: string): Promise<boolean> {
+    const [row] = await this.tx.manager.query<{ rail: string; has_token: boolean }[]>(
+      `SELECT m.rail, EXISTS (SELECT 1 FROM gateway_mandate_tokens t WHERE t.mandate_id = m.id) AS has_token
+         FROM mandates m WHERE m.id = $1`,
+      [mandateId],
+    );
+    return row?.rail === 'upi_reserve_pay' && !row.has_token;
+  }
+
+  /**
+   * A debit within the mandate's block: found again by receipt = intent id (the gateway opens an
+   * order per block debit), else made once (Idempotency-Key from the intent id). More than what is
+   * left of the block fails `block_exhausted`; a block the person has not approved, or that has
+   * ended, fails `mandate_not_registered`.
+   */
+  private async reserveDebit(req: RailDebitRequest, mandateId: string): Promise<RailResult> {
+    const [existing] = await this.client.findOrdersByReceipt(req.intentId);
+    if (existing) {
+      const known = await this.paymentsResult(existing, req.amountPaise);
+      if (known) {
+        return known;
+      }
+    }
+    const block = await this.activeBlock(mandateId);
+    if (!block) {
+      return {
+        status: 'failed',
+        reference: req.intentId,
+        failureCode: 'mandate_not_registered',
+        message: 'The Reserve Pay block of this mandate is not approved or has ended',
+      };
+    }
+    try {
+      const payment = await this.client.debitReserveBlock(
+        block.block_id,
+        { amount: req.amountPaise, receipt: req.intentId },
+        gatewayKeys.reserveDebit(req.intentId),
+      );
+      return resultOfPayments([payment], { id: payment.order_id }, req.amountPaise) ?? notPaidYet();
+    } catch (err) {
+      if (!(err instanceof GatewayError) || err.retryable) {
+        throw err;
+      }
+      const [order] = await this.client.findOrdersByReceipt(req.intentId);
+      const after = order ? await this.paymentsResult(order, req.amountPaise) : null;
+      if (after) {
+        return after;
+      }
+      const exhausted = err.field === 'amount' && req.amountPaise >= 100;
+      return {
+        status: 'failed',
+        reference: req.intentId,
+        failureCode: exhausted ? 'block_exhausted' : 'gateway_refused',
+        message: exhausted
+          ? `The payment is more than what is left of the mandate's Reserve Pay block (${err.description})`
+          : err.description,
+      };
+    }
+  }
+
+  /**
+   * The mandate's block, created once (a customer and a block of the mandate's cap until its
+   * valid_until) and refreshed from the gateway while it awaits the person. In MODE=test the
+   * simulator's control API approves it as the person would; elsewhere the person approves it on
+   * the gateway's page (the block's authorisation link) and the next debit sees it active.
+   */
+  private async activeBlock(mandateId: string): Promise<ReserveBlockRow | null> {
+    let row = await this.store.reserveBlock(mandateId);
+    if (!row) {
+      const [mandate] = await this.tx.manager.query<
+        { per_payment_cap_paise: string; valid_until: Date }[]
+      >(`SELECT per_payment_cap_paise::text, valid_until FROM mandates WHERE id = $1`, [mandateId]);
+      if (!mandate) {
+        return null;
+      }
+      const customer = await this.client.createCustomer(
+        { name: `Mandate ${mandateId}`, notes: { mandate_id: mandateId } },
+        gatewayKeys.customer(mandateId),
+      );
+      const block = await this.client.createReserveBlock(
+        {
+          customer_id: customer.id,
+          amount: Number(mandate.per_payment_cap_paise),
+          expire_at: Math.floor(new Date(mandate.valid_until).getTime() / 1000),
+          receipt: mandateId,
+        },
+        gatewayKeys.reserveBlock(mandateId),
+      );
+      await this.tx.run(() =>
+        this.store.recordReserveBlock({
+          mandate_id: mandateId,
+          customer_id: customer.id,
+          block_id: block.id,
+          amount_paise: String(block.amount),
+          status: block.status,
+        }),
+      );
+      row = await this.store.reserveBlock(mandateId);
+      if (!row) {
+        return null;
+      }
+    }
+    if (row.status === 'created') {
+      if (this.config.mode === 'test') {
+        await this.simulatorControl('/__sim/reserve_pay/authorize', {
+          block_id: row.block_id,
+          approve: true,
+        });
+      }
+      const block = await this.client.getReserveBlock(row.block_id);
+      if (block.status !== row.status) {
+        await this.tx.run(() =>
+          this.store.setReserveBlockStatus(
+            block.id,
+            block.status,
+            block.status === 'released' || block.status === 'expired' ? block.released : null,
+          ),
+        );
+        row = { ...row, status: block.status };
+      }
+    }
+    return row.status === 'active' ? row : null;
+  }
+
   /** The hosted checkout's order, if the person paid it: what the gateway captured. */
   private async hostedResult(req: RailDebitRequest): Promise<RailResult | null> {
     const order = await this.store.orderOf('hosted', req.source.id);
@@ -387,15 +522,20 @@ export class GatewayRail implements PaymentRail {
    * MODE=test only: the simulator's control API approves a token registration as the person
    * would on the gateway's page (docs/gateway-simulator.md "Control API"). Never used in live.
    */
-  private async approveOnSimulator(orderId: string): Promise<void> {
-    const res = await fetch(`${this.gateway.apiUrl}/__sim/tokens/authorize`, {
+  private approveOnSimulator(orderId: string): Promise<void> {
+    return this.simulatorControl('/__sim/tokens/authorize', { order_id: orderId, approve: true });
+  }
+
+  /** MODE=test only: the simulator's control API answering as the person (a 400 = already answered). */
+  private async simulatorControl(path: string, body: Record<string, unknown>): Promise<void> {
+    const res = await fetch(`${this.gateway.apiUrl}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ order_id: orderId, approve: true }),
+      body: JSON.stringify(body),
       signal: AbortSignal.timeout(this.gateway.timeoutMs),
     });
     if (!res.ok && res.status !== 400) {
-      throw new Error(`test-mode token approval answered ${res.status}`);
+      throw new Error(`test-mode approval at ${path} answered ${res.status}`);
     }
   }
 }

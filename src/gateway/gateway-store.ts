@@ -21,6 +21,15 @@ export interface MandateTokenRow {
   status: MandateTokenStatus;
 }
 
+export interface ReserveBlockRow {
+  mandate_id: string;
+  customer_id: string;
+  block_id: string;
+  amount_paise: string;
+  status: 'created' | 'active' | 'released' | 'expired';
+  released_paise: string | null;
+}
+
 export type GatewayEventOutcome = 'applied' | 'no_change' | 'unmatched' | 'ignored';
 
 /**
@@ -87,6 +96,52 @@ export class GatewayStore {
       [tokenId, status],
     );
     return count > 0;
+  }
+
+  async reserveBlock(mandateId: string): Promise<ReserveBlockRow | null> {
+    const [row] = await this.tx.manager.query<ReserveBlockRow[]>(
+      `SELECT mandate_id, customer_id, block_id, amount_paise::text, status, released_paise::text
+         FROM gateway_reserve_blocks WHERE mandate_id = $1`,
+      [mandateId],
+    );
+    return row ?? null;
+  }
+
+  /** The first block of a mandate wins; a concurrent second one keeps it. */
+  async recordReserveBlock(row: Omit<ReserveBlockRow, 'released_paise'>): Promise<void> {
+    await this.tx.manager.query(
+      `INSERT INTO gateway_reserve_blocks (mandate_id, customer_id, block_id, amount_paise, status)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (mandate_id) DO NOTHING`,
+      [row.mandate_id, row.customer_id, row.block_id, row.amount_paise, row.status],
+    );
+  }
+
+  /** The block's state as the gateway reported it. */
+  async setReserveBlockStatus(
+    blockId: string,
+    status: ReserveBlockRow['status'],
+    releasedPaise: number | null,
+  ): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE gateway_reserve_blocks SET status = $2, released_paise = $3, updated_at = now()
+        WHERE block_id = $1`,
+      [blockId, status, releasedPaise],
+    );
+  }
+
+  /**
+   * Live blocks whose mandate has ended (revoked, expired, or past valid_until at `now`): what the
+   * release sweep gives back. Bounded, oldest first.
+   */
+  async blocksToRelease(now: Date, limit: number): Promise<ReserveBlockRow[]> {
+    return this.tx.manager.query<ReserveBlockRow[]>(
+      `SELECT b.mandate_id, b.customer_id, b.block_id, b.amount_paise::text, b.status, b.released_paise::text
+         FROM gateway_reserve_blocks b JOIN mandates m ON m.id = b.mandate_id
+        WHERE b.status IN ('created', 'active')
+          AND (m.status IN ('revoked', 'expired') OR m.valid_until <= $1)
+        ORDER BY b.created_at LIMIT $2`,
+      [now, limit],
+    );
   }
 
   /**

@@ -61,8 +61,10 @@ export type RailFailureCode =
   | 'bank_unavailable'
   /** The gateway refused the payment for another reason (error_code in the message). */
   | 'payment_failed'
-  /** The mandate has no confirmed recurring token at the gateway yet. */
+  /** The mandate has no confirmed recurring token (or approved Reserve Pay block) at the gateway yet. */
   | 'mandate_not_registered'
+  /** Reserve Pay: the payment is more than what is left of the mandate's block. */
+  | 'block_exhausted'
   /** The gateway refused the request itself (4xx): a bug or a configuration problem, not the bank. */
   | 'gateway_refused';
 

@@ -91,7 +91,11 @@ describe('a crash between the gateway call and the settlement', () => {
     // In-process, only to seed the database (no sweeps of its own).
     t = await startApp({ runWorkers: false });
     ws = await seedWorkspace(t);
-    mandateId = await createMandate(t, { workspaceId: ws.workspaceId, agentId: ws.buyer.id });
+    mandateId = await createMandate(
+      t,
+      { workspaceId: ws.workspaceId, agentId: ws.buyer.id },
+      { rail: 'upi_otm' },
+    );
     env = {
       DATABASE_URL: await testDatabaseUrl(),
       REDIS_URL: TEST_REDIS_URL,

@@ -32,7 +32,11 @@ describe('gateway rail: debits and refunds against the simulator', () => {
       timeoutMs: 1000,
     });
     ws = await seedWorkspace(app.t);
-    mandateId = await createMandate(app.t, { workspaceId: ws.workspaceId, agentId: ws.buyer.id });
+    mandateId = await createMandate(
+      app.t,
+      { workspaceId: ws.workspaceId, agentId: ws.buyer.id },
+      { rail: 'upi_otm' },
+    );
   });
   afterAll(() => app?.close());
   afterEach(() => {

@@ -25,7 +25,11 @@ describe('gateway webhooks', () => {
   beforeAll(async () => {
     app = await startGatewayApp({ overrides: { webhookDispatchIntervalMs: 100 } });
     ws = await seedWorkspace(app.t);
-    mandateId = await createMandate(app.t, { workspaceId: ws.workspaceId, agentId: ws.buyer.id });
+    mandateId = await createMandate(
+      app.t,
+      { workspaceId: ws.workspaceId, agentId: ws.buyer.id },
+      { rail: 'upi_otm' },
+    );
   });
   afterAll(() => app?.close());
   afterEach(() => app.gw.sim.control.webhooks({ drop: false, duplicate: 0, reverse_order: false }));

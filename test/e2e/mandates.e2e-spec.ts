@@ -56,6 +56,7 @@ describe('Mandates (/v1/pay/mandates and the authorisation page)', () => {
         buyer_agent_id: ws.buyer.id,
         kind: 'standing',
         rail: 'upi_reserve_pay',
+        recurring: null,
         per_payment_cap_paise: 500_000,
         payee_agent_ids: [ws.seller.id],
         valid_from: expect.any(String),

@@ -1,5 +1,5 @@
 import { newId } from '../../src/common/ids';
-import type { MandateStatus } from '../../src/mandates/mandate.entity';
+import type { MandateRail, MandateStatus } from '../../src/mandates/mandate.entity';
 import type { TestApp } from '../support/app';
 
 export interface MandateOverrides {
@@ -8,6 +8,11 @@ export interface MandateOverrides {
   status?: MandateStatus;
   validFrom?: Date;
   validUntil?: Date;
+  /**
+   * Default upi_reserve_pay. On the gateway rail a Reserve Pay mandate pays from a block; tests of
+   * the recurring-token path use upi_otm.
+   */
+  rail?: MandateRail;
 }
 
 /**
@@ -24,7 +29,7 @@ export async function createMandate(
   await t.db.query(
     `INSERT INTO mandates (id, workspace_id, buyer_agent_id, kind, rail, per_payment_cap_paise, payee_agent_ids,
                            valid_from, valid_until, status, description, created_at)
-     VALUES ($1, $2, $3, 'standing', 'upi_reserve_pay', $4, $5, $6, $7, $8, 'test mandate', $9)`,
+     VALUES ($1, $2, $3, 'standing', $10, $4, $5, $6, $7, $8, 'test mandate', $9)`,
     [
       id,
       buyer.workspaceId,
@@ -35,6 +40,7 @@ export async function createMandate(
       over.validUntil ?? new Date(now.getTime() + 30 * 86400_000),
       over.status ?? 'active',
       now,
+      over.rail ?? 'upi_reserve_pay',
     ],
   );
   return id;
