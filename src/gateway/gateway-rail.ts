@@ -227,6 +227,14 @@ export class GatewayRail implements PaymentRail {
     return (await this.paymentsResult(order, req.amountPaise)) ?? notPaidYet();
   }
 
+  async prepareMandate(mandateId: string): Promise<void> {
+    if (await this.paysFromReserveBlock(mandateId)) {
+      await this.activeBlock(mandateId);
+    } else {
+      await this.confirmedToken(mandateId);
+    }
+  }
+
   async debitStatus(req: RailDebitRequest): Promise<RailStatus> {
     if (req.mandateId === null) {
       return (await this.hostedResult(req)) ?? { status: 'unknown' };

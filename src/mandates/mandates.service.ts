@@ -58,6 +58,8 @@ export interface MandateListFilter {
  */
 @Injectable()
 export class MandatesService {
+  private readonly authorisedHooks: ((m: Mandate) => Promise<void>)[] = [];
+
   constructor(
     private readonly tx: Tx,
     private readonly repo: MandateRepository,
@@ -209,6 +211,15 @@ export class MandatesService {
     return toMandateResponse(m, this.clock.now(), this.config.appUrl);
   }
 
+  /**
+   * Work to do once a mandate is authorised, after the authorisation commits (the gateway rail
+   * registers it: src/payments/payments.module.ts). A hook's failure is logged, never the person's
+   * problem: the rail registers the mandate again on its first debit.
+   */
+  onAuthorised(hook: (m: Mandate) => Promise<void>): void {
+    this.authorisedHooks.push(hook);
+  }
+
   /** A person of the workspace authorises a pending mandate in the app (the only way to activate one). */
   async authorise(workspaceId: string, id: string, personId: string): Promise<Mandate> {
     return this.decide(workspaceId, id, async (m, now) => {
@@ -222,6 +233,9 @@ export class MandatesService {
         'mandate.authorised',
         m.id,
       );
+      for (const hook of this.authorisedHooks) {
+        this.tx.afterCommit(() => hook(m));
+      }
     });
   }
 

@@ -78,6 +78,12 @@ export interface PaymentRail {
   credit(req: RailCreditRequest): Promise<RailResult>;
   /** What the rail knows of this refund, without paying anything. */
   creditStatus(req: RailCreditRequest): Promise<RailStatus>;
+  /**
+   * Called once a person authorised a mandate, with no transaction open: the gateway registers it
+   * at once (an AutoPay token, or a Reserve Pay block) so the person's approval at the gateway can
+   * come before the first debit. Idempotent; the first debit registers it if this did not.
+   */
+  prepareMandate?(mandateId: string): Promise<void>;
 }
 
 export const PAYMENT_RAIL = Symbol('PAYMENT_RAIL');

@@ -54,6 +54,14 @@ describe('gateway rail: a recurring AutoPay charge', () => {
     expect(created.status).toBe(201);
     const mandateId = created.body.id as string;
     await app.t.get(MandatesService).authorise(ws.workspaceId, mandateId, ws.personId);
+    // Registered with the gateway as soon as the person authorised it, before any charge.
+    await waitFor('the AutoPay token registered at authorisation', async () => {
+      const rows = await app.t.db.query<{ status: string }[]>(
+        `SELECT status FROM gateway_mandate_tokens WHERE mandate_id = $1`,
+        [mandateId],
+      );
+      return rows[0]?.status === 'confirmed';
+    });
 
     const charge = await request(app.t.url)
       .post(`/v1/pay/mandates/${mandateId}/charges`)

@@ -1,0 +1,37 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+
+import { MandatesService } from '../mandates/mandates.service';
+import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
+
+/**
+ * On the gateway rail a mandate is registered with the gateway as soon as a person authorises it
+ * (README "Going live on the gateway"): an AutoPay token for recurring and one-time mandates
+ * (with a recurring mandate's billing cycle), a block for Reserve Pay. The call runs after the
+ * authorisation commits; if it fails, the first debit registers the mandate instead.
+ */
+@Injectable()
+export class MandateRegistration implements OnModuleInit {
+  private readonly logger = new Logger(MandateRegistration.name);
+
+  constructor(
+    private readonly mandates: MandatesService,
+    @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
+  ) {}
+
+  onModuleInit(): void {
+    const prepare = this.rail.prepareMandate?.bind(this.rail);
+    if (!prepare) {
+      return;
+    }
+    this.mandates.onAuthorised(async (m) => {
+      try {
+        await prepare(m.id);
+      } catch (err) {
+        this.logger.warn(
+          { mandate_id: m.id, err: (err as Error).message },
+          'gateway registration of the mandate failed; its first debit registers it',
+        );
+      }
+    });
+  }
+}
