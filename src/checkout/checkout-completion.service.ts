@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
 import { AuditLog } from '../common/audit';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
@@ -63,9 +64,35 @@ export class CheckoutCompletionService implements OnModuleInit {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /**
+   * Sessions locked as a payment's source, per transaction (keyed by its EntityManager, so nothing
+   * outlives it): the source's onSettled / onDeclined run under that lock in the same transaction
+   * and use the row it returned instead of reading it again (README "Tests", "SQL budgets").
+   */
+  private readonly lockedSources = new WeakMap<EntityManager, Map<string, CheckoutSession>>();
+
+  /**
+   * The complete requests waiting for their payment's second transaction, by session id: null
+   * until that transaction commits, then the session it left and its receipt. The waiting request
+   * answers from here instead of reading them again; it removes its entry whatever happens.
+   */
+  private readonly awaited = new Map<
+    string,
+    { session: CheckoutSession; receiptId: string | null } | null
+  >();
+
   onModuleInit(): void {
     this.sources.register('checkout', {
-      lock: async (sessionId, opts) => (await this.repo.lockById(sessionId, opts)) !== null,
+      lock: async (sessionId, opts) => {
+        const session = await this.repo.lockById(sessionId, opts);
+        if (session && this.tx.active) {
+          const m = this.tx.manager;
+          const locked = this.lockedSources.get(m) ?? new Map<string, CheckoutSession>();
+          locked.set(sessionId, session);
+          this.lockedSources.set(m, locked);
+        }
+        return session !== null;
+      },
       onSettled: (intent) => this.onApprovedPaymentSettled(intent),
       onDeclined: (intent) => this.onPendingPaymentDeclined(intent),
     });
@@ -182,11 +209,20 @@ export class CheckoutCompletionService implements OnModuleInit {
         },
       );
       if (outcome.status === 'processing') {
-        return new AfterCommit(() =>
-          this.tx.run(async () =>
-            this.checkout.present((await this.repo.findById(id)) as CheckoutSession),
-          ),
-        );
+        if (this.awaited.size >= MAX_AWAITED) {
+          // Only entries of transactions that never committed can pile up; start afresh.
+          this.awaited.clear();
+        }
+        this.awaited.set(id, null);
+        return new AfterCommit(async () => {
+          const answered = this.awaited.get(id);
+          this.awaited.delete(id);
+          if (answered) {
+            return this.checkout.present(answered.session, undefined, answered.receiptId);
+          }
+          // No definite answer from the rail yet (or another instance settled it): read it.
+          return this.checkout.present((await this.repo.findById(id)) as CheckoutSession);
+        });
       }
       return this.checkout.present(session);
     });
@@ -244,18 +280,36 @@ export class CheckoutCompletionService implements OnModuleInit {
 
   /** The rail settled (right after complete, or after a person approved): completed with its order. */
   private async onApprovedPaymentSettled(intent: PaymentIntent): Promise<void> {
-    const session = await this.repo.findById(intent.sourceId);
+    const session = await this.sourceRow(intent.sourceId);
     if (!session || !isPaying(session.status) || session.intentId !== intent.id) {
       return;
     }
     this.markCompleted(session);
     await this.repo.save(session);
     await this.orders.emitCompleted(session);
+    this.answerWhenCommitted(session, intent.receiptId);
+  }
+
+  /** The session the source lock of this transaction returned, else read. */
+  private async sourceRow(id: string): Promise<CheckoutSession | null> {
+    return this.lockedSources.get(this.tx.manager)?.get(id) ?? this.repo.findById(id);
+  }
+
+  /** Hands the session to the complete request waiting for it, once this transaction commits. */
+  private answerWhenCommitted(session: CheckoutSession, receiptId: string | null): void {
+    if (!this.awaited.has(session.id)) {
+      return;
+    }
+    this.tx.afterCommit(() => {
+      if (this.awaited.has(session.id)) {
+        this.awaited.set(session.id, { session, receiptId });
+      }
+    });
   }
 
   /** Denied, expired approval or a rail failure: payable again, with the reason. */
   private async onPendingPaymentDeclined(intent: PaymentIntent): Promise<void> {
-    const session = await this.repo.findById(intent.sourceId);
+    const session = await this.sourceRow(intent.sourceId);
     if (!session || !isPaying(session.status) || session.intentId !== intent.id) {
       return;
     }
@@ -265,8 +319,12 @@ export class CheckoutCompletionService implements OnModuleInit {
       updatedAt: this.clock.now(),
     });
     await this.repo.save(session);
+    this.answerWhenCommitted(session, null);
   }
 }
+
+/** Bound on waiting complete requests remembered at once (see `awaited`). */
+const MAX_AWAITED = 10_000;
 
 /** A session whose payment has not ended: waiting for a person, or on the rail. */
 function isPaying(status: CheckoutSession['status']): boolean {

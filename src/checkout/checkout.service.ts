@@ -204,13 +204,17 @@ export class CheckoutService {
   }
 
   /** The full ACP body of a session as it stands now. */
-  async present(session: CheckoutSession, knownSellerName?: string): Promise<AcpCheckoutSession> {
+  async present(
+    session: CheckoutSession,
+    knownSellerName?: string,
+    knownReceiptId?: string | null,
+  ): Promise<AcpCheckoutSession> {
     const status = effectiveStatus(session, this.clock.now());
     const sellerName =
       knownSellerName ?? (await this.sellerName(session.workspaceId, session.sellerAgentId));
     const receiptId =
       status === 'completed' && session.intentId
-        ? (await this.payments.getIntent(session.intentId)).receiptId
+        ? (knownReceiptId ?? (await this.payments.getIntent(session.intentId)).receiptId)
         : null;
     return toAcpSession({ session, status, sellerName, receiptId }, this.config);
   }

@@ -4,7 +4,7 @@ import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
+import { QueuedStatement, Tx } from '../database/tx';
 import { Mandate } from '../mandates/mandate.entity';
 import { DelegatedToken } from './delegated-token.entity';
 import { tokenErrors } from './tokens.errors';
@@ -40,15 +40,21 @@ export class TokensService {
    * Checks a token against the completing session under a row lock and marks it used. Fifty
    * concurrent completes serialise here: one sees `usable`, the rest see `used`.
    */
-  async redeem(req: RedeemRequest): Promise<{ token: DelegatedToken; mandate: Mandate }> {
-    const m = this.tx.manager;
-    const token = await m.findOne(DelegatedToken, {
-      where: { id: req.tokenId },
-      lock: { mode: 'for_no_key_update' },
-    });
+  async redeem(req: RedeemRequest): Promise<{ token: DelegatedToken }> {
+    // The token locked and its mandate's status read (not locked: pay() locks the mandate after
+    // the buyer agent, in the lock order) by one statement.
+    const { entities, raw } = await this.tx.manager
+      .createQueryBuilder(DelegatedToken, 't')
+      .innerJoin(Mandate, 'm', 'm.id = t.mandate_id')
+      .addSelect('m.status', 'mandate_status')
+      .where('t.id = :id', { id: req.tokenId })
+      .setLock('for_no_key_update', undefined, ['t'])
+      .getRawAndEntities<{ mandate_status: Mandate['status'] }>();
+    const token = entities[0];
     if (!token) {
       throw tokenErrors.invalid();
     }
+    const mandateStatus = raw[0].mandate_status;
     const now = this.clock.now();
     switch (tokenState(token, now)) {
       case 'revoked':
@@ -68,10 +74,9 @@ export class TokensService {
     if (token.merchantAgentId !== req.merchantAgentId) {
       throw tokenErrors.sessionMismatch('This token is for another merchant');
     }
-    const mandate = await m.findOneByOrFail(Mandate, { id: token.mandateId });
-    if (mandate.status === 'pending_authorisation') {
+    if (mandateStatus === 'pending_authorisation') {
       throw tokenErrors.requiresBuyerReview(
-        `${this.config.appUrl}/mandates/${mandate.id}/authorize`,
+        `${this.config.appUrl}/mandates/${token.mandateId}/authorize`,
       );
     }
     if (req.amountPaise > token.maxAmountPaise) {
@@ -79,8 +84,14 @@ export class TokensService {
     }
     token.status = 'used';
     token.usedAt = now;
-    await m.update(DelegatedToken, { id: token.id }, { status: 'used', usedAt: now });
-    return { token, mandate };
+    // Under the row lock, nothing in this transaction reads it again: written with the commit's
+    // one statement (a rolled-back complete leaves the token usable, as before).
+    await this.tx.writeBeforeCommit(
+      'delegated_tokens.used',
+      { id: token.id, usedAt: now },
+      markUsed,
+    );
+    return { token };
   }
 
   /**
@@ -121,4 +132,13 @@ export class TokensService {
       return token;
     });
   }
+}
+
+/** The tokens a transaction redeemed, marked used by one UPDATE (Tx.writeBeforeCommit). */
+function markUsed(rows: { id: string; usedAt: Date }[]): QueuedStatement {
+  return {
+    sql: `UPDATE delegated_tokens AS t SET status = 'used', used_at = u.at
+       FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id`,
+    params: [rows.map((r) => r.id), rows.map((r) => r.usedAt.toISOString())],
+  };
 }

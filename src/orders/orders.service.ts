@@ -96,16 +96,13 @@ export class OrdersService {
     subjectId: string,
     facts: OrderFacts,
   ): Promise<void> {
-    const event = await this.outbox.add({
+    await this.outbox.add({
       workspaceId: session.workspaceId,
       agentId: session.sellerAgentId,
       type,
       subjectId,
       data: toAcpOrder(facts, this.config) as unknown as Record<string, unknown>,
+      protocolKeyId: session.protocolKeyId,
     });
-    await this.tx.manager.query('UPDATE outbox_events SET protocol_key_id = $2 WHERE id = $1', [
-      event.id,
-      session.protocolKeyId,
-    ]);
   }
 }

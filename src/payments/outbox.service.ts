@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { Tx } from '../database/tx';
+import { QueuedStatement, Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from './entities/outbox-event.entity';
 
@@ -15,11 +15,53 @@ export interface OutboxInput {
   type: string;
   subjectId: string;
   data: Record<string, unknown>;
+  /** Order events only: the merchant key whose `acp_order` endpoints receive it (src/orders). */
+  protocolKeyId?: string | null;
+}
+
+interface OutboxRow {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  type: string;
+  subjectId: string;
+  payload: string;
+  createdAt: string;
+  protocolKeyId: string | null;
+}
+
+/**
+ * A transaction's outbox rows in one INSERT (parallel arrays, so the text is the same for any
+ * number of rows), each row's NOTIFY in its RETURNING: Postgres delivers the notifications when
+ * (and only if) the transaction commits, and a data-modifying statement always runs to completion.
+ */
+function insertOutboxRows(rows: OutboxRow[]): QueuedStatement {
+  return {
+    sql: `INSERT INTO outbox_events (id, workspace_id, agent_id, type, subject_id, payload, created_at, protocol_key_id)
+     SELECT i, w, a, ty, s, p::jsonb, c::timestamptz, k
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+            WITH ORDINALITY AS r(i, w, a, ty, s, p, c, k, n)
+      ORDER BY n
+     RETURNING pg_notify('${OUTBOX_CHANNEL}', id)`,
+    params: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.workspaceId),
+      rows.map((r) => r.agentId),
+      rows.map((r) => r.type),
+      rows.map((r) => r.subjectId),
+      rows.map((r) => r.payload),
+      rows.map((r) => r.createdAt),
+      rows.map((r) => r.protocolKeyId),
+    ],
+  };
 }
 
 /**
  * Writes events in the caller's transaction, so an event exists iff the state change committed.
- * (type, subject_id) is unique: the event id is stable for consumers to dedupe on.
+ * The rows are queued and written by one statement just before the transaction commits, together
+ * with its audit rows (`Tx.writeBeforeCommit`; README "Tests", "SQL budgets"), and each wakes the
+ * dispatcher by NOTIFY on commit. (type, subject_id) is unique: the event id is stable for
+ * consumers to dedupe on. Outside a transaction the event is written at once.
  */
 @Injectable()
 export class OutboxService {
@@ -42,10 +84,21 @@ export class OutboxService {
       createdAt,
       dispatchedAt: null,
     };
-    await this.tx.manager.insert(OutboxEvent, event as never);
+    await this.tx.writeBeforeCommit<OutboxRow>(
+      'outbox_events',
+      {
+        id,
+        workspaceId: event.workspaceId,
+        agentId: event.agentId,
+        type: event.type,
+        subjectId: event.subjectId,
+        payload: JSON.stringify(event.payload),
+        createdAt: createdAt.toISOString(),
+        protocolKeyId: input.protocolKeyId ?? null,
+      },
+      insertOutboxRows,
+    );
     this.metrics.outboxEvent({ type: input.type, data: input.data });
-    // Delivered when (and only if) this transaction commits; the dispatcher's poll is the safety net.
-    await this.tx.manager.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, id]);
     return event;
   }
 }

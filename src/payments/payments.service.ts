@@ -14,14 +14,13 @@ import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
+import { QueuedStatement, Tx } from '../database/tx';
 import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate } from '../mandates/mandate.entity';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { ReceiptsService } from '../receipts/receipts.service';
 import { Decline, evaluateBuyerRules, startOfIndianDay } from './buyer-rules';
 import { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
-import { RailTransfer } from './entities/rail-transfer.entity';
 import { OutboxService } from './outbox.service';
 import { PAYMENT_RAIL, PaymentRail, RailDebitRequest, RailResult } from './payment-rail';
 import { PaymentSources } from './payment-sources';
@@ -150,12 +149,9 @@ export class PaymentsService implements OnModuleInit {
   async pay(req: PayRequest, opts: { callRail?: boolean } = {}): Promise<PayOutcome> {
     return this.tx.run(async (m) => {
       const now = this.clock.now();
-      // Serialise payments of one buyer agent, so the daily cap cannot be overrun by a race.
-      const buyer = await m.findOne(Agent, {
-        where: { id: req.buyerAgentId },
-        lock: { mode: 'for_no_key_update' },
-      });
-      const seller = await m.findOneBy(Agent, { id: req.sellerAgentId });
+      // Serialise payments of one buyer agent, so the daily cap cannot be overrun by a race; the
+      // seller is read (not locked) by the same statement.
+      const { buyer, seller } = await this.lockBuyerReadSeller(req.buyerAgentId, req.sellerAgentId);
       const mandate =
         req.mandateId === null
           ? null
@@ -256,6 +252,28 @@ export class PaymentsService implements OnModuleInit {
       }
       return { status: 'processing', intent };
     });
+  }
+
+  /**
+   * One statement: the buyer agent FOR NO KEY UPDATE (the lock order's buyer step) and the seller
+   * agent read without a lock (a seller's payments must not serialise on it).
+   */
+  private async lockBuyerReadSeller(
+    buyerAgentId: string,
+    sellerAgentId: string,
+  ): Promise<{ buyer: AgentFacts | null; seller: AgentFacts | null }> {
+    const rows = await this.tx.manager.query<(AgentFacts & { role: 'buyer' | 'seller' })[]>(
+      `WITH buyer AS (SELECT id, workspace_id, name FROM agents WHERE id = $1 FOR NO KEY UPDATE)
+       SELECT 'buyer' AS role, id, workspace_id AS "workspaceId", name FROM buyer
+       UNION ALL
+       SELECT 'seller', id, workspace_id, name FROM agents WHERE id = $2`,
+      [buyerAgentId, sellerAgentId],
+    );
+    const find = (role: 'buyer' | 'seller') => {
+      const row = rows.find((r) => r.role === role);
+      return row ? { id: row.id, workspaceId: row.workspaceId, name: row.name } : null;
+    };
+    return { buyer: find('buyer'), seller: find('seller') };
   }
 
   /**
@@ -561,20 +579,22 @@ export class PaymentsService implements OnModuleInit {
   ): Promise<Exclude<PayOutcome, { status: 'processing' | 'requires_approval' }>> {
     const m = this.tx.manager;
     const now = this.clock.now();
-    await m.insert(RailTransfer, {
-      id: newId('trf'),
-      intentId: intent.id,
-      direction: 'debit',
-      refundId: null,
-      amountPaise: intent.amountPaise,
-      status: result.status,
-      failureCode: result.status === 'failed' ? result.failureCode : null,
-      reference: result.reference,
-      gatewayOrderId: result.ids?.orderId ?? null,
-      gatewayPaymentId: result.ids?.paymentId ?? null,
-      gatewayRefundId: null,
-      createdAt: now,
-    });
+    // Nothing reads it back in this transaction: written with the commit's one statement.
+    await this.tx.writeBeforeCommit<DebitTransferRow>(
+      'rail_transfers.debit',
+      {
+        id: newId('trf'),
+        intentId: intent.id,
+        amountPaise: intent.amountPaise,
+        status: result.status,
+        failureCode: result.status === 'failed' ? result.failureCode : null,
+        reference: result.reference,
+        gatewayOrderId: result.ids?.orderId ?? null,
+        gatewayPaymentId: result.ids?.paymentId ?? null,
+        createdAt: now.toISOString(),
+      },
+      insertDebitTransfers,
+    );
     if (result.status === 'failed') {
       Object.assign(intent, {
         status: 'failed',
@@ -821,6 +841,47 @@ export class PaymentsService implements OnModuleInit {
     );
     return paiseFromSql(row.total);
   }
+}
+
+interface DebitTransferRow {
+  id: string;
+  intentId: string;
+  amountPaise: number;
+  status: 'succeeded' | 'failed';
+  failureCode: string | null;
+  reference: string | null;
+  gatewayOrderId: string | null;
+  gatewayPaymentId: string | null;
+  createdAt: string;
+}
+
+/** A transaction's debit rail transfers (in practice one) as one INSERT, for Tx.writeBeforeCommit. */
+function insertDebitTransfers(rows: DebitTransferRow[]): QueuedStatement {
+  return {
+    sql: `INSERT INTO rail_transfers (id, intent_id, direction, amount_paise, status, failure_code, reference,
+       gateway_order_id, gateway_payment_id, created_at)
+     SELECT i, it, 'debit', a, st, f, r, go, gp, c::timestamptz
+       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
+                   $8::text[], $9::text[]) AS u(i, it, a, st, f, r, go, gp, c)`,
+    params: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.intentId),
+      rows.map((r) => r.amountPaise),
+      rows.map((r) => r.status),
+      rows.map((r) => r.failureCode),
+      rows.map((r) => r.reference),
+      rows.map((r) => r.gatewayOrderId),
+      rows.map((r) => r.gatewayPaymentId),
+      rows.map((r) => r.createdAt),
+    ],
+  };
+}
+
+/** What pay() needs of the buyer and seller agents. */
+interface AgentFacts {
+  id: string;
+  workspaceId: string;
+  name: string;
 }
 
 /** What the rail is asked for an intent (the same on every call, so repeats are idempotent). */

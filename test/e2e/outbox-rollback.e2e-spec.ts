@@ -122,13 +122,15 @@ describe('outbox: a rolled-back payment leaves no event', () => {
 
   it('settles inside the second transaction, then keeps nothing of it and delivers nothing when it throws; the reconciler settles it once', async () => {
     const undone = await pay('roll_back');
-    // Inside the second transaction the payment had fully settled: receipt entry, outbox row.
+    // Inside the second transaction the payment had fully settled: receipt entry, settled status.
+    // Its outbox row was queued, to be written by the statement sent just before the commit
+    // (OutboxService, Tx.writeBeforeCommit), so not even the transaction itself saw it yet.
     expect(undone).toMatchObject({
       recorded: 'processing',
       outcome: 'settled',
       rolled_back: true,
       receipt_id: expect.stringMatching(/^rcp_/),
-      inside: { outbox: 1, entries: 1, status: 'settled' },
+      inside: { outbox: 0, entries: 1, status: 'settled' },
     });
     // The first transaction (the intent, processing) stands; nothing of the second does.
     expect(await leftovers(undone)).toEqual({
@@ -159,7 +161,7 @@ describe('outbox: a rolled-back payment leaves no event', () => {
       recorded: 'processing',
       outcome: 'settled',
       rolled_back: false,
-      inside: { outbox: 1, entries: 1 },
+      inside: { outbox: 0, entries: 1 },
     });
     expect(kept.intent_id).not.toBe(undone.intent_id);
     await t.get(WebhookDispatcher).dispatchPending();

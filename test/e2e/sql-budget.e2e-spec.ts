@@ -21,7 +21,7 @@ import { shortSql, SqlCounter } from '../support/sql-counter';
 const SQL_BUDGET: Record<Step, { target: number; ceiling?: number }> = {
   create: { target: 5, ceiling: 7 },
   delegate_payment: { target: 5, ceiling: 7 },
-  complete: { target: 12, ceiling: 39 },
+  complete: { target: 12, ceiling: 22 },
 };
 
 type Step = 'create' | 'delegate_payment' | 'complete';
