@@ -78,6 +78,7 @@ export class PaymentLinksService implements OnModuleInit {
 
   onModuleInit(): void {
     this.quotes.onCanceled((quote) => this.onQuoteCanceled(quote));
+    this.quotes.onPaid((quote) => this.onQuotePaid(quote));
   }
 
   /**
@@ -339,6 +340,15 @@ export class PaymentLinksService implements OnModuleInit {
     if (link?.status === 'created' && link.gatewayLinkId) {
       this.cancelAfterCommit(link.gatewayLinkId);
     }
+  }
+
+  /**
+   * The quote was paid some other way (the buyer agent, the hosted page) while its payment link was
+   * still open: the link is canceled at the gateway after commit, so the person cannot pay twice.
+   * A link that paid it is no longer `created` and is left alone.
+   */
+  private async onQuotePaid(quote: Quote): Promise<void> {
+    await this.onQuoteCanceled(quote);
   }
 
   private cancelAfterCommit(gatewayLinkId: string): void {

@@ -61,6 +61,7 @@ export interface PayQuoteInput {
 @Injectable()
 export class QuotesService implements OnModuleInit {
   private readonly canceledHooks: ((quote: Quote) => Promise<void>)[] = [];
+  private readonly paidHooks: ((quote: Quote, intent: PaymentIntent) => Promise<void>)[] = [];
 
   constructor(
     private readonly tx: Tx,
@@ -88,6 +89,14 @@ export class QuotesService implements OnModuleInit {
    */
   onCanceled(hook: (quote: Quote) => Promise<void>): void {
     this.canceledHooks.push(hook);
+  }
+
+  /**
+   * Work to do when a quote is paid, in the settling transaction under the quote's lock (a live
+   * payment link of the quote, paid some other way, is canceled at the gateway after commit).
+   */
+  onPaid(hook: (quote: Quote, intent: PaymentIntent) => Promise<void>): void {
+    this.paidHooks.push(hook);
   }
 
   /** A buyer asks a listed seller for the published price of one sku: quantity 1, valid 15 minutes. */
@@ -420,6 +429,9 @@ export class QuotesService implements OnModuleInit {
     }
     const now = this.clock.now();
     await this.quotes.update(quote.id, { status: 'paid', paidAt: now, updatedAt: now });
+    for (const hook of this.paidHooks) {
+      await hook(quote, intent);
+    }
   }
 
   /** The payment was denied, expired or failed on the rail: the quote is open again. */

@@ -5,6 +5,8 @@ import type { JSONWebKeySet } from 'jose';
 import request from 'supertest';
 
 import { verifyChain } from '../../src/chains/verify-chain';
+import type { GatewayClient } from '../../src/gateway/gateway-client';
+import { GATEWAY_CLIENT } from '../../src/gateway/gateway-rail';
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';
@@ -389,8 +391,31 @@ describe('payment links on the gateway rail', () => {
     });
   });
 
+  it('a quote its buyer agent pays while its link is open: the link is cancelled at the gateway', async () => {
+    const { quoteId, link } = await linkFor(21_000);
+    const mandateId = await createMandate(app.t, {
+      workspaceId: ws.workspaceId,
+      agentId: ws.buyer.id,
+    });
+    const pay = await request(app.t.url)
+      .post(`/v1/pay/quotes/${quoteId}/pay`)
+      .set(bearer(ws.buyer.credential))
+      .send({ mandate_id: mandateId });
+    expect(pay.body.intent.status).toBe('settled');
+    await waitFor(
+      'the open link to be cancelled',
+      async () => (await app.gw.client.getPaymentLink(link.gateway_link_id)).status === 'cancelled',
+    );
+  });
+
   it('a link paid after the quote was paid on the hosted page does not settle twice: unmatched', async () => {
     const { quoteId, link } = await linkFor(21_000);
+    // Paying the quote cancels its open link at the gateway; here that cancel loses the race (the
+    // link is being paid at that moment), so the link's payment still arrives.
+    const client = app.t.get<GatewayClient>(GATEWAY_CLIENT as never);
+    const cancel = jest
+      .spyOn(client, 'cancelPaymentLink')
+      .mockRejectedValueOnce(new Error('the link is being paid'));
     // The person pays on the hosted page first (widget + complete).
     const started = await request(app.t.url)
       .post(`/v1/public/pay/quotes/${quoteId}/checkout`)
@@ -401,6 +426,8 @@ describe('payment links on the gateway rail', () => {
       .post(`/v1/public/pay/quotes/${quoteId}/checkout/${started.body.id as string}/complete`)
       .send({ ...fields });
     expect(done.body.status).toBe('paid');
+    await waitFor('the link cancel to be tried', () => cancel.mock.calls.length === 1);
+    cancel.mockRestore();
     await app.gw.sim.control.webhooksIdle();
     // Then someone pays the link too.
     await paidOnLink(link.gateway_link_id);
