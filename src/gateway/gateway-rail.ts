@@ -235,6 +235,15 @@ export class GatewayRail implements PaymentRail {
     }
   }
 
+  async endMandate(mandateId: string): Promise<void> {
+    const row = await this.store.mandateToken(mandateId);
+    if (!row?.token_id || row.status === 'cancelled' || row.status === 'rejected') {
+      return;
+    }
+    const token = await this.client.cancelToken(row.customer_id, row.token_id);
+    await this.tx.run(() => this.store.setTokenStatus(token.id, token.recurring_details.status));
+  }
+
   async debitStatus(req: RailDebitRequest): Promise<RailStatus> {
     if (req.mandateId === null) {
       return (await this.hostedResult(req)) ?? { status: 'unknown' };

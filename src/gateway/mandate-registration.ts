@@ -7,7 +7,8 @@ import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
  * On the gateway rail a mandate is registered with the gateway as soon as a person authorises it
  * (README "Going live on the gateway"): an AutoPay token for recurring and one-time mandates
  * (with a recurring mandate's billing cycle), a block for Reserve Pay. The call runs after the
- * authorisation commits; if it fails, the first debit registers the mandate instead.
+ * authorisation commits; if it fails, the first debit registers the mandate instead. When a person
+ * revokes (or declines) the mandate, its AutoPay token is cancelled at the gateway the same way.
  */
 @Injectable()
 export class MandateRegistration implements OnModuleInit {
@@ -20,18 +21,30 @@ export class MandateRegistration implements OnModuleInit {
 
   onModuleInit(): void {
     const prepare = this.rail.prepareMandate?.bind(this.rail);
-    if (!prepare) {
-      return;
+    if (prepare) {
+      this.mandates.onAuthorised(async (m) => {
+        try {
+          await prepare(m.id);
+        } catch (err) {
+          this.logger.warn(
+            { mandate_id: m.id, err: (err as Error).message },
+            'gateway registration of the mandate failed; its first debit registers it',
+          );
+        }
+      });
     }
-    this.mandates.onAuthorised(async (m) => {
-      try {
-        await prepare(m.id);
-      } catch (err) {
-        this.logger.warn(
-          { mandate_id: m.id, err: (err as Error).message },
-          'gateway registration of the mandate failed; its first debit registers it',
-        );
-      }
-    });
+    const end = this.rail.endMandate?.bind(this.rail);
+    if (end) {
+      this.mandates.onEnded(async (m) => {
+        try {
+          await end(m.id);
+        } catch (err) {
+          this.logger.warn(
+            { mandate_id: m.id, err: (err as Error).message },
+            'cancelling the mandate at the gateway failed; no debit passes the revoked mandate',
+          );
+        }
+      });
+    }
   }
 }

@@ -59,6 +59,7 @@ export interface MandateListFilter {
 @Injectable()
 export class MandatesService {
   private readonly authorisedHooks: ((m: Mandate) => Promise<void>)[] = [];
+  private readonly endedHooks: ((m: Mandate) => Promise<void>)[] = [];
 
   constructor(
     private readonly tx: Tx,
@@ -220,6 +221,15 @@ export class MandatesService {
     this.authorisedHooks.push(hook);
   }
 
+  /**
+   * Work to do once a mandate is revoked or declined, after that commits (the gateway rail cancels
+   * its AutoPay token). Failures are logged: nothing is debited on a revoked mandate anyway, since
+   * every debit passes the buyer's rules first.
+   */
+  onEnded(hook: (m: Mandate) => Promise<void>): void {
+    this.endedHooks.push(hook);
+  }
+
   /** A person of the workspace authorises a pending mandate in the app (the only way to activate one). */
   async authorise(workspaceId: string, id: string, personId: string): Promise<Mandate> {
     return this.decide(workspaceId, id, async (m, now) => {
@@ -313,6 +323,9 @@ export class MandatesService {
     await this.repo.update(m.id, { status: 'revoked', revokedAt: now });
     const tokenIds = await this.repo.revokeUsableTokens(m.id, now);
     await this.audit.record(m.workspaceId, actor, action, m.id, { revoked_token_ids: tokenIds });
+    for (const hook of this.endedHooks) {
+      this.tx.afterCommit(() => hook(m));
+    }
   }
 
   private async resolveBuyer(

@@ -84,6 +84,11 @@ export interface PaymentRail {
    * come before the first debit. Idempotent; the first debit registers it if this did not.
    */
   prepareMandate?(mandateId: string): Promise<void>;
+  /**
+   * Called once a mandate was revoked, with no transaction open: the gateway cancels its AutoPay
+   * token (a Reserve Pay block is released by its sweep). Idempotent.
+   */
+  endMandate?(mandateId: string): Promise<void>;
 }
 
 export const PAYMENT_RAIL = Symbol('PAYMENT_RAIL');

@@ -12,7 +12,8 @@ import { SeededWorkspace, seedWorkspace } from '../support/seed';
  * (README "Recurring payments (UPI AutoPay)"): the recurring mandate registers an AutoPay token
  * with its billing cycle and cap (the simulator's control API approves it as the person would in
  * MODE=test), the debit is a recurring payment on that token ≥ 24 h after the notice, outside the
- * blocked windows, and it ends on a signed receipt and intent.settled.
+ * blocked windows, and it ends on a signed receipt and intent.settled; revoking the mandate cancels
+ * the token at the gateway.
  */
 describe('gateway rail: a recurring AutoPay charge', () => {
   let app: GatewayApp;
@@ -109,6 +110,22 @@ describe('gateway rail: a recurring AutoPay charge', () => {
         [row.intent_id],
       );
       return e.n === 1;
+    });
+
+    // The person revokes the mandate: its AutoPay token is cancelled at the gateway.
+    await app.t
+      .get(MandatesService)
+      .revoke(ws.workspaceId, mandateId, { type: 'person', id: ws.personId });
+    await waitFor('the token cancelled at the gateway', async () => {
+      const [t] = await app.gw.client.listTokens(token.customer_id);
+      return t.recurring_details.status === 'cancelled';
+    });
+    await waitFor('the cancellation recorded', async () => {
+      const [r] = await app.t.db.query<{ status: string }[]>(
+        `SELECT status FROM gateway_mandate_tokens WHERE mandate_id = $1`,
+        [mandateId],
+      );
+      return r.status === 'cancelled';
     });
   });
 });
