@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
-import { Tx } from '../database/tx';
+import { QueuedStatement, Tx } from '../database/tx';
 import { CheckoutSession } from './checkout-session.entity';
 
 /** The only file that queries checkout_sessions; joins the ambient transaction (Tx). */
@@ -9,12 +9,12 @@ import { CheckoutSession } from './checkout-session.entity';
 export class CheckoutSessionRepository {
   constructor(private readonly tx: Tx) {}
 
-  async insert(session: CheckoutSession): Promise<void> {
-    // jsonb columns are typed Record<string, unknown>, which TypeORM's deep-partial type cannot express.
-    await this.tx.manager.insert(
-      CheckoutSession,
-      session as QueryDeepPartialEntity<CheckoutSession>,
-    );
+  /**
+   * Queues the new session's INSERT for the commit's one statement (Tx.writeBeforeCommit): for a
+   * transaction that does not read the session back.
+   */
+  async insertAtCommit(session: CheckoutSession): Promise<void> {
+    await this.tx.writeBeforeCommit('checkout_sessions.insert', session, insertSessions);
   }
 
   findById(id: string): Promise<CheckoutSession | null> {
@@ -64,4 +64,43 @@ export class CheckoutSessionRepository {
     );
     return result[1] > 0;
   }
+}
+
+const json = (v: unknown): string | null =>
+  v === null || v === undefined ? null : JSON.stringify(v);
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+/** New sessions as one INSERT (parallel arrays: the same text for any number of rows). */
+function insertSessions(rows: CheckoutSession[]): QueuedStatement {
+  return {
+    sql: `INSERT INTO checkout_sessions (id, workspace_id, seller_agent_id, protocol_key_id, status, currency,
+       line_items, buyer, messages, intent_id, order_id, intent_trace, created_at, updated_at, expires_at,
+       completed_at, canceled_at)
+     SELECT id, ws, seller, pk, st, cur, li::jsonb, b::jsonb, msg::jsonb, ii, oi, it::jsonb,
+            ca::timestamptz, ua::timestamptz, ea::timestamptz, co::timestamptz, cx::timestamptz
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                   $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
+                   $15::text[], $16::text[], $17::text[])
+            AS r(id, ws, seller, pk, st, cur, li, b, msg, ii, oi, it, ca, ua, ea, co, cx)`,
+    params: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.workspaceId),
+      rows.map((r) => r.sellerAgentId),
+      rows.map((r) => r.protocolKeyId),
+      rows.map((r) => r.status),
+      // Stored upper case, as the entity's lowerCaseCurrency transformer writes it.
+      rows.map((r) => r.currency.toUpperCase()),
+      rows.map((r) => json(r.lineItems)),
+      rows.map((r) => json(r.buyer)),
+      rows.map((r) => json(r.messages)),
+      rows.map((r) => r.intentId),
+      rows.map((r) => r.orderId),
+      rows.map((r) => json(r.intentTrace)),
+      rows.map((r) => iso(r.createdAt)),
+      rows.map((r) => iso(r.updatedAt)),
+      rows.map((r) => iso(r.expiresAt)),
+      rows.map((r) => iso(r.completedAt)),
+      rows.map((r) => iso(r.canceledAt)),
+    ],
+  };
 }

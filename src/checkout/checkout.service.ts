@@ -4,6 +4,7 @@ import { AccountsService } from '../accounts/accounts.service';
 import { AuditLog } from '../common/audit';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
+import { commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
@@ -51,14 +52,17 @@ export class CheckoutService {
   ): Promise<AcpCheckoutSession> {
     return this.tx.run(async () => {
       const now = this.clock.now();
-      const sellerName = await this.sellerName(caller.workspaceId, caller.agentId);
       const wanted = mergeItems(body.line_items);
-      const priced = priceLines(
-        wanted,
-        await this.offersFor(caller.agentId, wanted),
-        [],
-        sellerName,
+      const seller = await this.listings.sellerWithOffers(
+        caller.workspaceId,
+        caller.agentId,
+        wanted.map((w) => w.sku),
       );
+      if (!seller) {
+        throw commonErrors.notFound('agent', caller.agentId);
+      }
+      const sellerName = seller.name;
+      const priced = priceLines(wanted, knownOffers(seller.offers, wanted), [], sellerName);
       const session = Object.assign(new CheckoutSession(), {
         id: newId('cs'),
         workspaceId: caller.workspaceId,
@@ -78,7 +82,8 @@ export class CheckoutService {
         completedAt: null,
         canceledAt: null,
       } satisfies CheckoutSession);
-      await this.repo.insert(session);
+      // Nothing reads it back in this transaction: written with the commit's one statement.
+      await this.repo.insertAtCommit(session);
       await this.audit.record(
         caller.workspaceId,
         { type: 'protocol_key', id: caller.id },
@@ -236,13 +241,18 @@ export class CheckoutService {
       sellerAgentId,
       wanted.map((w) => w.sku),
     );
-    const bySku = new Map<string, OfferFacts>(offers.map((o) => [o.sku, o]));
-    const unknown = wanted.find((w) => !bySku.has(w.sku));
-    if (unknown) {
-      throw checkoutErrors.unknownItem(unknown.index, unknown.sku);
-    }
-    return bySku;
+    return knownOffers(offers, wanted);
   }
+}
+
+/** The offers by SKU; a wanted SKU this seller never published is 400 invalid_item_id. */
+function knownOffers(offers: OfferFacts[], wanted: WantedLine[]): Map<string, OfferFacts> {
+  const bySku = new Map<string, OfferFacts>(offers.map((o) => [o.sku, o]));
+  const unknown = wanted.find((w) => !bySku.has(w.sku));
+  if (unknown) {
+    throw checkoutErrors.unknownItem(unknown.index, unknown.sku);
+  }
+  return bySku;
 }
 
 /** We publish no discount codes: every code the agent sends gets a warning, and nothing is applied. */

@@ -108,6 +108,58 @@ export class SellerRepository {
   }
 
   /** Offers of a seller by SKU, active or withdrawn (callers tell "never published" from "withdrawn"). */
+  /**
+   * One statement for a checkout's pricing: the seller agent's name (enabled, of this workspace)
+   * and its offers for these SKUs; null when there is no such agent.
+   */
+  async sellerWithOffers(
+    workspaceId: string,
+    agentId: string,
+    skus: string[],
+  ): Promise<{ name: string; offers: Offer[] } | null> {
+    const rows = await this.tx.manager.query<
+      {
+        agent_name: string;
+        id: string | null;
+        sku: string;
+        name: string;
+        unit_paise: string;
+        category: string;
+        active: boolean;
+        created_at: Date;
+        updated_at: Date;
+      }[]
+    >(
+      `SELECT a.name AS agent_name, o.id, o.sku, o.name, o.unit_paise::text AS unit_paise, o.category,
+              o.active, o.created_at, o.updated_at
+         FROM agents a
+         LEFT JOIN offers o ON o.seller_agent_id = a.id AND o.sku = ANY($3::text[])
+        WHERE a.id = $1 AND a.workspace_id = $2 AND a.disabled_at IS NULL`,
+      [agentId, workspaceId, skus],
+    );
+    if (rows.length === 0) {
+      return null;
+    }
+    const offers = rows.flatMap((r) =>
+      r.id === null
+        ? []
+        : [
+            Object.assign(new Offer(), {
+              id: r.id,
+              sellerAgentId: agentId,
+              sku: r.sku,
+              name: r.name,
+              unitPaise: paiseFromSql(r.unit_paise),
+              category: r.category,
+              active: r.active,
+              createdAt: r.created_at,
+              updatedAt: r.updated_at,
+            }),
+          ],
+    );
+    return { name: rows[0].agent_name, offers };
+  }
+
   findOffers(sellerAgentId: string, skus: string[]): Promise<Offer[]> {
     if (skus.length === 0) {
       return Promise.resolve([]);

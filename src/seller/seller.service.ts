@@ -137,6 +137,15 @@ export class SellerService {
   }
 
   /** Offers by SKU, including withdrawn ones (active = false); SKUs never published are absent. */
+  /** The seller agent's name and its offers for these SKUs, one statement; null: no such agent. */
+  sellerWithOffers(
+    workspaceId: string,
+    agentId: string,
+    skus: string[],
+  ): Promise<{ name: string; offers: Offer[] } | null> {
+    return this.repo.sellerWithOffers(workspaceId, agentId, skus);
+  }
+
   findOffers(sellerAgentId: string, skus: string[]): Promise<Offer[]> {
     return this.repo.findOffers(sellerAgentId, skus);
   }
