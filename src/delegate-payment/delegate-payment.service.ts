@@ -7,7 +7,7 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
+import { QueuedStatement, Tx } from '../database/tx';
 import { MAX_PER_PAYMENT_CAP_PAISE } from '../mandates/dto/create-mandate.dto';
 import type { Mandate } from '../mandates/mandate.entity';
 import { authorizationUrl } from '../mandates/mandate.mapper';
@@ -181,7 +181,9 @@ export class DelegatePaymentService {
         revokedAt: null,
         createdAt: now,
       });
-      await m.insert(DelegatedToken, token);
+      // Nothing reads it back in this transaction (the mandate stays share-locked until commit, so
+      // a revocation still sees it): written with the commit's one statement.
+      await this.tx.writeBeforeCommit('delegated_tokens.insert', token, insertTokens);
       await this.audit.record(caller.workspaceId, actor, 'token.created', token.id, {
         mandate_id: mandate.id,
         checkout_session_id: token.checkoutSessionId,
@@ -294,6 +296,12 @@ export class DelegatePaymentService {
         `allowance.expires_at is after the mandate's validity (until ${mandate.validUntil.toISOString()}); ask for an earlier expiry`,
       );
     }
+    if (mandate.kind === 'recurring') {
+      throw errors.invalidAllowance(
+        '$.payment_method.mandate_id',
+        `Mandate ${mandate.id} is a recurring (AutoPay) mandate: only its sellers' scheduled charges draw on it`,
+      );
+    }
     if (mandate.kind === 'one_time' && (await this.wasSpent(mandate.id))) {
       throw errors.invalidAllowance(
         '$.payment_method.mandate_id',
@@ -312,4 +320,33 @@ export class DelegatePaymentService {
       Object.entries(metadata).filter(([k]) => !SYSTEM_METADATA.includes(k)),
     );
   }
+}
+
+/** New delegated tokens as one INSERT (Tx.writeBeforeCommit; parallel arrays). */
+function insertTokens(rows: DelegatedToken[]): QueuedStatement {
+  return {
+    sql: `INSERT INTO delegated_tokens (id, workspace_id, buyer_agent_id, protocol_key_id, mandate_id,
+       checkout_session_id, merchant_agent_id, max_amount_paise, currency, expires_at, status, metadata,
+       created_at)
+     SELECT id, ws, buyer, pk, mdt, cs, merchant, amount, cur, ea::timestamptz, st, md::jsonb, ca::timestamptz
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                   $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+            AS r(id, ws, buyer, pk, mdt, cs, merchant, amount, cur, ea, st, md, ca)`,
+    params: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.workspaceId),
+      rows.map((r) => r.buyerAgentId),
+      rows.map((r) => r.protocolKeyId),
+      rows.map((r) => r.mandateId),
+      rows.map((r) => r.checkoutSessionId),
+      rows.map((r) => r.merchantAgentId),
+      rows.map((r) => r.maxAmountPaise),
+      // Stored upper case, as the entity's lowerCaseCurrency transformer writes it.
+      rows.map((r) => r.currency.toUpperCase()),
+      rows.map((r) => r.expiresAt.toISOString()),
+      rows.map((r) => r.status),
+      rows.map((r) => JSON.stringify(r.metadata)),
+      rows.map((r) => r.createdAt.toISOString()),
+    ],
+  };
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
 
 import { ApprovalsService } from '../../src/approvals/approvals.service';
@@ -6,8 +8,10 @@ import { MandatesService } from '../../src/mandates/mandates.service';
 import { RecurringChargesService } from '../../src/recurring/recurring-charges.service';
 import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { bearer } from '../factories/intent.factory';
+import { createOffer } from '../factories/offer.factory';
+import { createCheckoutSession } from '../factories/session.factory';
 import type { TestApp } from './app';
-import { SeededWorkspace, seedWorkspace } from './seed';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from './seed';
 
 /** A started service (on either rail) for the recurring suite, and how to stop it. */
 export interface RecurringHarness {
@@ -476,6 +480,36 @@ export function recurringSuite(rail: string, start: () => Promise<RecurringHarne
         .set(bearer(ws.buyer.credential));
       expect(list.status).toBe(200);
       expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([ok.body.id]);
+
+      // No delegated token is minted on a recurring mandate.
+      await createOffer(t, ws.seller.id, { sku: 'rch-tea', unitPaise: 1000 });
+      const session = await createCheckoutSession(t, ws);
+      const delegated = await request(t.url)
+        .post('/acp/agentic_commerce/delegate_payment')
+        .set(acpHeaders(ws.buyerKey, randomUUID()))
+        .send({
+          payment_method: { type: 'svc_mandate', mandate_id: mandateId },
+          allowance: {
+            reason: 'one_time',
+            max_amount: 1000,
+            currency: 'inr',
+            checkout_session_id: session.id,
+            merchant_id: ws.seller.id,
+            expires_at: new Date(t.clock.now().getTime() + HOUR).toISOString(),
+          },
+          risk_signals: [],
+          metadata: {},
+        });
+      expect(delegated.status).toBe(400);
+      expect(delegated.body.param).toBe('$.payment_method.mandate_id');
+      expect(
+        (
+          await one<{ n: number }>(
+            `SELECT count(*)::int AS n FROM delegated_tokens WHERE mandate_id = $1`,
+            [mandateId],
+          )
+        ).n,
+      ).toBe(0);
 
       // A quote paid on the recurring mandate is declined by the buyer's rules.
       const quote = await request(t.url)
