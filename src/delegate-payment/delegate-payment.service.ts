@@ -134,13 +134,23 @@ export class DelegatePaymentService {
     const allowance = checkAllowance(body.allowance, now);
     const actor: AuditActor = { type: 'protocol_key', id: caller.id };
     return this.tx.run(async (m) => {
+      // With a mandate_id, the session and the share-locked mandate come in one statement.
+      const named = method.mandateId
+        ? await this.mandates.findForBuyerLockedWithSession(
+            caller.agentId,
+            method.mandateId,
+            allowance.checkoutSessionId,
+          )
+        : null;
       this.checkSession(
-        await m.findOneBy(CheckoutSession, { id: allowance.checkoutSessionId }),
+        named
+          ? named.session && { ...named.session, status: named.session.status as CheckoutStatus }
+          : await m.findOneBy(CheckoutSession, { id: allowance.checkoutSessionId }),
         allowance,
         now,
       );
       const mandate = method.mandateId
-        ? await this.mandateFor(caller, method.mandateId, allowance, now)
+        ? await this.mandateFor(caller, method.mandateId, named?.mandate ?? null, allowance, now)
         : await this.mandates.createOneTime(
             {
               workspaceId: caller.workspaceId,
@@ -233,7 +243,11 @@ export class DelegatePaymentService {
     }));
   }
 
-  private checkSession(session: CheckoutSession | null, a: CheckedAllowance, now: Date): void {
+  private checkSession(
+    session: Pick<CheckoutSession, 'id' | 'status' | 'expiresAt' | 'sellerAgentId'> | null,
+    a: CheckedAllowance,
+    now: Date,
+  ): void {
     if (!session) {
       throw errors.invalidAllowance(
         '$.allowance.checkout_session_id',
@@ -259,10 +273,10 @@ export class DelegatePaymentService {
   private async mandateFor(
     caller: ProtocolKeyPrincipal,
     mandateId: string,
+    mandate: Mandate | null,
     a: CheckedAllowance,
     now: Date,
   ): Promise<Mandate> {
-    const mandate = await this.mandates.findForBuyerLocked(caller.agentId, mandateId);
     if (!mandate || mandate.workspaceId !== caller.workspaceId) {
       throw errors.mandateNotFound(mandateId);
     }

@@ -3,9 +3,18 @@ import { In, IsNull } from 'typeorm';
 
 import { Agent } from '../accounts/entities/agent.entity';
 import { Cursor, newestFirst } from '../common/pagination';
+import { entityFromJson } from '../database/entity-from-json';
 import { Tx } from '../database/tx';
 import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate, MandateStatus } from './mandate.entity';
+
+/** What delegate_payment checks of a checkout session before minting a token. */
+export interface SessionFacts {
+  id: string;
+  status: string;
+  expiresAt: Date;
+  sellerAgentId: string;
+}
 
 export interface MandateFilter {
   workspaceId: string;
@@ -52,14 +61,43 @@ export class MandateRepository {
   }
 
   /**
-   * FOR SHARE: a token being minted on this mandate and a person revoking it serialise, so a
-   * revocation either sees the new token (and revokes it too) or happens first (and is seen).
+   * The buyer agent's mandate FOR SHARE (a token being minted on it and a person revoking it
+   * serialise, so a revocation either sees the new token and revokes it too, or happens first and
+   * is seen), and in the same statement the facts of the checkout session a delegate_payment names
+   * (status, expiry, seller; null when there is none): one round trip for the two reads
+   * delegate_payment makes before it mints a token.
    */
-  lockSharedForBuyer(buyerAgentId: string, id: string): Promise<Mandate | null> {
-    return this.tx.manager.findOne(Mandate, {
-      where: { id, buyerAgentId },
-      lock: { mode: 'pessimistic_read' },
-    });
+  async lockSharedForBuyerWithSession(
+    buyerAgentId: string,
+    id: string,
+    sessionId: string,
+  ): Promise<{ mandate: Mandate | null; session: SessionFacts | null }> {
+    const [row] = await this.tx.manager.query<
+      {
+        session_id: string | null;
+        status: string;
+        expires_at: Date;
+        seller_agent_id: string;
+        mandate: Record<string, unknown> | null;
+      }[]
+    >(
+      `WITH md AS (SELECT * FROM mandates WHERE id = $2 AND buyer_agent_id = $3 FOR SHARE)
+       SELECT s.id AS session_id, s.status, s.expires_at, s.seller_agent_id,
+              (SELECT row_to_json(md) FROM md) AS mandate
+         FROM (SELECT 1) AS one LEFT JOIN checkout_sessions s ON s.id = $1`,
+      [sessionId, id, buyerAgentId],
+    );
+    return {
+      mandate: row.mandate ? entityFromJson(this.tx.manager, Mandate, row.mandate) : null,
+      session: row.session_id
+        ? {
+            id: row.session_id,
+            status: row.status,
+            expiresAt: row.expires_at,
+            sellerAgentId: row.seller_agent_id,
+          }
+        : null,
+    };
   }
 
   /**

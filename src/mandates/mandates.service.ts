@@ -12,7 +12,7 @@ import type { AutopayFrequency } from '../recurring/autopay-schedule';
 import { MandateResponse } from './dto/mandate.response';
 import { Mandate, MandateKind, MandateRail, MandateStatus } from './mandate.entity';
 import { toMandateResponse } from './mandate.mapper';
-import { MandateRepository } from './mandate.repository';
+import { MandateRepository, SessionFacts } from './mandate.repository';
 import { effectiveMandateStatus, expiryIsUnpersisted, isRevocable } from './mandate.state';
 import { mandateErrors } from './mandates.errors';
 
@@ -181,14 +181,6 @@ export class MandatesService {
     return { mandates: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 
-  /**
-   * For delegate_payment: the buyer agent's mandate, share-locked for the rest of the
-   * transaction; null when it does not exist or belongs to another agent.
-   */
-  findForBuyerLocked(buyerAgentId: string, id: string): Promise<Mandate | null> {
-    return this.repo.lockSharedForBuyer(buyerAgentId, id);
-  }
-
   /** Names of agents of any workspace (the sellers on a mandate live in other workspaces). */
   async agentNames(ids: string[]): Promise<Map<string, string>> {
     return new Map((await this.repo.agentsByIds([...new Set(ids)])).map((a) => [a.id, a.name]));
@@ -202,6 +194,19 @@ export class MandatesService {
   /** For a recurring charge: the mandate by id (any workspace), share-locked; null when unknown. */
   findForChargeLocked(id: string): Promise<Mandate | null> {
     return this.repo.lockSharedById(id);
+  }
+
+  /**
+   * For delegate_payment: the buyer agent's mandate, share-locked for the rest of the transaction
+   * (null when it does not exist or belongs to another agent), and the named checkout session's
+   * facts, in one statement.
+   */
+  findForBuyerLockedWithSession(
+    buyerAgentId: string,
+    id: string,
+    sessionId: string,
+  ): Promise<{ mandate: Mandate | null; session: SessionFacts | null }> {
+    return this.repo.lockSharedForBuyerWithSession(buyerAgentId, id, sessionId);
   }
 
   statusOf(m: Mandate): MandateStatus {

@@ -20,7 +20,7 @@ import { shortSql, SqlCounter } from '../support/sql-counter';
  */
 const SQL_BUDGET: Record<Step, { target: number; ceiling?: number }> = {
   create: { target: 5 },
-  delegate_payment: { target: 5, ceiling: 6 },
+  delegate_payment: { target: 5 },
   complete: { target: 12, ceiling: 22 },
 };
 
