@@ -22,29 +22,36 @@ export class MandateRegistration implements OnModuleInit {
   onModuleInit(): void {
     const prepare = this.rail.prepareMandate?.bind(this.rail);
     if (prepare) {
-      this.mandates.onAuthorised(async (m) => {
-        try {
-          await prepare(m.id);
-        } catch (err) {
-          this.logger.warn(
-            { mandate_id: m.id, err: (err as Error).message },
-            'gateway registration of the mandate failed; its first debit registers it',
-          );
-        }
-      });
+      this.mandates.onAuthorised((m) =>
+        this.logged(
+          m.id,
+          'gateway registration of the mandate failed; its first debit registers it',
+          prepare,
+        ),
+      );
     }
     const end = this.rail.endMandate?.bind(this.rail);
     if (end) {
-      this.mandates.onEnded(async (m) => {
-        try {
-          await end(m.id);
-        } catch (err) {
-          this.logger.warn(
-            { mandate_id: m.id, err: (err as Error).message },
-            'cancelling the mandate at the gateway failed; no debit passes the revoked mandate',
-          );
-        }
-      });
+      this.mandates.onEnded((m) =>
+        this.logged(
+          m.id,
+          'cancelling the mandate at the gateway failed; no debit passes the revoked mandate',
+          end,
+        ),
+      );
+    }
+  }
+
+  /** Runs the rail's call for the mandate; a failure is logged with `why`, never thrown. */
+  private async logged(
+    mandateId: string,
+    why: string,
+    call: (mandateId: string) => Promise<void>,
+  ): Promise<void> {
+    try {
+      await call(mandateId);
+    } catch (err) {
+      this.logger.warn({ mandate_id: mandateId, err: (err as Error).message }, why);
     }
   }
 }
