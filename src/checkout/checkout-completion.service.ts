@@ -72,13 +72,14 @@ export class CheckoutCompletionService implements OnModuleInit {
   private readonly lockedSources = new WeakMap<EntityManager, Map<string, CheckoutSession>>();
 
   /**
-   * The complete requests waiting for their payment's second transaction, by session id: null
-   * until that transaction commits, then the session it left and its receipt. The waiting request
+   * The complete requests waiting for their payment's second transaction, by session id: the
+   * seller's name (read by the payment's first transaction) and, once the second commits, the
+   * session it left and its receipt. The waiting request
    * answers from here instead of reading them again; it removes its entry whatever happens.
    */
   private readonly awaited = new Map<
     string,
-    { session: CheckoutSession; receiptId: string | null } | null
+    { sellerName: string; answer: { session: CheckoutSession; receiptId: string | null } | null }
   >();
 
   onModuleInit(): void {
@@ -102,8 +103,9 @@ export class CheckoutCompletionService implements OnModuleInit {
    * The payment's first phase runs here, under the session lock: the intent is recorded and, when
    * it goes to the rail, the session is `complete_in_progress` when this transaction commits. The
    * answer is then an AfterCommit: once the rail has answered and the pipeline's second transaction
-   * has moved the session (onApprovedPaymentSettled / onPendingPaymentDeclined), the session is read
-   * again and that is the answer (completed with its order, or ready_for_payment with the reason).
+   * has moved the session (onApprovedPaymentSettled / onPendingPaymentDeclined), that session, handed
+   * over once its transaction commits, is the answer (completed with its order, or
+   * ready_for_payment with the reason).
    * If the rail has no definite answer yet the answer is `complete_in_progress`; GET shows the end.
    */
   async completeSession(
@@ -213,15 +215,19 @@ export class CheckoutCompletionService implements OnModuleInit {
           // Only entries of transactions that never committed can pile up; start afresh.
           this.awaited.clear();
         }
-        this.awaited.set(id, null);
+        const sellerName = outcome.sellerName;
+        this.awaited.set(id, { sellerName, answer: null });
         return new AfterCommit(async () => {
-          const answered = this.awaited.get(id);
+          const answer = this.awaited.get(id)?.answer;
           this.awaited.delete(id);
-          if (answered) {
-            return this.checkout.present(answered.session, undefined, answered.receiptId);
+          if (answer) {
+            return this.checkout.present(answer.session, sellerName, answer.receiptId);
           }
           // No definite answer from the rail yet (or another instance settled it): read it.
-          return this.checkout.present((await this.repo.findById(id)) as CheckoutSession);
+          return this.checkout.present(
+            (await this.repo.findById(id)) as CheckoutSession,
+            sellerName,
+          );
         });
       }
       return this.checkout.present(session);
@@ -301,8 +307,9 @@ export class CheckoutCompletionService implements OnModuleInit {
       return;
     }
     this.tx.afterCommit(() => {
-      if (this.awaited.has(session.id)) {
-        this.awaited.set(session.id, { session, receiptId });
+      const waiting = this.awaited.get(session.id);
+      if (waiting) {
+        waiting.answer = { session, receiptId };
       }
     });
   }

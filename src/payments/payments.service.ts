@@ -144,9 +144,13 @@ export class PaymentsService implements OnModuleInit {
    * Records a payment. With `callRail: false` the caller already knows the rail's answer (a
    * gateway payment the person made in the widget and the server confirmed with the gateway, or a
    * gateway webhook) and applies it itself with applyDebit in the same transaction, after marking
-   * its source; otherwise the rail is called after commit.
+   * its source; otherwise the rail is called after commit. The answer also carries the seller's
+   * name, read with the buyer's lock (a caller presenting the payment need not read it again).
    */
-  async pay(req: PayRequest, opts: { callRail?: boolean } = {}): Promise<PayOutcome> {
+  async pay(
+    req: PayRequest,
+    opts: { callRail?: boolean } = {},
+  ): Promise<PayOutcome & { sellerName: string }> {
     return this.tx.run(async (m) => {
       const now = this.clock.now();
       // Serialise payments of one buyer agent, so the daily cap cannot be overrun by a race; the
@@ -222,7 +226,7 @@ export class PaymentsService implements OnModuleInit {
           { code: decline.code },
         );
         this.metrics.payment(intent);
-        return { status: 'declined', intent, decline };
+        return { status: 'declined', intent, decline, sellerName: seller.name };
       }
       // The person on the hosted page is approving this very payment, and a scheduled charge was
       // authorised by its person during the notice when it needed it: no second approval.
@@ -244,13 +248,13 @@ export class PaymentsService implements OnModuleInit {
           { approval_id: approval.id },
         );
         this.metrics.payment(intent);
-        return { status: 'requires_approval', intent, approval };
+        return { status: 'requires_approval', intent, approval, sellerName: seller.name };
       }
       await m.insert(PaymentIntent, intent);
       if (opts.callRail !== false) {
         await this.tx.continueAfterCommit(() => this.debitOnRail(intent.id, 'debit', intent));
       }
-      return { status: 'processing', intent };
+      return { status: 'processing', intent, sellerName: seller.name };
     });
   }
 
