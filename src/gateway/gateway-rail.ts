@@ -374,9 +374,7 @@ export class GatewayRail implements PaymentRail {
   private async activeBlock(mandateId: string): Promise<ReserveBlockRow | null> {
     let row = await this.store.reserveBlock(mandateId);
     if (!row) {
-      const [mandate] = await this.tx.manager.query<
-        { per_payment_cap_paise: string; valid_until: Date }[]
-      >(`SELECT per_payment_cap_paise::text, valid_until FROM mandates WHERE id = $1`, [mandateId]);
+      const mandate = await this.mandateTerms(mandateId);
       if (!mandate) {
         return null;
       }
@@ -429,6 +427,23 @@ export class GatewayRail implements PaymentRail {
     return row.status === 'active' ? row : null;
   }
 
+  /** What the gateway is told of a mandate when it is registered: cap, end, billing cycle. */
+  private async mandateTerms(
+    mandateId: string,
+  ): Promise<{
+    per_payment_cap_paise: string;
+    valid_until: Date;
+    billing_cycle: string | null;
+  } | null> {
+    const [row] = await this.tx.manager.query<
+      { per_payment_cap_paise: string; valid_until: Date; billing_cycle: string | null }[]
+    >(
+      `SELECT per_payment_cap_paise::text, valid_until, billing_cycle FROM mandates WHERE id = $1`,
+      [mandateId],
+    );
+    return row ?? null;
+  }
+
   /** The hosted checkout's order, if the person paid it: what the gateway captured. */
   private async hostedResult(req: RailDebitRequest): Promise<RailResult | null> {
     const order = await this.store.orderOf('hosted', req.source.id);
@@ -477,12 +492,7 @@ export class GatewayRail implements PaymentRail {
   ): Promise<{ customerId: string; tokenId: string } | null> {
     let row = await this.store.mandateToken(mandateId);
     if (!row) {
-      const [mandate] = await this.tx.manager.query<
-        { per_payment_cap_paise: string; valid_until: Date; billing_cycle: string | null }[]
-      >(
-        `SELECT per_payment_cap_paise::text, valid_until, billing_cycle FROM mandates WHERE id = $1`,
-        [mandateId],
-      );
+      const mandate = await this.mandateTerms(mandateId);
       if (!mandate) {
         return null;
       }

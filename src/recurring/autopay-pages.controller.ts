@@ -93,10 +93,7 @@ export class AutopayPagesController implements OnModuleInit {
       res.redirect(303, `/app/autopay/charges/${encodeURIComponent(id)}/cancel`);
       return;
     }
-    const charge = await this.charges.findForBuyerWorkspace(person.workspaceId, id);
-    if (charge && CANCELLABLE.includes(charge.status)) {
-      await this.charges.cancelByPerson(person.workspaceId, id, person.personId);
-    }
+    await this.charges.cancelByPerson(person.workspaceId, id, person.personId);
     res.redirect(303, '/app/autopay');
   }
 

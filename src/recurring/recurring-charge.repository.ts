@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
-import { ChargeStatus, RecurringCharge } from './recurring-charge.entity';
+import { ChargeStatus, CYCLE_HOLDING, RecurringCharge } from './recurring-charge.entity';
 
 /** The only SQL on recurring_charges. Always through Tx. */
 @Injectable()
@@ -21,6 +21,7 @@ export class RecurringChargeRepository {
          cycle_index, cycle_start, cycle_end, authorisation, approval_id, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
        ON CONFLICT (mandate_id, cycle_index)
+         -- The index's own predicate (CYCLE_HOLDING), spelled as the migration does.
          WHERE status IN ('awaiting_authorisation', 'scheduled', 'processing', 'settled')
        DO NOTHING RETURNING id`,
       [
@@ -51,7 +52,7 @@ export class RecurringChargeRepository {
     return this.tx.manager
       .createQueryBuilder(RecurringCharge, 'c')
       .where('c.mandate_id = :mandateId AND c.cycle_index = :cycleIndex', { mandateId, cycleIndex })
-      .andWhere(`c.status IN ('awaiting_authorisation', 'scheduled', 'processing', 'settled')`)
+      .andWhere('c.status IN (:...holding)', { holding: CYCLE_HOLDING })
       .getOne();
   }
 

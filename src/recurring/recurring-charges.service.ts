@@ -159,8 +159,22 @@ export class RecurringChargesService implements OnModuleInit {
       }
       const cycle = billingCycle(mandate.billingCycle, mandate.validFrom, debitAt);
       const authorisation = this.authorisationFor(input.amountPaise);
+      const id = newId('rch');
+      const sellerName = (await this.mandates.agentNames([caller.id])).get(caller.id) ?? caller.id;
+      // The approval first, so the charge is inserted with it (a taken cycle rolls both back).
+      const approval =
+        authorisation === 'none'
+          ? null
+          : await this.approvals.request({
+              workspaceId: mandate.workspaceId,
+              kind: 'recurring_charge',
+              subjectId: id,
+              amountPaise: input.amountPaise,
+              summary: `${sellerName} will debit ${formatRupees(input.amountPaise)} on ${formatIst(debitAt)} under your AutoPay mandate${mandate.description ? ` "${mandate.description}"` : ''}: ${input.description}.${authorisation === 'upi_afa' ? ' Above ₹15,000 UPI needs your additional authorisation for every debit.' : ''}`,
+              expiresAt: new Date(Math.min(cycle.end.getTime(), mandate.validUntil.getTime())),
+            });
       const charge: RecurringCharge = Object.assign(new RecurringCharge(), {
-        id: newId('rch'),
+        id,
         mandateId: mandate.id,
         buyerWorkspaceId: mandate.workspaceId,
         buyerAgentId: mandate.buyerAgentId,
@@ -175,7 +189,7 @@ export class RecurringChargesService implements OnModuleInit {
         cycleStart: cycle.start,
         cycleEnd: cycle.end,
         authorisation,
-        approvalId: null,
+        approvalId: approval?.id ?? null,
         authorisedBy: null,
         authorisedAt: null,
         intentId: null,
@@ -190,25 +204,12 @@ export class RecurringChargesService implements OnModuleInit {
         const holder = await this.charges.findCycleHolder(mandate.id, cycle.index);
         throw recurringErrors.cycleTaken(holder?.id ?? null);
       }
-      const sellerName = (await this.mandates.agentNames([caller.id])).get(caller.id) ?? caller.id;
-      if (authorisation !== 'none') {
-        const approval = await this.approvals.request({
-          workspaceId: mandate.workspaceId,
-          kind: 'recurring_charge',
-          subjectId: charge.id,
-          amountPaise: charge.amountPaise,
-          summary: `${sellerName} will debit ${formatRupees(charge.amountPaise)} on ${formatIst(debitAt)} under your AutoPay mandate${mandate.description ? ` "${mandate.description}"` : ''}: ${charge.description}.${authorisation === 'upi_afa' ? ' Above ₹15,000 UPI needs your additional authorisation for every debit.' : ''}`,
-          expiresAt: new Date(Math.min(cycle.end.getTime(), mandate.validUntil.getTime())),
-        });
-        charge.approvalId = approval.id;
-        await this.charges.update(charge.id, { approvalId: approval.id });
-      }
       await this.outbox.add({
         workspaceId: charge.buyerWorkspaceId,
         agentId: charge.buyerAgentId,
         type: PRE_DEBIT_NOTICE_EVENT,
         subjectId: charge.id,
-        data: { ...this.noticeData(charge, sellerName) },
+        data: this.noticeData(charge, sellerName),
       });
       await this.audit.record(
         charge.buyerWorkspaceId,
@@ -286,13 +287,15 @@ export class RecurringChargesService implements OnModuleInit {
     return this.toResponse(await this.cancel(chargeId, { type: caller.kind, id: caller.id }));
   }
 
-  /** The person cancels in the app (their workspace holds the mandate). */
+  /**
+   * The person cancels in the app (their workspace holds the mandate). A charge of another
+   * workspace, or one already past cancelling, is left as it is (the page shows where it stands).
+   */
   async cancelByPerson(workspaceId: string, chargeId: string, personId: string): Promise<void> {
     const peek = await this.findForBuyerWorkspace(workspaceId, chargeId);
-    if (!peek) {
-      throw recurringErrors.chargeNotFound(chargeId);
+    if (peek && CANCELLABLE.includes(peek.status)) {
+      await this.cancel(chargeId, { type: 'person', id: personId });
     }
-    await this.cancel(chargeId, { type: 'person', id: personId });
   }
 
   /**
@@ -386,8 +389,7 @@ export class RecurringChargesService implements OnModuleInit {
           });
           return 'ended';
         }
-        charge.debitAt = next;
-        await this.charges.update(charge.id, { debitAt: next, updatedAt: now });
+        await this.move(charge, { debitAt: next }, now);
         this.enqueueAfterCommit(charge);
         return 'deferred';
       }
@@ -428,21 +430,17 @@ export class RecurringChargesService implements OnModuleInit {
         },
       },
     });
-    charge.intentId = outcome.intent.id;
     if (outcome.status === 'declined' || outcome.status === 'failed') {
-      Object.assign(charge, {
-        status: 'declined',
-        failureCode: outcome.decline.code,
-        failureReason: outcome.decline.reason,
-        updatedAt: now,
-      });
-      await this.charges.update(charge.id, {
-        status: 'declined',
-        intentId: outcome.intent.id,
-        failureCode: outcome.decline.code,
-        failureReason: outcome.decline.reason,
-        updatedAt: now,
-      });
+      await this.move(
+        charge,
+        {
+          status: 'declined',
+          intentId: outcome.intent.id,
+          failureCode: outcome.decline.code,
+          failureReason: outcome.decline.reason,
+        },
+        now,
+      );
       await this.audit.record(
         charge.buyerWorkspaceId,
         SYSTEM,
@@ -455,12 +453,7 @@ export class RecurringChargesService implements OnModuleInit {
       );
       return 'declined';
     }
-    charge.status = 'processing';
-    await this.charges.update(charge.id, {
-      status: 'processing',
-      intentId: outcome.intent.id,
-      updatedAt: now,
-    });
+    await this.move(charge, { status: 'processing', intentId: outcome.intent.id }, now);
     return 'debiting';
   }
 
@@ -507,18 +500,11 @@ export class RecurringChargesService implements OnModuleInit {
         );
         return { withdrawn: `This debit can no longer go ahead: its mandate is ${status}.` };
       }
-      Object.assign(charge, {
-        status: 'scheduled',
-        authorisedBy: approval.decidedBy,
-        authorisedAt: now,
-        updatedAt: now,
-      });
-      await this.charges.update(charge.id, {
-        status: 'scheduled',
-        authorisedBy: approval.decidedBy,
-        authorisedAt: now,
-        updatedAt: now,
-      });
+      await this.move(
+        charge,
+        { status: 'scheduled', authorisedBy: approval.decidedBy, authorisedAt: now },
+        now,
+      );
       this.enqueueAfterCommit(charge);
       return;
     }
@@ -545,22 +531,17 @@ export class RecurringChargesService implements OnModuleInit {
   ): Promise<void> {
     const now = this.clock.now();
     const wasAwaiting = charge.status === 'awaiting_authorisation';
-    Object.assign(charge, {
-      status,
-      failureCode: why.code,
-      failureReason: why.reason,
-      cancelledBy: status === 'cancelled' ? `${actor.type}:${actor.id}` : null,
-      cancelledAt: status === 'cancelled' ? now : null,
-      updatedAt: now,
-    });
-    await this.charges.update(charge.id, {
-      status,
-      failureCode: why.code,
-      failureReason: why.reason,
-      cancelledBy: charge.cancelledBy,
-      cancelledAt: charge.cancelledAt,
-      updatedAt: now,
-    });
+    await this.move(
+      charge,
+      {
+        status,
+        failureCode: why.code,
+        failureReason: why.reason,
+        cancelledBy: status === 'cancelled' ? `${actor.type}:${actor.id}` : null,
+        cancelledAt: status === 'cancelled' ? now : null,
+      },
+      now,
+    );
     if (wasAwaiting && !opts.fromApproval) {
       await this.approvals.withdraw('recurring_charge', charge.id, `${why.reason}.`);
     }
@@ -587,6 +568,16 @@ export class RecurringChargesService implements OnModuleInit {
         code: why.code,
       },
     );
+  }
+
+  /** Changes the locked charge, in memory and in its row (with updated_at). */
+  private async move(
+    charge: RecurringCharge,
+    patch: Partial<RecurringCharge>,
+    now: Date,
+  ): Promise<void> {
+    Object.assign(charge, patch, { updatedAt: now });
+    await this.charges.update(charge.id, { ...patch, updatedAt: now });
   }
 
   /** The delayed job at debit_at (Bull's delay is relative; the clock may be moved in tests). */
