@@ -428,9 +428,7 @@ export class GatewayRail implements PaymentRail {
   }
 
   /** What the gateway is told of a mandate when it is registered: cap, end, billing cycle. */
-  private async mandateTerms(
-    mandateId: string,
-  ): Promise<{
+  private async mandateTerms(mandateId: string): Promise<{
     per_payment_cap_paise: string;
     valid_until: Date;
     billing_cycle: string | null;
