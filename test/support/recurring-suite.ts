@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 import request from 'supertest';
 
@@ -6,6 +8,7 @@ import { ApprovalsService } from '../../src/approvals/approvals.service';
 import { QUEUES } from '../../src/common/queues/queues';
 import { MandatesService } from '../../src/mandates/mandates.service';
 import { RecurringChargesService } from '../../src/recurring/recurring-charges.service';
+import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { bearer } from '../factories/intent.factory';
 import { createOffer } from '../factories/offer.factory';
@@ -560,6 +563,52 @@ export function recurringSuite(rail: string, start: () => Promise<RecurringHarne
       setNow(ist(2027, 4, 2, 8, 1));
       await svc.runDue();
       expect(await intentsOf(a.body.id)).toBe(0);
+    });
+
+    it('delivers the pre-debit notice to the buyer’s webhook endpoint, signed, with the amount and how to cancel', async () => {
+      const got: { body: string; headers: http.IncomingHttpHeaders }[] = [];
+      const server = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          got.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+          res.writeHead(200).end('ok');
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        setNow(ist(2027, 5, 1, 8, 0));
+        const endpoint = await request(t.url)
+          .post('/v1/webhooks/endpoints')
+          .set(bearer(ws.apiKey))
+          .send({
+            url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+            event_types: ['recurring.pre_debit_notice'],
+          });
+        expect(endpoint.status).toBe(201);
+        const mandateId = await recurringMandate();
+        const res = await schedule(mandateId, { amount_paise: 43_210 });
+        expect(res.status).toBe(201);
+        await t.get(WebhookDispatcher).dispatchPending();
+        const deadline = Date.now() + 10_000;
+        while (got.length === 0 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        expect(got).toHaveLength(1);
+        expect(got[0].headers['webhook-signature']).toMatch(/^v1,/);
+        expect(JSON.parse(got[0].body)).toMatchObject({
+          type: 'recurring.pre_debit_notice',
+          data: {
+            charge_id: res.body.id,
+            amount_paise: 43_210,
+            currency: 'INR',
+            debit_at: res.body.debit_at,
+            cancel: { url: `${t.config.appUrl}/autopay/charges/${res.body.id}/cancel` },
+          },
+        });
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
     });
   });
 }
