@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LessThanOrEqual } from 'typeorm';
 
-import { Tx } from '../database/tx';
+import { QueuedStatement, Tx } from '../database/tx';
 import { GENESIS_HASH } from './chain-entry';
 import { Chain } from './entities/chain.entity';
 import { ChainEntry } from './entities/chain-entry.entity';
@@ -72,20 +72,14 @@ export class ChainRepository {
   }
 
   /**
-   * Starts a new chain with its first entry (seq 1 after GENESIS_HASH), chain row and entry in one
-   * statement. Fails (unique violation) if the chain exists: only for ids minted for this chain.
+   * Starts a new chain with its first entry (seq 1 after GENESIS_HASH): the chain row and the entry
+   * are queued for the commit's one statement (`Tx.writeBeforeCommit`; nothing reads them back in
+   * the transaction that mints the id). The commit fails (unique violation) if the chain exists:
+   * only for ids minted for this chain.
    */
-  async startWith(entry: ChainEntryRow): Promise<void> {
-    await this.tx.manager.query(
-      `WITH chain AS (
-         INSERT INTO chains (id, head_hash, length, created_at, updated_at)
-         VALUES ($1, $4, $2, $6, $6)
-         RETURNING id
-       )
-       INSERT INTO chain_entries (chain_id, seq, prev_hash, hash, payload, created_at, kid, jws)
-       SELECT chain.id, $2, $3, $4, $5::text::jsonb, $6, $7, $8 FROM chain`,
-      entryParams(entry),
-    );
+  async startAtCommit(entry: ChainEntryRow): Promise<void> {
+    await this.tx.writeBeforeCommit('chains.start', entry, insertNewChains);
+    await this.tx.writeBeforeCommit('chain_entries.first', entry, insertFirstEntries);
   }
 
   findHead(chainId: string): Promise<Chain | null> {
@@ -102,4 +96,39 @@ export class ChainRepository {
   findEntry(chainId: string, seq: number): Promise<ChainEntry | null> {
     return this.tx.manager.findOneBy(ChainEntry, { chainId, seq });
   }
+}
+
+/** New chains' head rows (their first entry is the head), as one INSERT. */
+function insertNewChains(rows: ChainEntryRow[]): QueuedStatement {
+  return {
+    sql: `INSERT INTO chains (id, head_hash, length, created_at, updated_at)
+     SELECT id, h, n, c::timestamptz, c::timestamptz
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) AS r(id, h, n, c)`,
+    params: [
+      rows.map((r) => r.chainId),
+      rows.map((r) => r.hash),
+      rows.map((r) => r.seq),
+      rows.map((r) => r.createdAt.toISOString()),
+    ],
+  };
+}
+
+/** New chains' first entries, as one INSERT. */
+function insertFirstEntries(rows: ChainEntryRow[]): QueuedStatement {
+  return {
+    sql: `INSERT INTO chain_entries (chain_id, seq, prev_hash, hash, payload, created_at, kid, jws)
+     SELECT id, n, p, h, pl::jsonb, c::timestamptz, k, j
+       FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                   $8::text[]) AS r(id, n, p, h, pl, c, k, j)`,
+    params: [
+      rows.map((r) => r.chainId),
+      rows.map((r) => r.seq),
+      rows.map((r) => r.prevHash),
+      rows.map((r) => r.hash),
+      rows.map((r) => JSON.stringify(r.payload)),
+      rows.map((r) => r.createdAt.toISOString()),
+      rows.map((r) => r.kid),
+      rows.map((r) => r.jws),
+    ],
+  };
 }

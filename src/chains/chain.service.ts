@@ -42,13 +42,14 @@ export class ChainService {
 
   /**
    * Starts a new chain whose id the caller has just minted (a receipt `rcp_…`) with payload as
-   * entry 1, in one statement and without waiting on any lock: nobody else can know the id yet.
-   * Fails if the chain exists; `append` is for chains that may.
+   * entry 1, written with the commit's one statement and without waiting on any lock: nobody else
+   * can know the id yet (nor read it before the commit). The commit fails if the chain exists;
+   * `append` is for chains that may.
    */
   start(chainId: string, payload: object): Promise<ChainEntryJson> {
     return this.tx.run(async () => {
       const { entry, row } = await this.signed(chainId, 1, GENESIS_HASH, payload);
-      await this.chains.startWith(row);
+      await this.chains.startAtCommit(row);
       return entry;
     });
   }

@@ -13,7 +13,6 @@ import { OrdersService } from '../orders/orders.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
-import { SellerService } from '../seller/seller.service';
 import { checkoutErrors } from './checkout.errors';
 import { CheckoutService } from './checkout.service';
 import { parsePaymentData } from './checkout-input';
@@ -56,7 +55,6 @@ export class CheckoutCompletionService implements OnModuleInit {
     private readonly audit: AuditLog,
     private readonly repo: CheckoutSessionRepository,
     private readonly checkout: CheckoutService,
-    private readonly listings: SellerService,
     private readonly tokens: TokensService,
     private readonly payments: PaymentsService,
     private readonly sources: PaymentSources,
@@ -115,7 +113,8 @@ export class CheckoutCompletionService implements OnModuleInit {
   ): Promise<Eventually<AcpCheckoutSession>> {
     const credential = parsePaymentData(body.payment_data);
     return this.tx.run(async () => {
-      const session = await this.checkout.lockVisible(caller, id);
+      // The session locked and its offers' states in one statement.
+      const { session, offers } = await this.checkout.lockVisibleWithOffers(caller, id);
       const now = this.clock.now();
       const status = effectiveStatus(session, now);
       const total = sessionTotal(session.lineItems);
@@ -132,9 +131,9 @@ export class CheckoutCompletionService implements OnModuleInit {
         await redeem();
         throw checkoutErrors.invalidState(id, status, 'completed');
       }
-      if (await this.offerWithdrawnSince(session)) {
+      if (await this.offerWithdrawnSince(session, offers)) {
         // The session stops being payable; the token is untouched (nothing was redeemed).
-        await this.repo.save(session);
+        await this.repo.saveAtCommit(session);
         return this.checkout.present(session);
       }
       const { token } = await redeem();
@@ -142,23 +141,28 @@ export class CheckoutCompletionService implements OnModuleInit {
         session.buyer = { ...body.buyer };
       }
       const units = session.lineItems.reduce((n, l) => n + l.quantity, 0);
-      const outcome = await this.payments.pay({
-        buyerAgentId: token.buyerAgentId,
-        sellerAgentId: session.sellerAgentId,
-        amountPaise: total,
-        mandateId: token.mandateId,
-        tokenId: token.id,
-        source: { kind: 'checkout', id },
-        description: `Checkout ${id} (${units} ${units === 1 ? 'item' : 'items'})`,
-        receiptContext: {
-          checkout_session_id: id,
-          line_items: session.lineItems.map((l) => ({
-            sku: l.sku,
-            quantity: l.quantity,
-            unit_paise: l.unit_paise,
-          })),
+      // The intent and the session are written by the commit's one statement: nothing here reads
+      // them back.
+      const outcome = await this.payments.pay(
+        {
+          buyerAgentId: token.buyerAgentId,
+          sellerAgentId: session.sellerAgentId,
+          amountPaise: total,
+          mandateId: token.mandateId,
+          tokenId: token.id,
+          source: { kind: 'checkout', id },
+          description: `Checkout ${id} (${units} ${units === 1 ? 'item' : 'items'})`,
+          receiptContext: {
+            checkout_session_id: id,
+            line_items: session.lineItems.map((l) => ({
+              sku: l.sku,
+              quantity: l.quantity,
+              unit_paise: l.unit_paise,
+            })),
+          },
         },
-      });
+        { insertAtCommit: true },
+      );
       session.intentId = outcome.intent.id;
       session.updatedAt = this.clock.now();
       switch (outcome.status) {
@@ -197,7 +201,7 @@ export class CheckoutCompletionService implements OnModuleInit {
           session.messages = [paymentDeclinedMessage(outcome.intent)];
           break;
       }
-      await this.repo.save(session);
+      await this.repo.saveAtCommit(session);
       // order_create (+ the digital delivery's order_update) in this transaction, when it completed.
       await this.orders.emitCompleted(session);
       await this.audit.record(
@@ -238,12 +242,11 @@ export class CheckoutCompletionService implements OnModuleInit {
    * The snapshot price holds until expiry, but a withdrawn offer blocks payment: re-check the
    * offers and, if one went, move the session to not_ready_for_payment with the reason.
    */
-  private async offerWithdrawnSince(session: CheckoutSession): Promise<boolean> {
-    const offers = await this.listings.findOffers(
-      session.sellerAgentId,
-      session.lineItems.map((l) => l.sku),
-    );
-    const withdrawn = session.lineItems.some((l) => !offers.find((o) => o.sku === l.sku)?.active);
+  private async offerWithdrawnSince(
+    session: CheckoutSession,
+    offers: Map<string, boolean>,
+  ): Promise<boolean> {
+    const withdrawn = session.lineItems.some((l) => !offers.get(l.sku));
     if (!withdrawn) {
       return false;
     }
@@ -255,7 +258,7 @@ export class CheckoutCompletionService implements OnModuleInit {
           name: l.name,
           unitPaise: l.unit_paise,
           category: l.category,
-          active: offers.find((o) => o.sku === l.sku)?.active ?? false,
+          active: offers.get(l.sku) ?? false,
         },
       ]),
     );
@@ -291,7 +294,7 @@ export class CheckoutCompletionService implements OnModuleInit {
       return;
     }
     this.markCompleted(session);
-    await this.repo.save(session);
+    await this.repo.saveAtCommit(session);
     await this.orders.emitCompleted(session);
     this.answerWhenCommitted(session, intent.receiptId);
   }
@@ -325,7 +328,7 @@ export class CheckoutCompletionService implements OnModuleInit {
       messages: [paymentDeclinedMessage(intent)],
       updatedAt: this.clock.now(),
     });
-    await this.repo.save(session);
+    await this.repo.saveAtCommit(session);
     this.answerWhenCommitted(session, null);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
+import { entityFromJson } from '../database/entity-from-json';
 import { QueuedStatement, Tx } from '../database/tx';
 import { CheckoutSession } from './checkout-session.entity';
 
@@ -32,6 +33,36 @@ export class CheckoutSessionRepository {
     });
   }
 
+  /**
+   * The session FOR NO KEY UPDATE and, in the same statement, whether each of its line items'
+   * offers is still active (sku → active; a sku with no offer row is absent): the two reads a
+   * complete makes before it pays (README "Tests", "SQL budgets"). The offers are read, not locked,
+   * as `SellerService.findOffers` reads them.
+   */
+  async lockWithOfferStates(
+    id: string,
+  ): Promise<{ session: CheckoutSession; offers: Map<string, boolean> } | null> {
+    const [row] = await this.tx.manager.query<
+      { session: Record<string, unknown>; offers: { sku: string; active: boolean }[] }[]
+    >(
+      `WITH s AS (SELECT * FROM checkout_sessions WHERE id = $1 FOR NO KEY UPDATE)
+       SELECT row_to_json(s) AS session,
+              (SELECT COALESCE(json_agg(json_build_object('sku', o.sku, 'active', o.active)), '[]'::json)
+                 FROM offers o
+                WHERE o.seller_agent_id = s.seller_agent_id
+                  AND o.sku IN (SELECT l->>'sku' FROM jsonb_array_elements(s.line_items) AS l)) AS offers
+         FROM s`,
+      [id],
+    );
+    if (!row) {
+      return null;
+    }
+    return {
+      session: entityFromJson(this.tx.manager, CheckoutSession, row.session),
+      offers: new Map(row.offers.map((o) => [o.sku, o.active])),
+    };
+  }
+
   findByOrderId(orderId: string): Promise<CheckoutSession | null> {
     return this.tx.manager.findOneBy(CheckoutSession, { orderId });
   }
@@ -50,6 +81,15 @@ export class CheckoutSessionRepository {
       completedAt: s.completedAt,
       canceledAt: s.canceledAt,
     } as QueryDeepPartialEntity<CheckoutSession>);
+  }
+
+  /**
+   * Queues the same write as `save` for the commit's one statement (Tx.writeBeforeCommit): for a
+   * transaction that does not read the session back afterwards. A session queued twice is written
+   * as it last stood.
+   */
+  async saveAtCommit(s: CheckoutSession): Promise<void> {
+    await this.tx.writeBeforeCommit('checkout_sessions.update', s, updateSessions);
   }
 
   /**
@@ -99,6 +139,35 @@ function insertSessions(rows: CheckoutSession[]): QueuedStatement {
       rows.map((r) => iso(r.createdAt)),
       rows.map((r) => iso(r.updatedAt)),
       rows.map((r) => iso(r.expiresAt)),
+      rows.map((r) => iso(r.completedAt)),
+      rows.map((r) => iso(r.canceledAt)),
+    ],
+  };
+}
+
+/** Every mutable column of locked sessions as one UPDATE (the columns `save` writes). */
+function updateSessions(queued: CheckoutSession[]): QueuedStatement {
+  const rows = [...new Map(queued.map((r) => [r.id, r])).values()];
+  return {
+    sql: `UPDATE checkout_sessions AS s
+             SET status = u.st, line_items = u.li::jsonb, buyer = u.b::jsonb, messages = u.msg::jsonb,
+                 intent_id = u.ii, order_id = u.oi, intent_trace = u.it::jsonb,
+                 updated_at = u.ua::timestamptz, completed_at = u.co::timestamptz,
+                 canceled_at = u.cx::timestamptz
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                        $8::text[], $9::text[], $10::text[], $11::text[])
+                 AS u(id, st, li, b, msg, ii, oi, it, ua, co, cx)
+           WHERE s.id = u.id`,
+    params: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.status),
+      rows.map((r) => json(r.lineItems)),
+      rows.map((r) => json(r.buyer)),
+      rows.map((r) => json(r.messages)),
+      rows.map((r) => r.intentId),
+      rows.map((r) => r.orderId),
+      rows.map((r) => json(r.intentTrace)),
+      rows.map((r) => iso(r.updatedAt)),
       rows.map((r) => iso(r.completedAt)),
       rows.map((r) => iso(r.canceledAt)),
     ],

@@ -208,6 +208,21 @@ export class CheckoutService {
     return session;
   }
 
+  /**
+   * lockVisible, with whether each line item's offer is still active read by the same statement
+   * (`CheckoutSessionRepository.lockWithOfferStates`): what a complete needs before it pays.
+   */
+  async lockVisibleWithOffers(
+    caller: ProtocolKeyPrincipal,
+    id: string,
+  ): Promise<{ session: CheckoutSession; offers: Map<string, boolean> }> {
+    const found = await this.repo.lockWithOfferStates(id);
+    if (!found || found.session.sellerAgentId !== caller.agentId) {
+      throw checkoutErrors.notFound(id);
+    }
+    return found;
+  }
+
   /** The full ACP body of a session as it stands now. */
   async present(
     session: CheckoutSession,

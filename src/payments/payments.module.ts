@@ -9,6 +9,7 @@ import { GATEWAY_CLIENT, gatewayClientOf, GatewayRail } from '../gateway/gateway
 import { GatewayStore } from '../gateway/gateway-store';
 import { ReceiptsModule } from '../receipts/receipts.module';
 import { OutboxService } from './outbox.service';
+import { PaymentIntentRepository } from './payment-intent.repository';
 import { PAYMENT_RAIL, PaymentRail } from './payment-rail';
 import { PaymentSources } from './payment-sources';
 import { PaymentsService } from './payments.service';
@@ -24,6 +25,7 @@ import { SandboxRail } from './sandbox-rail';
   imports: [ApprovalsModule, ReceiptsModule, SweeperModule],
   providers: [
     PaymentsService,
+    PaymentIntentRepository,
     PaymentSources,
     OutboxService,
     RailReconciler,

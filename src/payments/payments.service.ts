@@ -14,6 +14,7 @@ import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { entityFromJson } from '../database/entity-from-json';
 import { QueuedStatement, Tx } from '../database/tx';
 import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate } from '../mandates/mandate.entity';
@@ -22,6 +23,7 @@ import { ReceiptsService } from '../receipts/receipts.service';
 import { Decline, evaluateBuyerRules, startOfIndianDay } from './buyer-rules';
 import { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
 import { OutboxService } from './outbox.service';
+import { PaymentIntentRepository } from './payment-intent.repository';
 import { PAYMENT_RAIL, PaymentRail, RailDebitRequest, RailResult } from './payment-rail';
 import { PaymentSources } from './payment-sources';
 import { paymentErrors } from './payments.errors';
@@ -109,6 +111,7 @@ export class PaymentsService implements OnModuleInit {
     private readonly tx: Tx,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
+    private readonly intents: PaymentIntentRepository,
     private readonly approvals: ApprovalsService,
     private readonly sources: PaymentSources,
     private readonly outbox: OutboxService,
@@ -149,20 +152,19 @@ export class PaymentsService implements OnModuleInit {
    */
   async pay(
     req: PayRequest,
-    opts: { callRail?: boolean } = {},
+    opts: { callRail?: boolean; insertAtCommit?: boolean } = {},
   ): Promise<PayOutcome & { sellerName: string }> {
-    return this.tx.run(async (m) => {
+    const insert = (intent: PaymentIntent) =>
+      opts.insertAtCommit ? this.intents.insertAtCommit(intent) : this.intents.insert(intent);
+    return this.tx.run(async () => {
       const now = this.clock.now();
       // Serialise payments of one buyer agent, so the daily cap cannot be overrun by a race; the
-      // seller is read (not locked) by the same statement.
-      const { buyer, seller } = await this.lockBuyerReadSeller(req.buyerAgentId, req.sellerAgentId);
-      const mandate =
-        req.mandateId === null
-          ? null
-          : await m.findOne(Mandate, {
-              where: { id: req.mandateId },
-              lock: { mode: 'for_no_key_update' },
-            });
+      // seller is read (not locked) and the mandate locked after the buyer by the same statement.
+      const { buyer, seller, mandate } = await this.lockBuyerAndMandate(
+        req.buyerAgentId,
+        req.sellerAgentId,
+        req.mandateId,
+      );
       if (!buyer || !seller || (req.mandateId !== null && !mandate)) {
         throw new Error('pay() called with unknown buyer, seller or mandate');
       }
@@ -217,7 +219,7 @@ export class PaymentsService implements OnModuleInit {
           declineCode: decline.code,
           declineReason: decline.reason,
         });
-        await m.insert(PaymentIntent, intent);
+        await insert(intent);
         await this.audit.record(
           buyer.workspaceId,
           { type: 'agent', id: buyer.id },
@@ -232,7 +234,7 @@ export class PaymentsService implements OnModuleInit {
       // authorised by its person during the notice when it needed it: no second approval.
       if (!onPage && !scheduled && req.amountPaise > this.config.approvalThresholdPaise) {
         intent.status = 'requires_approval';
-        await m.insert(PaymentIntent, intent);
+        await insert(intent);
         const approval = await this.approvals.request({
           workspaceId: buyer.workspaceId,
           kind: 'payment',
@@ -250,7 +252,7 @@ export class PaymentsService implements OnModuleInit {
         this.metrics.payment(intent);
         return { status: 'requires_approval', intent, approval, sellerName: seller.name };
       }
-      await m.insert(PaymentIntent, intent);
+      await insert(intent);
       if (opts.callRail !== false) {
         await this.tx.continueAfterCommit(() => this.debitOnRail(intent.id, 'debit', intent));
       }
@@ -259,25 +261,42 @@ export class PaymentsService implements OnModuleInit {
   }
 
   /**
-   * One statement: the buyer agent FOR NO KEY UPDATE (the lock order's buyer step) and the seller
-   * agent read without a lock (a seller's payments must not serialise on it).
+   * One statement: the buyer agent FOR NO KEY UPDATE (the lock order's buyer step), the seller
+   * agent read without a lock (a seller's payments must not serialise on it), and the mandate FOR
+   * NO KEY UPDATE after the buyer (its scan waits for the buyer's row: the lock order's mandate
+   * step). Both locked rows are their latest committed versions, however long the locks waited.
    */
-  private async lockBuyerReadSeller(
+  private async lockBuyerAndMandate(
     buyerAgentId: string,
     sellerAgentId: string,
-  ): Promise<{ buyer: AgentFacts | null; seller: AgentFacts | null }> {
-    const rows = await this.tx.manager.query<(AgentFacts & { role: 'buyer' | 'seller' })[]>(
-      `WITH buyer AS (SELECT id, workspace_id, name FROM agents WHERE id = $1 FOR NO KEY UPDATE)
-       SELECT 'buyer' AS role, id, workspace_id AS "workspaceId", name FROM buyer
+    mandateId: string | null,
+  ): Promise<{ buyer: AgentFacts | null; seller: AgentFacts | null; mandate: Mandate | null }> {
+    const m = this.tx.manager;
+    const rows = await m.query<
+      (AgentFacts & {
+        role: 'buyer' | 'seller' | 'mandate';
+        mandate: Record<string, unknown> | null;
+      })[]
+    >(
+      `WITH buyer AS (SELECT id, workspace_id, name FROM agents WHERE id = $1 FOR NO KEY UPDATE),
+            md AS (SELECT * FROM mandates WHERE id = $3 AND EXISTS (SELECT 1 FROM buyer) FOR NO KEY UPDATE)
+       SELECT 'buyer' AS role, id, workspace_id AS "workspaceId", name, NULL::json AS mandate FROM buyer
        UNION ALL
-       SELECT 'seller', id, workspace_id, name FROM agents WHERE id = $2`,
-      [buyerAgentId, sellerAgentId],
+       SELECT 'seller', id, workspace_id, name, NULL FROM agents WHERE id = $2
+       UNION ALL
+       SELECT 'mandate', NULL, NULL, NULL, row_to_json(md) FROM md`,
+      [buyerAgentId, sellerAgentId, mandateId],
     );
     const find = (role: 'buyer' | 'seller') => {
       const row = rows.find((r) => r.role === role);
       return row ? { id: row.id, workspaceId: row.workspaceId, name: row.name } : null;
     };
-    return { buyer: find('buyer'), seller: find('seller') };
+    const mandate = rows.find((r) => r.role === 'mandate')?.mandate;
+    return {
+      buyer: find('buyer'),
+      seller: find('seller'),
+      mandate: mandate ? entityFromJson(m, Mandate, mandate) : null,
+    };
   }
 
   /**
@@ -345,17 +364,14 @@ export class PaymentsService implements OnModuleInit {
     if (result.status === 'pending') {
       return null;
     }
-    return this.tx.run(async (m) => {
+    return this.tx.run(async () => {
       const peek = of ?? (await this.sourceOf(intentId));
       if (!peek) {
         return null;
       }
       const source = this.sources.get(peek.kind);
       await source?.lock(peek.id);
-      const intent = await m.findOne(PaymentIntent, {
-        where: { id: intentId },
-        lock: { mode: 'for_no_key_update' },
-      });
+      const intent = await this.intents.lock(intentId);
       if (!intent || intent.status !== 'processing') {
         return null;
       }
@@ -581,7 +597,6 @@ export class PaymentsService implements OnModuleInit {
     receiptContext: Record<string, unknown>,
     result: Exclude<RailResult, { status: 'pending' }>,
   ): Promise<Exclude<PayOutcome, { status: 'processing' | 'requires_approval' }>> {
-    const m = this.tx.manager;
     const now = this.clock.now();
     // Nothing reads it back in this transaction: written with the commit's one statement.
     await this.tx.writeBeforeCommit<DebitTransferRow>(
@@ -607,17 +622,7 @@ export class PaymentsService implements OnModuleInit {
         railReference: result.reference,
         updatedAt: now,
       });
-      await m.update(
-        PaymentIntent,
-        { id: intent.id },
-        {
-          status: 'failed',
-          declineCode: result.failureCode,
-          declineReason: result.message,
-          railReference: result.reference,
-          updatedAt: now,
-        },
-      );
+      await this.intents.recordOutcomeAtCommit(intent);
       this.metrics.payment(intent);
       return {
         status: 'failed',
@@ -633,17 +638,9 @@ export class PaymentsService implements OnModuleInit {
     });
     const receipt = await this.receipts.issueForPayment(intent, receiptContext);
     intent.receiptId = receipt.receiptId;
-    await m.update(
-      PaymentIntent,
-      { id: intent.id },
-      {
-        status: 'settled',
-        railReference: result.reference,
-        settledAt: now,
-        updatedAt: now,
-        receiptId: receipt.receiptId,
-      },
-    );
+    // The receipt's chain, this outcome, the rail transfer, the event and the audit row are all
+    // written by the commit's one statement (nothing reads them back in this transaction).
+    await this.intents.recordOutcomeAtCommit(intent);
     await this.outbox.add({
       workspaceId: intent.sellerWorkspaceId,
       agentId: intent.sellerAgentId,

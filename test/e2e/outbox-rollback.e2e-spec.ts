@@ -122,15 +122,16 @@ describe('outbox: a rolled-back payment leaves no event', () => {
 
   it('settles inside the second transaction, then keeps nothing of it and delivers nothing when it throws; the reconciler settles it once', async () => {
     const undone = await pay('roll_back');
-    // Inside the second transaction the payment had fully settled: receipt entry, settled status.
-    // Its outbox row was queued, to be written by the statement sent just before the commit
-    // (OutboxService, Tx.writeBeforeCommit), so not even the transaction itself saw it yet.
+    // Inside the second transaction the payment had settled (the outcome), but its writes were
+    // queued, to be written by the one statement sent just before the commit (Tx.writeBeforeCommit:
+    // the receipt's chain, the intent's outcome, the outbox row), so not even the transaction
+    // itself saw them yet.
     expect(undone).toMatchObject({
       recorded: 'processing',
       outcome: 'settled',
       rolled_back: true,
       receipt_id: expect.stringMatching(/^rcp_/),
-      inside: { outbox: 0, entries: 1, status: 'settled' },
+      inside: { outbox: 0, entries: 0, status: 'processing' },
     });
     // The first transaction (the intent, processing) stands; nothing of the second does.
     expect(await leftovers(undone)).toEqual({
@@ -161,7 +162,7 @@ describe('outbox: a rolled-back payment leaves no event', () => {
       recorded: 'processing',
       outcome: 'settled',
       rolled_back: false,
-      inside: { outbox: 0, entries: 1 },
+      inside: { outbox: 0, entries: 0 },
     });
     expect(kept.intent_id).not.toBe(undone.intent_id);
     await t.get(WebhookDispatcher).dispatchPending();
