@@ -77,24 +77,40 @@ export class CheckoutCompletionService implements OnModuleInit {
    */
   private readonly awaited = new Map<
     string,
-    { sellerName: string; answer: { session: CheckoutSession; receiptId: string | null } | null }
+    {
+      sellerName: string;
+      pending: AfterCommit<AcpCheckoutSession>;
+      answer: AcpCheckoutSession | null;
+    }
   >();
 
   onModuleInit(): void {
     this.sources.register('checkout', {
       lock: async (sessionId, opts) => {
         const session = await this.repo.lockById(sessionId, opts);
-        if (session && this.tx.active) {
-          const m = this.tx.manager;
-          const locked = this.lockedSources.get(m) ?? new Map<string, CheckoutSession>();
-          locked.set(sessionId, session);
-          this.lockedSources.set(m, locked);
+        if (session) {
+          this.rememberLocked(session);
         }
         return session !== null;
+      },
+      lockStatement: {
+        sql: (sessionId) => this.repo.lockStatement(sessionId),
+        adopt: (row) => this.rememberLocked(this.repo.fromJson(row)),
       },
       onSettled: (intent) => this.onApprovedPaymentSettled(intent),
       onDeclined: (intent) => this.onPendingPaymentDeclined(intent),
     });
+  }
+
+  /** Keeps a session this transaction locked as a payment's source (see `lockedSources`). */
+  private rememberLocked(session: CheckoutSession): void {
+    if (!this.tx.active) {
+      return;
+    }
+    const m = this.tx.manager;
+    const locked = this.lockedSources.get(m) ?? new Map<string, CheckoutSession>();
+    locked.set(session.id, session);
+    this.lockedSources.set(m, locked);
   }
 
   /**
@@ -220,12 +236,11 @@ export class CheckoutCompletionService implements OnModuleInit {
           this.awaited.clear();
         }
         const sellerName = outcome.sellerName;
-        this.awaited.set(id, { sellerName, answer: null });
-        return new AfterCommit(async () => {
+        const pending = new AfterCommit(async () => {
           const answer = this.awaited.get(id)?.answer;
           this.awaited.delete(id);
           if (answer) {
-            return this.checkout.present(answer.session, sellerName, answer.receiptId);
+            return answer;
           }
           // No definite answer from the rail yet (or another instance settled it): read it.
           return this.checkout.present(
@@ -233,6 +248,8 @@ export class CheckoutCompletionService implements OnModuleInit {
             sellerName,
           );
         });
+        this.awaited.set(id, { sellerName, pending, answer: null });
+        return pending;
       }
       return this.checkout.present(session);
     });
@@ -296,7 +313,7 @@ export class CheckoutCompletionService implements OnModuleInit {
     this.markCompleted(session);
     await this.repo.saveAtCommit(session);
     await this.orders.emitCompleted(session);
-    this.answerWhenCommitted(session, intent.receiptId);
+    await this.answerWhenCommitted(session, intent.receiptId);
   }
 
   /** The session the source lock of this transaction returned, else read. */
@@ -304,16 +321,22 @@ export class CheckoutCompletionService implements OnModuleInit {
     return this.lockedSources.get(this.tx.manager)?.get(id) ?? this.repo.findById(id);
   }
 
-  /** Hands the session to the complete request waiting for it, once this transaction commits. */
-  private answerWhenCommitted(session: CheckoutSession, receiptId: string | null): void {
-    if (!this.awaited.has(session.id)) {
+  /**
+   * The answer of the complete request waiting for this session (if it is waiting in this
+   * process): presented now, stored on its Idempotency-Key by this transaction's commit
+   * (AfterCommit.storeWithin), and handed over once this transaction commits.
+   */
+  private async answerWhenCommitted(
+    session: CheckoutSession,
+    receiptId: string | null,
+  ): Promise<void> {
+    const waiting = this.awaited.get(session.id);
+    if (!waiting) {
       return;
     }
-    this.tx.afterCommit(() => {
-      const waiting = this.awaited.get(session.id);
-      if (waiting) {
-        waiting.answer = { session, receiptId };
-      }
+    const answer = await this.checkout.present(session, waiting.sellerName, receiptId);
+    await waiting.pending.storeWithin(this.tx, answer, () => {
+      waiting.answer = answer;
     });
   }
 
@@ -329,7 +352,7 @@ export class CheckoutCompletionService implements OnModuleInit {
       updatedAt: this.clock.now(),
     });
     await this.repo.saveAtCommit(session);
-    this.answerWhenCommitted(session, null);
+    await this.answerWhenCommitted(session, null);
   }
 }
 

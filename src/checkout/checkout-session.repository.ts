@@ -58,9 +58,19 @@ export class CheckoutSessionRepository {
       return null;
     }
     return {
-      session: entityFromJson(this.tx.manager, CheckoutSession, row.session),
+      session: this.fromJson(row.session),
       offers: new Map(row.offers.map((o) => [o.sku, o.active])),
     };
+  }
+
+  /** lockById as one statement for PaymentIntentRepository.lockAfter (its $1 is the session id). */
+  lockStatement(id: string): QueuedStatement {
+    return { sql: 'SELECT * FROM checkout_sessions WHERE id = $1 FOR NO KEY UPDATE', params: [id] };
+  }
+
+  /** A session row as row_to_json gives it. */
+  fromJson(row: Record<string, unknown>): CheckoutSession {
+    return entityFromJson(this.tx.manager, CheckoutSession, row);
   }
 
   findByOrderId(orderId: string): Promise<CheckoutSession | null> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
+import { entityFromJson } from '../database/entity-from-json';
 import { QueuedStatement, Tx } from '../database/tx';
 import { PaymentIntent } from './entities/payment-intent.entity';
 
@@ -28,6 +29,32 @@ export class PaymentIntentRepository {
       where: { id },
       lock: { mode: 'for_no_key_update' },
     });
+  }
+
+  /**
+   * One statement: the source row locked by `source` (a `SELECT * … FOR NO KEY UPDATE` whose
+   * parameters come first), then the intent FOR NO KEY UPDATE: its scan starts only once the
+   * source's lock is held (the one-time filter on the source's count), keeping the lock order.
+   * Both rows are their latest committed versions, however long the locks waited.
+   */
+  async lockAfter(
+    source: QueuedStatement,
+    id: string,
+  ): Promise<{ source: Record<string, unknown> | null; intent: PaymentIntent | null }> {
+    const n = source.params.length + 1;
+    const [row] = await this.tx.manager.query<
+      { source: Record<string, unknown> | null; intent: Record<string, unknown> | null }[]
+    >(
+      `WITH src AS (${source.sql}),
+            i AS (SELECT * FROM payment_intents WHERE id = $${n} AND (SELECT count(*) FROM src) >= 0
+                  FOR NO KEY UPDATE)
+       SELECT (SELECT row_to_json(src) FROM src) AS source, (SELECT row_to_json(i) FROM i) AS intent`,
+      [...source.params, id],
+    );
+    return {
+      source: row.source,
+      intent: row.intent ? entityFromJson(this.tx.manager, PaymentIntent, row.intent) : null,
+    };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
+import type { QueuedStatement } from '../database/tx';
 import type { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
 
 /**
@@ -14,6 +15,16 @@ export interface PaymentSourceHandler {
    * Resolves true when the row was found and locked.
    */
   lock(sourceId: string, opts?: { skipLocked?: boolean }): Promise<boolean>;
+  /**
+   * For a source that is one row: its lock as one `SELECT * … FOR NO KEY UPDATE` statement, which
+   * the pipeline sends together with the intent's lock (the source first: PaymentIntentRepository
+   * `lockAfter`), and `adopt`, which is handed the locked row (as row_to_json gives it) in place
+   * of what `lock` would have read. Without it the pipeline calls `lock`.
+   */
+  lockStatement?: {
+    sql(sourceId: string): QueuedStatement;
+    adopt(row: Record<string, unknown>): void;
+  };
   onSettled(intent: PaymentIntent): Promise<void>;
   onDeclined(intent: PaymentIntent): Promise<void>;
 }

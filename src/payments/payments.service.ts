@@ -370,8 +370,18 @@ export class PaymentsService implements OnModuleInit {
         return null;
       }
       const source = this.sources.get(peek.kind);
-      await source?.lock(peek.id);
-      const intent = await this.intents.lock(intentId);
+      let intent: PaymentIntent | null;
+      if (source?.lockStatement) {
+        // The source and the intent locked by one statement, in that order.
+        const locked = await this.intents.lockAfter(source.lockStatement.sql(peek.id), intentId);
+        if (locked.source) {
+          source.lockStatement.adopt(locked.source);
+        }
+        intent = locked.intent;
+      } else {
+        await source?.lock(peek.id);
+        intent = await this.intents.lock(intentId);
+      }
       if (!intent || intent.status !== 'processing') {
         return null;
       }

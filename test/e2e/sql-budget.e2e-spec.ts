@@ -21,7 +21,7 @@ import { shortSql, SqlCounter } from '../support/sql-counter';
 const SQL_BUDGET: Record<Step, { target: number; ceiling?: number }> = {
   create: { target: 5 },
   delegate_payment: { target: 5 },
-  complete: { target: 12, ceiling: 14 },
+  complete: { target: 12 },
 };
 
 type Step = 'create' | 'delegate_payment' | 'complete';

@@ -320,8 +320,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
           }
           if (body instanceof AfterCommit) {
             // The answer is final only after commit: the claim already holds the key in flight
-            // (pending_until) with this status.
-            return { replay: false as const, pending: body as AfterCommit<unknown>, status };
+            // (pending_until) with this status. The transaction that makes it final stores it on
+            // the claim with its own commit, when it can (AfterCommit.storeWithin).
+            const pending = body as AfterCommit<unknown>;
+            const claimId = claim.id;
+            pending.storeAnswerWith((answer) =>
+              this.tx.writeBeforeCommit<Answer>(
+                'idempotency_answer',
+                { id: claimId, status, raw: storedBody(answer).raw },
+                storeAnswers,
+              ),
+            );
+            return { replay: false as const, pending, status };
           }
           await this.tx.writeBeforeCommit<Answer>(
             'idempotency_answer',
@@ -429,7 +439,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   /**
    * Second phase of an AfterCommit answer: finish it (outside any transaction), then store the
-   * final answer on the in-flight record (one statement, no transaction of its own). If finishing
+   * final answer on the in-flight record (one statement, no transaction of its own) unless the
+   * transaction that made it final already stored it. If finishing
    * fails, the record is removed so the key can be retried at once (what the retry meets is what
    * the database holds by then).
    */
@@ -450,6 +461,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
         )
         .catch(() => undefined);
       throw err;
+    }
+    if (pending.answerStored) {
+      return body;
     }
     await this.tx.manager.query(
       `UPDATE idempotency_records
