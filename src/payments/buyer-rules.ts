@@ -90,9 +90,10 @@ function mandateDecline(mandate: Mandate, r: RuleInput): Decline | null {
   return null;
 }
 
-/** Start of the current day in India (UTC+05:30), for the daily cap. */
-export function startOfIndianDay(now: Date): Date {
-  const ist = new Date(now.getTime() + 330 * 60_000);
-  ist.setUTCHours(0, 0, 0, 0);
-  return new Date(ist.getTime() - 330 * 60_000);
+/**
+ * The Indian calendar day (UTC+05:30 all year) of an instant, YYYY-MM-DD, the daily cap's day: the
+ * same as the database's ist_day(), which files each intent's amount under its day.
+ */
+export function indianDay(at: Date): string {
+  return new Date(at.getTime() + 330 * 60_000).toISOString().slice(0, 10);
 }

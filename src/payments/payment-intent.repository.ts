@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
+import { paiseFromSql } from '../common/money';
 import { entityFromJson } from '../database/entity-from-json';
 import { QueuedStatement, Tx } from '../database/tx';
 import { PaymentIntent } from './entities/payment-intent.entity';
@@ -55,6 +56,21 @@ export class PaymentIntentRepository {
       source: row.source,
       intent: row.intent ? entityFromJson(this.tx.manager, PaymentIntent, row.intent) : null,
     };
+  }
+
+  /**
+   * What a buyer agent's payments committed on one IST day (`day`, YYYY-MM-DD): the
+   * buyer_daily_spend row the payment_intents trigger keeps (migration 1763700002200), 0 when there
+   * is none. Exact for a caller holding the buyer agent's lock, since every payment that adds to
+   * it is recorded under that lock; what ends meanwhile only lowers it.
+   */
+  async committedOn(buyerAgentId: string, day: string): Promise<number> {
+    const [row] = await this.tx.manager.query<{ committed: string }[]>(
+      `SELECT committed_paise::text AS committed FROM buyer_daily_spend
+        WHERE buyer_agent_id = $1 AND day = $2::date`,
+      [buyerAgentId, day],
+    );
+    return row ? paiseFromSql(row.committed) : 0;
   }
 
   /**

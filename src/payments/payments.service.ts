@@ -20,7 +20,7 @@ import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate } from '../mandates/mandate.entity';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { ReceiptsService } from '../receipts/receipts.service';
-import { Decline, evaluateBuyerRules, startOfIndianDay } from './buyer-rules';
+import { Decline, evaluateBuyerRules, indianDay } from './buyer-rules';
 import { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
 import { OutboxService } from './outbox.service';
 import { PaymentIntentRepository } from './payment-intent.repository';
@@ -732,7 +732,7 @@ export class PaymentsService implements OnModuleInit {
       amountPaise: intent.amountPaise,
       sellerAgentId: intent.sellerAgentId,
       now,
-      spentTodayPaise: await this.spentToday(intent.buyerAgentId, now, intent.id),
+      spentTodayPaise: await this.spentToday(intent.buyerAgentId, now, intent),
       dailyCapPaise: this.config.dailyCapPaise,
     });
   }
@@ -836,23 +836,31 @@ export class PaymentsService implements OnModuleInit {
   }
 
   /**
-   * What this buyer agent committed since the start of the Indian day: settled, in flight and
-   * waiting for approval (so waiting payments count towards the daily cap), except `exceptIntentId`.
+   * What this buyer agent committed on the Indian day of `now`: settled, in flight and waiting for
+   * approval (so waiting payments count towards the daily cap), read from its daily counter row,
+   * less `except` (a waiting payment being checked again) when that payment counts in it.
    */
   private async spentToday(
     buyerAgentId: string,
     now: Date,
-    exceptIntentId: string | null,
+    except: PaymentIntent | null,
   ): Promise<number> {
-    const [row] = await this.tx.manager.query<{ total: string }[]>(
-      `SELECT COALESCE(SUM(amount_paise), 0)::text AS total FROM payment_intents
-        WHERE buyer_agent_id = $1 AND status IN ('requires_approval', 'processing', 'settled') AND created_at >= $2
-          AND id IS DISTINCT FROM $3`,
-      [buyerAgentId, startOfIndianDay(now), exceptIntentId],
-    );
-    return paiseFromSql(row.total);
+    const day = indianDay(now);
+    const committed = await this.intents.committedOn(buyerAgentId, day);
+    const counted =
+      except !== null &&
+      COMMITTED_STATUSES.includes(except.status) &&
+      indianDay(except.createdAt) === day;
+    return counted ? committed - except.amountPaise : committed;
   }
 }
+
+/** The statuses whose amounts count towards the daily cap (the buyer_daily_spend trigger's). */
+const COMMITTED_STATUSES: readonly PaymentIntent['status'][] = [
+  'requires_approval',
+  'processing',
+  'settled',
+];
 
 interface DebitTransferRow {
   id: string;

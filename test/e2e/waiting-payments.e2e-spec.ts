@@ -451,3 +451,98 @@ describe('an expired approval approved afterwards', () => {
     expect(quote.body.status).toBe('open');
   });
 });
+
+/**
+ * The daily cap reads a counter row per buyer agent and IST day (buyer_daily_spend, kept by a
+ * trigger on payment_intents: migration 1763700002200), not a sum over the day's intents.
+ */
+describe('the daily spend counter', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp({ approvalTtlSeconds: 3600, runWorkers: false });
+  });
+  afterAll(() => t.close());
+  afterEach(() => {
+    t.clock.reset();
+    t.config.dailyCapPaise = 5_000_000;
+  });
+
+  it('starts afresh at 00:00 IST: a payment at 23:59:55 counts on its day, one at 00:00:01 on the next', async () => {
+    t.config.dailyCapPaise = 300_000;
+    const ws = await seedWorkspace(t);
+    const mandateId = await insertMandate(t, ws);
+    // 18:30 UTC is 00:00 IST; move the clock to 5 s before the next one.
+    const now = Date.now();
+    const midnight = Math.ceil((now + 330 * 60_000) / 86_400_000) * 86_400_000 - 330 * 60_000;
+    t.clock.advance(midnight - 5_000 - now);
+    const pay = (amountPaise: number) =>
+      payFreeFormQuote(t, { seller: ws.seller, buyer: ws.buyer, mandateId, amountPaise });
+    expect((await pay(200_000)).intent.status).toBe('settled');
+    expect((await pay(100_000)).intent.status).toBe('settled'); // exactly the cap
+    const over = await pay(1);
+    expect(over.intent.status).toBe('declined');
+    expect((await intentRow(t, over.intent.id)).decline_code).toBe('daily_cap_exceeded');
+    t.clock.advance(6_000);
+    expect((await pay(200_000)).intent.status).toBe('settled');
+    const counters = await t.db.query<{ day: string; committed: number }[]>(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, committed_paise::int AS committed
+         FROM buyer_daily_spend WHERE buyer_agent_id = $1 ORDER BY day`,
+      [ws.buyer.id],
+    );
+    const istDay = (ms: number) => new Date(ms + 330 * 60_000).toISOString().slice(0, 10);
+    expect(counters).toEqual([
+      { day: istDay(midnight - 1), committed: 300_000 },
+      { day: istDay(midnight), committed: 200_000 },
+    ]);
+  });
+
+  it('frees what a declined or denied payment held, and counts a waiting one until then', async () => {
+    t.config.dailyCapPaise = 500_000;
+    const ws = await seedWorkspace(t);
+    const mandateId = await insertMandate(t, ws);
+    const committed = async () => {
+      const [row] = await t.db.query<{ committed: number }[]>(
+        `SELECT COALESCE(SUM(committed_paise), 0)::int AS committed FROM buyer_daily_spend WHERE buyer_agent_id = $1`,
+        [ws.buyer.id],
+      );
+      return row.committed;
+    };
+    const waiting = await payFreeFormQuote(t, {
+      seller: ws.seller,
+      buyer: ws.buyer,
+      mandateId,
+      amountPaise: 400_000,
+    });
+    expect(waiting.intent.status).toBe('requires_approval');
+    expect(await committed()).toBe(400_000);
+    const approval = await approvalOf(t, waiting.intent.id);
+    expect((await decide(t, ws, approval.id, 'deny')).res.status).toBe(303);
+    expect(await committed()).toBe(0);
+    // The whole cap is free again.
+    const paid = await payFreeFormQuote(t, {
+      seller: ws.seller,
+      buyer: ws.buyer,
+      mandateId,
+      amountPaise: 200_000,
+    });
+    expect(paid.intent.status).toBe('settled');
+    expect(await committed()).toBe(200_000);
+  });
+
+  it('equals the sum of each buyer’s committed intents per IST day, over everything this file did', async () => {
+    const mismatches = await t.db.query<unknown[]>(
+      `WITH sums AS (
+         SELECT buyer_agent_id, ist_day(created_at) AS day, SUM(amount_paise) AS total
+           FROM payment_intents WHERE status IN ('requires_approval', 'processing', 'settled')
+          GROUP BY 1, 2)
+       SELECT * FROM sums FULL JOIN buyer_daily_spend c USING (buyer_agent_id, day)
+        WHERE COALESCE(sums.total, 0) <> COALESCE(c.committed_paise, 0)`,
+    );
+    expect(mismatches).toEqual([]);
+    const [{ intents }] = await t.db.query<{ intents: number }[]>(
+      `SELECT count(*)::int AS intents FROM payment_intents`,
+    );
+    expect(intents).toBeGreaterThan(10);
+  });
+});

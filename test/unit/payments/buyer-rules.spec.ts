@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
 import type { Mandate } from '../../../src/mandates/mandate.entity';
-import { evaluateBuyerRules, RuleInput, startOfIndianDay } from '../../../src/payments/buyer-rules';
+import { evaluateBuyerRules, indianDay, RuleInput } from '../../../src/payments/buyer-rules';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 
@@ -101,16 +101,12 @@ describe('evaluateBuyerRules', () => {
   });
 });
 
-describe('startOfIndianDay', () => {
+describe('indianDay', () => {
   it('starts the day at 00:00 IST (18:30 UTC the previous day)', () => {
-    expect(startOfIndianDay(new Date('2026-11-22T10:00:00Z')).toISOString()).toBe(
-      '2026-11-21T18:30:00.000Z',
-    );
-    expect(startOfIndianDay(new Date('2026-11-22T18:29:59Z')).toISOString()).toBe(
-      '2026-11-21T18:30:00.000Z',
-    );
-    expect(startOfIndianDay(new Date('2026-11-22T18:30:00Z')).toISOString()).toBe(
-      '2026-11-22T18:30:00.000Z',
-    );
+    expect(indianDay(new Date('2026-11-22T10:00:00Z'))).toBe('2026-11-22');
+    expect(indianDay(new Date('2026-11-21T18:29:59.999Z'))).toBe('2026-11-21');
+    expect(indianDay(new Date('2026-11-21T18:30:00Z'))).toBe('2026-11-22');
+    expect(indianDay(new Date('2026-11-22T18:29:59.999Z'))).toBe('2026-11-22');
+    expect(indianDay(new Date('2026-12-31T18:30:00Z'))).toBe('2027-01-01');
   });
 });
