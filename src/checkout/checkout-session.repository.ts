@@ -5,7 +5,10 @@ import { entityFromJson } from '../database/entity-from-json';
 import { QueuedStatement, Tx } from '../database/tx';
 import { CheckoutSession } from './checkout-session.entity';
 
-/** The only file that queries checkout_sessions; joins the ambient transaction (Tx). */
+/**
+ * The owner of checkout_sessions (docs/architecture.md "Table owners"): the only file that queries
+ * the table (CheckoutStoreModule exports it); joins the ambient transaction (Tx).
+ */
 @Injectable()
 export class CheckoutSessionRepository {
   constructor(private readonly tx: Tx) {}
@@ -75,6 +78,15 @@ export class CheckoutSessionRepository {
 
   findByOrderId(orderId: string): Promise<CheckoutSession | null> {
     return this.tx.manager.findOneBy(CheckoutSession, { orderId });
+  }
+
+  /** The completed session of an order, if it is this seller's (an order's GET). */
+  findCompletedOrder(orderId: string, sellerAgentId: string): Promise<CheckoutSession | null> {
+    return this.tx.manager.findOneBy(CheckoutSession, {
+      orderId,
+      sellerAgentId,
+      status: 'completed',
+    });
   }
 
   /** Writes every mutable column of a locked session. */

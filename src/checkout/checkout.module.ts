@@ -12,7 +12,7 @@ import { CheckoutController } from './checkout.controller';
 import { CheckoutService } from './checkout.service';
 import { CheckoutCompletionService } from './checkout-completion.service';
 import { CheckoutPagesController } from './checkout-pages.controller';
-import { CheckoutSessionRepository } from './checkout-session.repository';
+import { CheckoutStoreModule } from './checkout-store.module';
 import { OrderPageService } from './order-page.service';
 
 /** ACP merchant checkout, discovery, the payment handler documents and the order page. */
@@ -25,14 +25,10 @@ import { OrderPageService } from './order-page.service';
     ChainsModule,
     AppPagesModule,
     OrdersModule,
+    CheckoutStoreModule,
   ],
   controllers: [CheckoutController, AcpDocumentsController, CheckoutPagesController],
-  providers: [
-    CheckoutService,
-    CheckoutCompletionService,
-    CheckoutSessionRepository,
-    OrderPageService,
-  ],
+  providers: [CheckoutService, CheckoutCompletionService, OrderPageService],
   exports: [CheckoutService, CheckoutCompletionService],
 })
 export class CheckoutModule {}

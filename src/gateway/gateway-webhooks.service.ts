@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
-import { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentsService } from '../payments/payments.service';
 import { RefundsService } from '../refunds/refunds.service';
 import { gatewayErrors } from './gateway.errors';
@@ -55,6 +55,7 @@ export class GatewayWebhooksService implements OnModuleInit {
     private readonly tx: Tx,
     private readonly store: GatewayStore,
     private readonly payments: PaymentsService,
+    private readonly intents: PaymentIntentRepository,
     private readonly refunds: RefundsService,
     private readonly sweeper: Sweeper,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -191,7 +192,7 @@ export class GatewayWebhooksService implements OnModuleInit {
     type: string,
   ): Promise<{ outcome: GatewayEventOutcome; subject: string }> {
     const subject = order.subject_id;
-    const intent = await this.tx.manager.findOneBy(PaymentIntent, { id: subject });
+    const intent = await this.intents.find(subject);
     if (!intent) {
       return { outcome: 'unmatched', subject };
     }

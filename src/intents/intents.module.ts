@@ -1,15 +1,15 @@
 import { Module } from '@nestjs/common';
 
+import { PaymentsStoreModule } from '../payments/payments-store.module';
 import { ReceiptsModule } from '../receipts/receipts.module';
 import { RefundsModule } from '../refunds/refunds.module';
-import { IntentRepository } from './intent.repository';
 import { IntentsController } from './intents.controller';
 import { IntentsService } from './intents.service';
 
 @Module({
-  imports: [ReceiptsModule, RefundsModule],
+  imports: [PaymentsStoreModule, ReceiptsModule, RefundsModule],
   controllers: [IntentsController],
-  providers: [IntentsService, IntentRepository],
+  providers: [IntentsService],
   exports: [IntentsService],
 })
 export class IntentsModule {}

@@ -2,19 +2,19 @@ import { Injectable } from '@nestjs/common';
 
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import type { IntentStatus } from '../payments/entities/payment-intent.entity';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { ReceiptsService } from '../receipts/receipts.service';
 import { RefundsService } from '../refunds/refunds.service';
 import type { IntentDetailResponse, IntentResponse } from './dto/intent.response';
 import type { IntentSide } from './dto/list-intents.query';
 import { toIntentResponse } from './intent.mapper';
-import { IntentRepository } from './intent.repository';
 import { intentErrors } from './intents.errors';
 
 /** Payments as each party sees them: the seller its takings, the buyer its spending. */
 @Injectable()
 export class IntentsService {
   constructor(
-    private readonly intents: IntentRepository,
+    private readonly intents: PaymentIntentRepository,
     private readonly receipts: ReceiptsService,
     private readonly refunds: RefundsService,
   ) {}

@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 
-import { CheckoutSession } from '../checkout/checkout-session.entity';
+import type { CheckoutSession } from '../checkout/checkout-session.entity';
+import { CheckoutSessionRepository } from '../checkout/checkout-session.repository';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
-import { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { OutboxService } from '../payments/outbox.service';
-import { Refund } from '../refunds/refund.entity';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
+import type { Refund } from '../refunds/refund.entity';
+import { RefundRepository } from '../refunds/refund.repository';
 import type { OrderEventType } from '../webhooks/webhook-event-types';
 import type { AcpOrderResponse } from './dto/order.response';
 import { OrderFacts, toAcpOrder } from './order.mapper';
@@ -21,8 +22,10 @@ import { OrderFacts, toAcpOrder } from './order.mapper';
 @Injectable()
 export class OrdersService {
   constructor(
-    private readonly tx: Tx,
     private readonly outbox: OutboxService,
+    private readonly intents: PaymentIntentRepository,
+    private readonly sessions: CheckoutSessionRepository,
+    private readonly refunds: RefundRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -45,12 +48,11 @@ export class OrdersService {
 
   /** A refund changed status (requested, succeeded, denied, expired, failed), in its transaction. */
   async emitRefundChanged(refund: Refund): Promise<void> {
-    const m = this.tx.manager;
-    const intent = await m.findOneBy(PaymentIntent, { id: refund.intentId });
+    const intent = await this.intents.find(refund.intentId);
     if (!intent || intent.sourceKind !== 'checkout') {
       return;
     }
-    const session = await m.findOneBy(CheckoutSession, { id: intent.sourceId });
+    const session = await this.sessions.findById(intent.sourceId);
     if (!session || session.status !== 'completed' || !session.orderId) {
       return;
     }
@@ -64,11 +66,7 @@ export class OrdersService {
 
   /** GET /acp/orders/{id}: for any merchant key of the session's seller; anyone else 404. */
   async getForMerchant(caller: ProtocolKeyPrincipal, orderId: string): Promise<AcpOrderResponse> {
-    const session = await this.tx.manager.findOneBy(CheckoutSession, {
-      orderId,
-      sellerAgentId: caller.agentId,
-      status: 'completed',
-    });
+    const session = await this.sessions.findCompletedOrder(orderId, caller.agentId);
     if (!session) {
       throw commonErrors.notFound('order', orderId);
     }
@@ -77,12 +75,7 @@ export class OrdersService {
 
   /** The order as it stands now: delivered, with every refund of its payment. */
   private async facts(session: CheckoutSession): Promise<OrderFacts> {
-    const refunds = session.intentId
-      ? await this.tx.manager.find(Refund, {
-          where: { intentId: session.intentId },
-          order: { createdAt: 'ASC', id: 'ASC' },
-        })
-      : [];
+    const refunds = session.intentId ? await this.refunds.allForIntent(session.intentId) : [];
     return { session, refunds, fulfilled: true };
   }
 

@@ -1,19 +1,141 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import { paiseFromSql } from '../common/money';
+import { Cursor, newestFirst } from '../common/pagination';
 import { entityFromJson } from '../database/entity-from-json';
 import { QueuedStatement, Tx } from '../database/tx';
-import { PaymentIntent } from './entities/payment-intent.entity';
+import { IntentSourceKind, IntentStatus, PaymentIntent } from './entities/payment-intent.entity';
 
 /**
- * The pipeline's writes to payment_intents on the money path (docs/architecture.md "Payment
- * pipeline"). The insert of a new intent and the record of the rail's outcome can be queued for
- * the commit's one statement (`Tx.writeBeforeCommit`) by a transaction that does not read the
- * intent back afterwards (README "Tests", "SQL budgets").
+ * The owner of payment_intents (docs/architecture.md "Table owners"): every statement on the table
+ * is here, and other modules call these methods (PaymentsStoreModule exports it). Joins the
+ * ambient transaction (Tx). The insert of a new intent and the record of the rail's outcome can be
+ * queued for the commit's one statement (`Tx.writeBeforeCommit`) by a transaction that does not
+ * read the intent back afterwards (README "Tests", "SQL budgets").
  */
 @Injectable()
 export class PaymentIntentRepository {
   constructor(private readonly tx: Tx) {}
+
+  find(id: string): Promise<PaymentIntent | null> {
+    return this.tx.manager.findOneBy(PaymentIntent, { id });
+  }
+
+  /** Intents by id; unknown ids are left out. */
+  findByIds(ids: string[]): Promise<PaymentIntent[]> {
+    return ids.length === 0
+      ? Promise.resolve([])
+      : this.tx.manager.findBy(PaymentIntent, { id: In(ids) });
+  }
+
+  /** The intent a receipt belongs to, or null. */
+  findByReceipt(receiptId: string): Promise<PaymentIntent | null> {
+    return this.tx.manager.findOneBy(PaymentIntent, { receiptId });
+  }
+
+  /** The newest intents of a workspace's buyer agents. */
+  recentForBuyerWorkspace(workspaceId: string, limit: number): Promise<PaymentIntent[]> {
+    return this.tx.manager.find(PaymentIntent, {
+      where: { buyerWorkspaceId: workspaceId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+    });
+  }
+
+  /** One side's intents of an agent, newest first, limit + 1 rows (for toPage). */
+  listForAgent(
+    agentId: string,
+    side: 'buyer' | 'seller',
+    status: IntentStatus | undefined,
+    limit: number,
+    after: Cursor | null,
+  ): Promise<PaymentIntent[]> {
+    // Each side has its own (agent_id, created_at DESC) index.
+    const column = side === 'seller' ? 'i.seller_agent_id' : 'i.buyer_agent_id';
+    const qb = this.tx.manager
+      .createQueryBuilder(PaymentIntent, 'i')
+      .where(`${column} = :agentId`, { agentId });
+    if (status) {
+      qb.andWhere('i.status = :status', { status });
+    }
+    return newestFirst(qb, 'i', limit, after).getMany();
+  }
+
+  /** Writes these columns of an intent the caller holds locked. */
+  async update(id: string, changes: QueryDeepPartialEntity<PaymentIntent>): Promise<void> {
+    await this.tx.manager.update(PaymentIntent, { id }, changes);
+  }
+
+  /** Adds a paid-out refund to the intent; the table's CHECK keeps it ≤ amount. Returns the new total. */
+  async addRefunded(intentId: string, amountPaise: number, now: Date): Promise<number> {
+    const [rows] = await this.tx.manager.query<[{ amount_refunded_paise: string }[], number]>(
+      `UPDATE payment_intents SET amount_refunded_paise = amount_refunded_paise + $2, updated_at = $3
+        WHERE id = $1 RETURNING amount_refunded_paise::text`,
+      [intentId, amountPaise, now],
+    );
+    return paiseFromSql(rows[0].amount_refunded_paise);
+  }
+
+  /**
+   * The reconciler's claim: processing intents untouched since `olderThan`, oldest first, taken
+   * with SKIP LOCKED and touched (updated_at = now), so another instance or the next sweep leaves
+   * them alone for another interval.
+   */
+  async claimProcessing(olderThan: Date, limit: number, now: Date, id?: string): Promise<string[]> {
+    const [rows] = await this.tx.manager.query<[{ id: string }[], number]>(
+      `UPDATE payment_intents SET updated_at = $4
+        WHERE id IN (SELECT id FROM payment_intents
+                      WHERE status = 'processing' AND updated_at <= $1 AND ($3::text IS NULL OR id = $3)
+                      ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      [olderThan, limit, id ?? null, now],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Payments waiting for approval on this mandate or token (no locks). */
+  waitingOn(
+    on: { mandateId: string } | { tokenId: string },
+  ): Promise<{ id: string; source_kind: IntentSourceKind; source_id: string }[]> {
+    const [column, value] =
+      'mandateId' in on ? ['mandate_id', on.mandateId] : ['token_id', on.tokenId];
+    return this.tx.manager.query(
+      `SELECT id, source_kind, source_id FROM payment_intents WHERE ${column} = $1 AND status = 'requires_approval' ORDER BY id`,
+      [value],
+    );
+  }
+
+  /**
+   * Payments still waiting for approval on a mandate that is no longer active (revoked, expired,
+   * past valid_until) or on a revoked token, oldest first (no locks).
+   */
+  async waitingOnEnded(now: Date, limit: number): Promise<string[]> {
+    const rows = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT i.id FROM payment_intents i
+         JOIN mandates m ON m.id = i.mandate_id
+         LEFT JOIN delegated_tokens t ON t.id = i.token_id
+        WHERE i.status = 'requires_approval'
+          AND (m.status <> 'active' OR m.valid_until <= $1 OR t.status = 'revoked')
+        ORDER BY i.created_at LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Settled and in-flight amounts drawn on each mandate (refunds not deducted). */
+  async usedOnMandates(mandateIds: string[]): Promise<Map<string, number>> {
+    if (mandateIds.length === 0) {
+      return new Map();
+    }
+    const rows = await this.tx.manager.query<{ mandate_id: string; total: string }[]>(
+      `SELECT mandate_id, COALESCE(SUM(amount_paise), 0)::text AS total FROM payment_intents
+        WHERE mandate_id = ANY($1) AND status IN ('processing', 'settled') GROUP BY mandate_id`,
+      [mandateIds],
+    );
+    return new Map(rows.map((r) => [r.mandate_id, paiseFromSql(r.total)]));
+  }
 
   async insert(intent: PaymentIntent): Promise<void> {
     await this.tx.manager.insert(PaymentIntent, intent);
@@ -24,11 +146,17 @@ export class PaymentIntentRepository {
     await this.tx.writeBeforeCommit('payment_intents.insert', intent, insertIntents);
   }
 
-  /** SELECT … FOR NO KEY UPDATE (lock order: docs/architecture.md). */
-  lock(id: string): Promise<PaymentIntent | null> {
+  /**
+   * SELECT … FOR NO KEY UPDATE (lock order: docs/architecture.md); with skipLocked, a row another
+   * transaction holds is not waited for (null).
+   */
+  lock(id: string, opts: { skipLocked?: boolean } = {}): Promise<PaymentIntent | null> {
     return this.tx.manager.findOne(PaymentIntent, {
       where: { id },
-      lock: { mode: 'for_no_key_update' },
+      lock: {
+        mode: 'for_no_key_update',
+        ...(opts.skipLocked ? { onLocked: 'skip_locked' as const } : {}),
+      },
     });
   }
 

@@ -9,10 +9,10 @@ import { GATEWAY_CLIENT, gatewayClientOf, GatewayRail } from '../gateway/gateway
 import { GatewayStore } from '../gateway/gateway-store';
 import { ReceiptsModule } from '../receipts/receipts.module';
 import { OutboxService } from './outbox.service';
-import { PaymentIntentRepository } from './payment-intent.repository';
 import { PAYMENT_RAIL, PaymentRail } from './payment-rail';
 import { PaymentSources } from './payment-sources';
 import { PaymentsService } from './payments.service';
+import { PaymentsStoreModule } from './payments-store.module';
 import { RailReconcileProcessor, RailReconciler } from './rail-reconciler';
 import { SandboxRail } from './sandbox-rail';
 
@@ -22,10 +22,9 @@ import { SandboxRail } from './sandbox-rail';
  * gateway"). Going live is configuration, not code.
  */
 @Module({
-  imports: [ApprovalsModule, ReceiptsModule, SweeperModule],
+  imports: [ApprovalsModule, PaymentsStoreModule, ReceiptsModule, SweeperModule],
   providers: [
     PaymentsService,
-    PaymentIntentRepository,
     PaymentSources,
     OutboxService,
     RailReconciler,
@@ -48,6 +47,7 @@ import { SandboxRail } from './sandbox-rail';
   ],
   exports: [
     PaymentsService,
+    PaymentsStoreModule,
     PaymentSources,
     OutboxService,
     RailReconciler,

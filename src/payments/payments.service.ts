@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { In } from 'typeorm';
 
 import { Agent } from '../accounts/entities/agent.entity';
 import { Approval } from '../approvals/approval.entity';
@@ -11,11 +10,10 @@ import {
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { paiseFromSql } from '../common/money';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { entityFromJson } from '../database/entity-from-json';
-import { QueuedStatement, Tx } from '../database/tx';
+import { Tx } from '../database/tx';
 import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate } from '../mandates/mandate.entity';
 import { BusinessMetrics } from '../metrics/business-metrics';
@@ -28,6 +26,7 @@ import { PAYMENT_RAIL, PaymentRail, RailDebitRequest, RailResult } from './payme
 import { PaymentSources } from './payment-sources';
 import { paymentErrors } from './payments.errors';
 import { RailReconciler } from './rail-reconciler';
+import { RailTransferRepository } from './rail-transfer.repository';
 
 /**
  * Who authorised a payment. Agents pay under a mandate their person authorised beforehand (and a
@@ -112,6 +111,7 @@ export class PaymentsService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly intents: PaymentIntentRepository,
+    private readonly transfers: RailTransferRepository,
     private readonly approvals: ApprovalsService,
     private readonly sources: PaymentSources,
     private readonly outbox: OutboxService,
@@ -317,10 +317,7 @@ export class PaymentsService implements OnModuleInit {
     if (this.tx.active) {
       throw new Error('the rail is never called inside a database transaction');
     }
-    const intent =
-      committed?.id === intentId
-        ? committed
-        : await this.tx.manager.findOneBy(PaymentIntent, { id: intentId });
+    const intent = committed?.id === intentId ? committed : await this.intents.find(intentId);
     if (!intent || intent.status !== 'processing') {
       return null;
     }
@@ -402,7 +399,7 @@ export class PaymentsService implements OnModuleInit {
   private async sourceOf(
     intentId: string,
   ): Promise<{ kind: PaymentIntent['sourceKind']; id: string } | null> {
-    const intent = await this.tx.manager.findOneBy(PaymentIntent, { id: intentId });
+    const intent = await this.intents.find(intentId);
     return intent ? { kind: intent.sourceKind, id: intent.sourceId } : null;
   }
 
@@ -411,17 +408,8 @@ export class PaymentsService implements OnModuleInit {
    * up on the rail or died), oldest first, taken with SKIP LOCKED and touched, so another instance
    * or the next sweep leaves them alone for another interval.
    */
-  private async claimProcessing(olderThan: Date, limit: number, id?: string): Promise<string[]> {
-    const rows = await this.tx.manager.query<unknown>(
-      `UPDATE payment_intents SET updated_at = $4
-        WHERE id IN (SELECT id FROM payment_intents
-                      WHERE status = 'processing' AND updated_at <= $1 AND ($3::text IS NULL OR id = $3)
-                      ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-        RETURNING id`,
-      [olderThan, limit, id ?? null, this.clock.now()],
-    );
-    // UPDATE … RETURNING through the driver: [rows, count].
-    return (rows as [{ id: string }[], number])[0].map((r) => r.id);
+  private claimProcessing(olderThan: Date, limit: number, id?: string): Promise<string[]> {
+    return this.intents.claimProcessing(olderThan, limit, this.clock.now(), id);
   }
 
   /**
@@ -450,11 +438,7 @@ export class PaymentsService implements OnModuleInit {
     intentId: string,
     reason = 'The payment was canceled before approval',
   ): Promise<void> {
-    const m = this.tx.manager;
-    const intent = await m.findOne(PaymentIntent, {
-      where: { id: intentId },
-      lock: { mode: 'for_no_key_update' },
-    });
+    const intent = await this.intents.lock(intentId);
     if (!intent || intent.status !== 'requires_approval') {
       return;
     }
@@ -474,18 +458,14 @@ export class PaymentsService implements OnModuleInit {
     on: { mandateId: string } | { tokenId: string },
     decline: WaitingDecline,
   ): Promise<string[]> {
-    const m = this.tx.manager;
-    const waiting = await this.waitingOn(on);
+    const waiting = await this.intents.waitingOn(on);
     const declined: string[] = [];
     for (const row of waiting) {
       const source = this.sources.get(row.source_kind);
       if (source && !(await source.lock(row.source_id, { skipLocked: true }))) {
         continue;
       }
-      const intent = await m.findOne(PaymentIntent, {
-        where: { id: row.id },
-        lock: { mode: 'for_no_key_update', onLocked: 'skip_locked' },
-      });
+      const intent = await this.intents.lock(row.id, { skipLocked: true });
       if (!intent || intent.status !== 'requires_approval') {
         continue;
       }
@@ -501,12 +481,7 @@ export class PaymentsService implements OnModuleInit {
   waitingOn(
     on: { mandateId: string } | { tokenId: string },
   ): Promise<{ id: string; source_kind: IntentSourceKind; source_id: string }[]> {
-    const [column, value] =
-      'mandateId' in on ? ['mandate_id', on.mandateId] : ['token_id', on.tokenId];
-    return this.tx.manager.query(
-      `SELECT id, source_kind, source_id FROM payment_intents WHERE ${column} = $1 AND status = 'requires_approval' ORDER BY id`,
-      [value],
-    );
+    return this.intents.waitingOn(on);
   }
 
   /**
@@ -515,17 +490,9 @@ export class PaymentsService implements OnModuleInit {
    * locks in order, and declined with the rule that now fails.
    */
   async declineWaitingOnEnded(limit = 50): Promise<number> {
-    const rows = await this.tx.manager.query<{ id: string }[]>(
-      `SELECT i.id FROM payment_intents i
-         JOIN mandates m ON m.id = i.mandate_id
-         LEFT JOIN delegated_tokens t ON t.id = i.token_id
-        WHERE i.status = 'requires_approval'
-          AND (m.status <> 'active' OR m.valid_until <= $1 OR t.status = 'revoked')
-        ORDER BY i.created_at LIMIT $2`,
-      [this.clock.now(), limit],
-    );
+    const ids = await this.intents.waitingOnEnded(this.clock.now(), limit);
     let declined = 0;
-    for (const { id } of rows) {
+    for (const id of ids) {
       declined += (await this.recheckWaiting(id)) ? 1 : 0;
     }
     return declined;
@@ -533,9 +500,9 @@ export class PaymentsService implements OnModuleInit {
 
   /** Re-runs the rules for one waiting payment under its locks; declines it when they fail. */
   async recheckWaiting(intentId: string): Promise<boolean> {
-    return this.tx.run(async (m) => {
+    return this.tx.run(async () => {
       await this.lockWaiting(intentId);
-      const intent = await m.findOneBy(PaymentIntent, { id: intentId });
+      const intent = await this.intents.find(intentId);
       if (!intent || intent.status !== 'requires_approval') {
         return false;
       }
@@ -559,39 +526,27 @@ export class PaymentsService implements OnModuleInit {
   }
 
   /** Read for the app: settled and in-flight amounts drawn on each mandate (refunds not deducted). */
-  async usedOnMandates(mandateIds: string[]): Promise<Map<string, number>> {
-    if (mandateIds.length === 0) {
-      return new Map();
-    }
-    const rows = await this.tx.manager.query<{ mandate_id: string; total: string }[]>(
-      `SELECT mandate_id, COALESCE(SUM(amount_paise), 0)::text AS total FROM payment_intents
-        WHERE mandate_id = ANY($1) AND status IN ('processing', 'settled') GROUP BY mandate_id`,
-      [mandateIds],
-    );
-    return new Map(rows.map((r) => [r.mandate_id, paiseFromSql(r.total)]));
+  usedOnMandates(mandateIds: string[]): Promise<Map<string, number>> {
+    return this.intents.usedOnMandates(mandateIds);
   }
 
   /** Read for the app: the newest payments made by a workspace's buyer agents. */
-  async recentForBuyerWorkspace(workspaceId: string, limit: number): Promise<PaymentIntent[]> {
-    return this.tx.manager.find(PaymentIntent, {
-      where: { buyerWorkspaceId: workspaceId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: limit,
-    });
+  recentForBuyerWorkspace(workspaceId: string, limit: number): Promise<PaymentIntent[]> {
+    return this.intents.recentForBuyerWorkspace(workspaceId, limit);
   }
 
   /** Read for the app: intents by id (any party); unknown ids are left out. */
-  async intentsByIds(ids: string[]): Promise<PaymentIntent[]> {
-    return ids.length === 0 ? [] : this.tx.manager.findBy(PaymentIntent, { id: In(ids) });
+  intentsByIds(ids: string[]): Promise<PaymentIntent[]> {
+    return this.intents.findByIds(ids);
   }
 
   /** Read for the app: the intent a receipt belongs to, or null. */
-  async intentByReceipt(receiptId: string): Promise<PaymentIntent | null> {
-    return this.tx.manager.findOneBy(PaymentIntent, { receiptId });
+  intentByReceipt(receiptId: string): Promise<PaymentIntent | null> {
+    return this.intents.findByReceipt(receiptId);
   }
 
   async getIntent(id: string): Promise<PaymentIntent> {
-    const intent = await this.tx.manager.findOneBy(PaymentIntent, { id });
+    const intent = await this.intents.find(id);
     if (!intent) {
       throw paymentErrors.intentNotFound(id);
     }
@@ -609,21 +564,17 @@ export class PaymentsService implements OnModuleInit {
   ): Promise<Exclude<PayOutcome, { status: 'processing' | 'requires_approval' }>> {
     const now = this.clock.now();
     // Nothing reads it back in this transaction: written with the commit's one statement.
-    await this.tx.writeBeforeCommit<DebitTransferRow>(
-      'rail_transfers.debit',
-      {
-        id: newId('trf'),
-        intentId: intent.id,
-        amountPaise: intent.amountPaise,
-        status: result.status,
-        failureCode: result.status === 'failed' ? result.failureCode : null,
-        reference: result.reference,
-        gatewayOrderId: result.ids?.orderId ?? null,
-        gatewayPaymentId: result.ids?.paymentId ?? null,
-        createdAt: now.toISOString(),
-      },
-      insertDebitTransfers,
-    );
+    await this.transfers.insertDebitAtCommit({
+      id: newId('trf'),
+      intentId: intent.id,
+      amountPaise: intent.amountPaise,
+      status: result.status,
+      failureCode: result.status === 'failed' ? result.failureCode : null,
+      reference: result.reference,
+      gatewayOrderId: result.ids?.orderId ?? null,
+      gatewayPaymentId: result.ids?.paymentId ?? null,
+      createdAt: now.toISOString(),
+    });
     if (result.status === 'failed') {
       Object.assign(intent, {
         status: 'failed',
@@ -685,7 +636,7 @@ export class PaymentsService implements OnModuleInit {
    */
   private async lockWaiting(intentId: string): Promise<void> {
     const m = this.tx.manager;
-    const intent = await m.findOneBy(PaymentIntent, { id: intentId });
+    const intent = await this.intents.find(intentId);
     if (!intent) {
       return;
     }
@@ -706,10 +657,7 @@ export class PaymentsService implements OnModuleInit {
         lock: { mode: 'for_no_key_update' },
       });
     }
-    await m.findOne(PaymentIntent, {
-      where: { id: intentId },
-      lock: { mode: 'for_no_key_update' },
-    });
+    await this.intents.lock(intentId);
   }
 
   /**
@@ -745,16 +693,12 @@ export class PaymentsService implements OnModuleInit {
       declineReason: decline.reason,
       updatedAt: now,
     });
-    await this.tx.manager.update(
-      PaymentIntent,
-      { id: intent.id },
-      {
-        status: 'declined',
-        declineCode: decline.code,
-        declineReason: decline.reason,
-        updatedAt: now,
-      },
-    );
+    await this.intents.update(intent.id, {
+      status: 'declined',
+      declineCode: decline.code,
+      declineReason: decline.reason,
+      updatedAt: now,
+    });
     await this.audit.record(
       intent.buyerWorkspaceId,
       { type: 'system', id: 'pipeline' },
@@ -771,9 +715,8 @@ export class PaymentsService implements OnModuleInit {
     approval: Approval,
     decision: ApprovalDecision,
   ): Promise<void | ApprovalWithdrawn> {
-    const m = this.tx.manager;
-    const intent = await m.findOneByOrFail(PaymentIntent, { id: approval.subjectId });
-    if (intent.status !== 'requires_approval') {
+    const intent = await this.intents.find(approval.subjectId);
+    if (!intent || intent.status !== 'requires_approval') {
       return;
     }
     const source = this.sources.get(intent.sourceKind);
@@ -796,11 +739,11 @@ export class PaymentsService implements OnModuleInit {
         },
       };
       Object.assign(intent, { status: 'processing', receiptContext, updatedAt: now });
-      await m.update(
-        PaymentIntent,
-        { id: intent.id },
-        { status: 'processing', receiptContext, updatedAt: now },
-      );
+      await this.intents.update(intent.id, {
+        status: 'processing',
+        receiptContext,
+        updatedAt: now,
+      });
       await this.tx.continueAfterCommit(() => this.debitOnRail(intent.id));
       return;
     }
@@ -861,40 +804,6 @@ const COMMITTED_STATUSES: readonly PaymentIntent['status'][] = [
   'processing',
   'settled',
 ];
-
-interface DebitTransferRow {
-  id: string;
-  intentId: string;
-  amountPaise: number;
-  status: 'succeeded' | 'failed';
-  failureCode: string | null;
-  reference: string | null;
-  gatewayOrderId: string | null;
-  gatewayPaymentId: string | null;
-  createdAt: string;
-}
-
-/** A transaction's debit rail transfers (in practice one) as one INSERT, for Tx.writeBeforeCommit. */
-function insertDebitTransfers(rows: DebitTransferRow[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO rail_transfers (id, intent_id, direction, amount_paise, status, failure_code, reference,
-       gateway_order_id, gateway_payment_id, created_at)
-     SELECT i, it, 'debit', a, st, f, r, go, gp, c::timestamptz
-       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
-                   $8::text[], $9::text[]) AS u(i, it, a, st, f, r, go, gp, c)`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.intentId),
-      rows.map((r) => r.amountPaise),
-      rows.map((r) => r.status),
-      rows.map((r) => r.failureCode),
-      rows.map((r) => r.reference),
-      rows.map((r) => r.gatewayOrderId),
-      rows.map((r) => r.gatewayPaymentId),
-      rows.map((r) => r.createdAt),
-    ],
-  };
-}
 
 /** What pay() needs of the buyer and seller agents. */
 interface AgentFacts {

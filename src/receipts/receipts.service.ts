@@ -4,10 +4,9 @@ import { ChainService } from '../chains/chain.service';
 import { ChainEntryJson } from '../chains/chain-entry';
 import { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
-import { paiseFromSql } from '../common/money';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 
 export interface ReceiptView {
   id: string;
@@ -39,8 +38,8 @@ export const receiptErrors = {
 @Injectable()
 export class ReceiptsService {
   constructor(
-    private readonly tx: Tx,
     private readonly chains: ChainService,
+    private readonly intents: PaymentIntentRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -77,22 +76,18 @@ export class ReceiptsService {
 
   /** The receipt if `agentId` is the buyer or the seller of its intent; otherwise 404. */
   async viewFor(receiptId: string, agentId: string): Promise<ReceiptView> {
-    const [intent] = await this.tx.manager.query<Record<string, string>[]>(
-      `SELECT id, buyer_agent_id, seller_agent_id, amount_paise::text, amount_refunded_paise::text, currency, status
-         FROM payment_intents WHERE receipt_id = $1`,
-      [receiptId],
-    );
-    if (!intent || (intent.buyer_agent_id !== agentId && intent.seller_agent_id !== agentId)) {
+    const intent = await this.intents.findByReceipt(receiptId);
+    if (!intent || (intent.buyerAgentId !== agentId && intent.sellerAgentId !== agentId)) {
       throw receiptErrors.notFound(receiptId);
     }
     return {
       id: receiptId,
       object: 'receipt',
       intent_id: intent.id,
-      buyer_agent_id: intent.buyer_agent_id,
-      seller_agent_id: intent.seller_agent_id,
-      amount_paise: paiseFromSql(intent.amount_paise),
-      amount_refunded_paise: paiseFromSql(intent.amount_refunded_paise),
+      buyer_agent_id: intent.buyerAgentId,
+      seller_agent_id: intent.sellerAgentId,
+      amount_paise: intent.amountPaise,
+      amount_refunded_paise: intent.amountRefundedPaise,
       currency: intent.currency,
       status: intent.status,
       entries: await this.chains.entries(receiptId),

@@ -1,45 +1,19 @@
 import { Injectable } from '@nestjs/common';
 
-import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
-import { PaymentIntent } from '../payments/entities/payment-intent.entity';
-import { RailTransfer } from '../payments/entities/rail-transfer.entity';
-import type { RailResult } from '../payments/payment-rail';
 import { Refund } from './refund.entity';
 import { REFUND_COMMITTED } from './refund.state';
 
 /**
- * The only SQL of the refunds module: refund rows, plus the few intent reads and writes a refund
- * needs (row lock, amount_refunded increment, the credit on rail_transfers). Lock order is
- * intent → refund → approval everywhere.
+ * The owner of refunds (docs/architecture.md "Table owners"); the intent a refund locks and
+ * increments and its credit on the rail are the payments module's (PaymentIntentRepository,
+ * RailTransferRepository). Lock order is intent → refund → approval everywhere.
  */
 @Injectable()
 export class RefundRepository {
   constructor(private readonly tx: Tx) {}
-
-  findIntent(id: string): Promise<PaymentIntent | null> {
-    return this.tx.manager.findOneBy(PaymentIntent, { id });
-  }
-
-  /** SELECT … FOR UPDATE on the intent: serialises every refund of one payment. */
-  lockIntent(id: string): Promise<PaymentIntent | null> {
-    return this.tx.manager.findOne(PaymentIntent, {
-      where: { id },
-      lock: { mode: 'for_no_key_update' },
-    });
-  }
-
-  /** Adds a paid-out refund to the intent; the table's CHECK keeps it ≤ amount. Returns the new total. */
-  async addRefunded(intentId: string, amountPaise: number, now: Date): Promise<number> {
-    const [rows] = await this.tx.manager.query<[{ amount_refunded_paise: string }[], number]>(
-      `UPDATE payment_intents SET amount_refunded_paise = amount_refunded_paise + $2, updated_at = $3
-        WHERE id = $1 RETURNING amount_refunded_paise::text`,
-      [intentId, amountPaise, now],
-    );
-    return paiseFromSql(rows[0].amount_refunded_paise);
-  }
 
   /** Paise of this intent already refunded or waiting for approval. */
   async committedPaise(intentId: string): Promise<number> {
@@ -66,34 +40,20 @@ export class RefundRepository {
     await this.tx.manager.update(Refund, { id }, changes);
   }
 
+  /** Every refund of one intent, oldest first (an order's refunds). */
+  allForIntent(intentId: string): Promise<Refund[]> {
+    return this.tx.manager.find(Refund, {
+      where: { intentId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
   /** Refunds of one intent, newest first, limit + 1 rows (for toPage). */
   listForIntent(intentId: string, limit: number, after: Cursor | null): Promise<Refund[]> {
     const qb = this.tx.manager
       .createQueryBuilder(Refund, 'r')
       .where('r.intent_id = :intentId', { intentId });
     return newestFirst(qb, 'r', limit, after).getMany();
-  }
-
-  /** Records the refund's credit on the rail; unique per refund (rail_transfers_refund_id_key). */
-  async insertCredit(
-    refund: Refund,
-    result: Exclude<RailResult, { status: 'pending' }>,
-    now: Date,
-  ): Promise<void> {
-    await this.tx.manager.insert(RailTransfer, {
-      id: newId('trf'),
-      intentId: refund.intentId,
-      direction: 'credit',
-      refundId: refund.id,
-      amountPaise: refund.amountPaise,
-      status: result.status,
-      failureCode: result.status === 'failed' ? result.failureCode : null,
-      reference: result.reference,
-      gatewayOrderId: null,
-      gatewayPaymentId: result.ids?.paymentId ?? null,
-      gatewayRefundId: result.ids?.refundId ?? null,
-      createdAt: now,
-    });
   }
 
   /**

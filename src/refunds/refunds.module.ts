@@ -3,15 +3,23 @@ import { Module } from '@nestjs/common';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { OrdersModule } from '../orders/orders.module';
 import { PaymentsModule } from '../payments/payments.module';
+import { PaymentsStoreModule } from '../payments/payments-store.module';
 import { ReceiptsModule } from '../receipts/receipts.module';
-import { RefundRepository } from './refund.repository';
 import { RefundsController } from './refunds.controller';
 import { RefundsService } from './refunds.service';
+import { RefundsStoreModule } from './refunds-store.module';
 
 @Module({
-  imports: [ApprovalsModule, PaymentsModule, ReceiptsModule, OrdersModule],
+  imports: [
+    ApprovalsModule,
+    PaymentsModule,
+    PaymentsStoreModule,
+    ReceiptsModule,
+    OrdersModule,
+    RefundsStoreModule,
+  ],
   controllers: [RefundsController],
-  providers: [RefundsService, RefundRepository],
+  providers: [RefundsService],
   exports: [RefundsService],
 })
 export class RefundsModule {}

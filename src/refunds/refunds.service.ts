@@ -12,8 +12,10 @@ import { Tx } from '../database/tx';
 import { OrdersService } from '../orders/orders.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { OutboxService } from '../payments/outbox.service';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PAYMENT_RAIL, PaymentRail, RailCreditRequest, RailResult } from '../payments/payment-rail';
 import { RailReconciler } from '../payments/rail-reconciler';
+import { RailTransferRepository } from '../payments/rail-transfer.repository';
 import { ReceiptsService } from '../receipts/receipts.service';
 import type { RefundResponse } from './dto/refund.response';
 import { Refund } from './refund.entity';
@@ -45,6 +47,8 @@ export class RefundsService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly refunds: RefundRepository,
+    private readonly intents: PaymentIntentRepository,
+    private readonly transfers: RailTransferRepository,
     private readonly approvals: ApprovalsService,
     private readonly outbox: OutboxService,
     private readonly receipts: ReceiptsService,
@@ -81,7 +85,7 @@ export class RefundsService implements OnModuleInit {
     if (!refund || refund.status !== 'processing') {
       return;
     }
-    const intent = await this.refunds.findIntent(refund.intentId);
+    const intent = await this.intents.find(refund.intentId);
     const req: RailCreditRequest = {
       intentId: refund.intentId,
       refundId: refund.id,
@@ -130,7 +134,7 @@ export class RefundsService implements OnModuleInit {
       if (!peek) {
         return false;
       }
-      await this.refunds.lockIntent(peek.intentId);
+      await this.intents.lock(peek.intentId);
       const refund = await this.refunds.lock(refundId);
       if (!refund || refund.status !== 'processing') {
         return false;
@@ -158,7 +162,7 @@ export class RefundsService implements OnModuleInit {
   ): Promise<RefundResponse> {
     return this.tx.run(async () => {
       await this.partyIntent(seller.id, intentId);
-      const intent = await this.refunds.lockIntent(intentId);
+      const intent = await this.intents.lock(intentId);
       if (!intent) {
         throw refundErrors.intentNotFound(intentId);
       }
@@ -264,7 +268,7 @@ export class RefundsService implements OnModuleInit {
     if (!peek) {
       return;
     }
-    await this.refunds.lockIntent(peek.intentId);
+    await this.intents.lock(peek.intentId);
     await this.refunds.lock(refundId);
   }
 
@@ -324,7 +328,11 @@ export class RefundsService implements OnModuleInit {
     result: Exclude<RailResult, { status: 'pending' }>,
     now: Date,
   ): Promise<void> {
-    await this.refunds.insertCredit(refund, result, now);
+    await this.transfers.insertCredit(
+      { intentId: refund.intentId, refundId: refund.id, amountPaise: refund.amountPaise },
+      result,
+      now,
+    );
     const decided = {
       updatedAt: now,
       railReference: result.reference,
@@ -353,8 +361,8 @@ export class RefundsService implements OnModuleInit {
     }
     Object.assign(refund, decided, { status: 'succeeded', succeededAt: now });
     await this.refunds.update(refund.id, { ...decided, status: 'succeeded', succeededAt: now });
-    const refundedTotal = await this.refunds.addRefunded(refund.intentId, refund.amountPaise, now);
-    const intent = await this.refunds.findIntent(refund.intentId);
+    const refundedTotal = await this.intents.addRefunded(refund.intentId, refund.amountPaise, now);
+    const intent = await this.intents.find(refund.intentId);
     let receiptSeq: number | null = null;
     if (intent?.receiptId) {
       const entry = await this.receipts.append(intent.receiptId, {
@@ -390,7 +398,7 @@ export class RefundsService implements OnModuleInit {
 
   /** 404 unless agentId is the seller or the buyer of the intent (no existence leak). */
   private async partyIntent(agentId: string, intentId: string): Promise<PaymentIntent> {
-    const intent = await this.refunds.findIntent(intentId);
+    const intent = await this.intents.find(intentId);
     if (!intent || (intent.sellerAgentId !== agentId && intent.buyerAgentId !== agentId)) {
       throw refundErrors.intentNotFound(intentId);
     }

@@ -7,6 +7,7 @@ import { Tx } from '../database/tx';
 import type { GatewayClient } from '../gateway/gateway-client';
 import type { GatewayReconLine } from '../gateway/gateway-client.types';
 import { GATEWAY_CLIENT } from '../gateway/gateway-rail';
+import { GatewayTransfer, RailTransferRepository } from '../payments/rail-transfer.repository';
 import { istDaysEnding } from './ist-days';
 import type { SettlementMismatch } from './settlement-line.entity';
 
@@ -22,13 +23,6 @@ export interface ReconcileSummary {
 }
 
 /** Our side of a gateway payment or refund: the rail transfer that recorded it. */
-interface OurTransfer {
-  intent_id: string;
-  refund_id: string | null;
-  amount_paise: string;
-  seller_agent_id: string;
-}
-
 /**
  * Settlement reconciliation (README "Settlements and reconciliation"). Reads the gateway's
  * settlement report (`/v1/settlements/recon/combined`) for the last SETTLEMENT_LOOKBACK_DAYS IST
@@ -53,6 +47,7 @@ export class SettlementReconciler {
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,
+    private readonly transfers: RailTransferRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(GATEWAY_CLIENT) private readonly client: GatewayClient | null,
   ) {}
@@ -151,18 +146,8 @@ export class SettlementReconciler {
     return mismatch;
   }
 
-  private async ourTransfer(line: GatewayReconLine): Promise<OurTransfer | null> {
-    const [row] = await this.tx.manager.query<OurTransfer[]>(
-      line.type === 'payment'
-        ? `SELECT rt.intent_id, NULL AS refund_id, rt.amount_paise::text, pi.seller_agent_id
-             FROM rail_transfers rt JOIN payment_intents pi ON pi.id = rt.intent_id
-            WHERE rt.gateway_payment_id = $1 AND rt.direction = 'debit' AND rt.status = 'succeeded'`
-        : `SELECT rt.intent_id, rt.refund_id, rt.amount_paise::text, pi.seller_agent_id
-             FROM rail_transfers rt JOIN payment_intents pi ON pi.id = rt.intent_id
-            WHERE rt.gateway_refund_id = $1 AND rt.direction = 'credit' AND rt.status = 'succeeded'`,
-      [line.entity_id],
-    );
-    return row ?? null;
+  private ourTransfer(line: GatewayReconLine): Promise<GatewayTransfer | null> {
+    return this.transfers.succeededForGateway(line.type, line.entity_id);
   }
 
   /**
@@ -174,15 +159,10 @@ export class SettlementReconciler {
     const rows = await this.tx.manager.query<unknown[]>(
       `INSERT INTO settlement_lines (id, kind, gateway_entity_id, intent_id, refund_id,
          seller_agent_id, expected_amount_paise, mismatch, created_at, updated_at)
-       SELECT 'stl_' || md5(rt.id), CASE rt.direction WHEN 'debit' THEN 'payment' ELSE 'refund' END,
-              CASE rt.direction WHEN 'debit' THEN rt.gateway_payment_id ELSE rt.gateway_refund_id END,
-              rt.intent_id, rt.refund_id, pi.seller_agent_id, rt.amount_paise, 'missing', $2, $2
-         FROM rail_transfers rt JOIN payment_intents pi ON pi.id = rt.intent_id
-        WHERE rt.status = 'succeeded' AND rt.created_at <= $1
-          AND ((rt.direction = 'debit' AND rt.gateway_payment_id IS NOT NULL)
-            OR (rt.direction = 'credit' AND rt.gateway_refund_id IS NOT NULL))
-          AND NOT EXISTS (SELECT 1 FROM settlement_lines l
-                           WHERE l.gateway_entity_id = CASE rt.direction WHEN 'debit' THEN rt.gateway_payment_id ELSE rt.gateway_refund_id END)
+       SELECT 'stl_' || md5(rt.id), rt.kind, rt.gateway_entity_id, rt.intent_id, rt.refund_id,
+              rt.seller_agent_id, rt.amount_paise, 'missing', $2, $2
+         FROM (${this.transfers.succeededGatewayTransfersSql()}) AS rt
+        WHERE NOT EXISTS (SELECT 1 FROM settlement_lines l WHERE l.gateway_entity_id = rt.gateway_entity_id)
        ON CONFLICT (kind, gateway_entity_id) DO NOTHING
        RETURNING id`,
       [before, now],

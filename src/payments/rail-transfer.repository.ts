@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+
+import { newId } from '../common/ids';
+import { QueuedStatement, Tx } from '../database/tx';
+import { RailTransfer } from './entities/rail-transfer.entity';
+import type { RailResult } from './payment-rail';
+
+/** A debit's rail transfer as queued for the commit (Tx.writeBeforeCommit). */
+export interface DebitTransferRow {
+  id: string;
+  intentId: string;
+  amountPaise: number;
+  status: 'succeeded' | 'failed';
+  failureCode: string | null;
+  reference: string | null;
+  gatewayOrderId: string | null;
+  gatewayPaymentId: string | null;
+  createdAt: string;
+}
+
+/** A succeeded gateway transfer as the settlement reconciler matches it. */
+export interface GatewayTransfer {
+  intent_id: string;
+  refund_id: string | null;
+  amount_paise: string;
+  seller_agent_id: string;
+}
+
+/**
+ * The owner of rail_transfers (docs/architecture.md "Table owners"): the record of every debit
+ * and credit the rail answered definitely, written by the pipeline (debits) and by refunds
+ * (credits), read by the settlement reconciler.
+ */
+@Injectable()
+export class RailTransferRepository {
+  constructor(private readonly tx: Tx) {}
+
+  /** Queues a debit's transfer for the commit's one statement (nothing reads it back). */
+  async insertDebitAtCommit(row: DebitTransferRow): Promise<void> {
+    await this.tx.writeBeforeCommit('rail_transfers.debit', row, insertDebitTransfers);
+  }
+
+  /** Records a refund's credit on the rail; unique per refund (rail_transfers_refund_id_key). */
+  async insertCredit(
+    credit: { intentId: string; refundId: string; amountPaise: number },
+    result: Exclude<RailResult, { status: 'pending' }>,
+    now: Date,
+  ): Promise<void> {
+    await this.tx.manager.insert(RailTransfer, {
+      id: newId('trf'),
+      intentId: credit.intentId,
+      direction: 'credit',
+      refundId: credit.refundId,
+      amountPaise: credit.amountPaise,
+      status: result.status,
+      failureCode: result.status === 'failed' ? result.failureCode : null,
+      reference: result.reference,
+      gatewayOrderId: null,
+      gatewayPaymentId: result.ids?.paymentId ?? null,
+      gatewayRefundId: result.ids?.refundId ?? null,
+      createdAt: now,
+    });
+  }
+
+  /** Our succeeded debit of a gateway payment, or credit of a gateway refund, with its seller. */
+  async succeededForGateway(
+    kind: 'payment' | 'refund',
+    gatewayId: string,
+  ): Promise<GatewayTransfer | null> {
+    const [row] = await this.tx.manager.query<GatewayTransfer[]>(
+      kind === 'payment'
+        ? `SELECT rt.intent_id, NULL AS refund_id, rt.amount_paise::text, pi.seller_agent_id
+             FROM rail_transfers rt JOIN payment_intents pi ON pi.id = rt.intent_id
+            WHERE rt.gateway_payment_id = $1 AND rt.direction = 'debit' AND rt.status = 'succeeded'`
+        : `SELECT rt.intent_id, rt.refund_id, rt.amount_paise::text, pi.seller_agent_id
+             FROM rail_transfers rt JOIN payment_intents pi ON pi.id = rt.intent_id
+            WHERE rt.gateway_refund_id = $1 AND rt.direction = 'credit' AND rt.status = 'succeeded'`,
+      [gatewayId],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * A SELECT for another owner's statement (the settlement reconciler's INSERT … SELECT): our
+   * succeeded gateway transfers made at or before `$1`, as (id, kind, gateway_entity_id, intent_id,
+   * refund_id, seller_agent_id, amount_paise).
+   */
+  succeededGatewayTransfersSql(): string {
+    return `SELECT rt.id, CASE rt.direction WHEN 'debit' THEN 'payment' ELSE 'refund' END AS kind,
+                   CASE rt.direction WHEN 'debit' THEN rt.gateway_payment_id ELSE rt.gateway_refund_id END
+                     AS gateway_entity_id,
+                   rt.intent_id, rt.refund_id, pi.seller_agent_id, rt.amount_paise
+              FROM rail_transfers rt JOIN payment_intents pi ON pi.id = rt.intent_id
+             WHERE rt.status = 'succeeded' AND rt.created_at <= $1
+               AND ((rt.direction = 'debit' AND rt.gateway_payment_id IS NOT NULL)
+                 OR (rt.direction = 'credit' AND rt.gateway_refund_id IS NOT NULL))`;
+  }
+}
+
+/** A transaction's debit rail transfers (in practice one) as one INSERT. */
+function insertDebitTransfers(rows: DebitTransferRow[]): QueuedStatement {
+  return {
+    sql: `INSERT INTO rail_transfers (id, intent_id, direction, amount_paise, status, failure_code, reference,
+       gateway_order_id, gateway_payment_id, created_at)
+     SELECT i, it, 'debit', a, st, f, r, go, gp, c::timestamptz
+       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
+                   $8::text[], $9::text[]) AS u(i, it, a, st, f, r, go, gp, c)`,
+    params: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.intentId),
+      rows.map((r) => r.amountPaise),
+      rows.map((r) => r.status),
+      rows.map((r) => r.failureCode),
+      rows.map((r) => r.reference),
+      rows.map((r) => r.gatewayOrderId),
+      rows.map((r) => r.gatewayPaymentId),
+      rows.map((r) => r.createdAt),
+    ],
+  };
+}
