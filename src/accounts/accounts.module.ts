@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
+import { AgentRepository } from './agent.repository';
 
 @Module({
   controllers: [AccountsController],
-  providers: [AccountsService],
-  exports: [AccountsService],
+  providers: [AccountsService, AgentRepository],
+  exports: [AccountsService, AgentRepository],
 })
 export class AccountsModule {}

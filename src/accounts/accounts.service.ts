@@ -9,10 +9,11 @@ import { CredentialKind, RevocableCredentials } from '../common/credentials/revo
 import { hashPassword, issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
-import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
+import { decodeCursor, Page, toPage } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { AgentRepository } from './agent.repository';
 import { AgentResponse, ApiKeyResponse } from './dto/accounts.dto';
 import { Agent, AgentRole } from './entities/agent.entity';
 import { ApiKey } from './entities/api-key.entity';
@@ -64,6 +65,7 @@ export class AccountsService {
     private readonly tx: Tx,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
+    private readonly agents: AgentRepository,
     private readonly credentials: RevocableCredentials,
     private readonly revocations: CredentialRevocations,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -162,8 +164,8 @@ export class AccountsService {
         ? null
         : parsePublicKey(input.publicKey, '$.public_key');
     const secret = issueSecret(CREDENTIAL_PREFIX.agent);
-    return this.tx.run(async (m) => {
-      const agent = m.create(Agent, {
+    return this.tx.run(async () => {
+      const agent = Object.assign(new Agent(), {
         id: newId('agt'),
         workspaceId,
         name: input.name,
@@ -174,14 +176,14 @@ export class AccountsService {
         publicKeyAlg: key?.alg ?? null,
         disabledAt: null,
       });
-      await m.insert(Agent, agent);
+      await this.agents.insert(agent);
       await this.audit.record(workspaceId, actor, 'agent.created', agent.id, { role: input.role });
-      return toAgentResponse(await m.findOneByOrFail(Agent, { id: agent.id }), secret.plaintext);
+      return toAgentResponse((await this.agents.findById(agent.id)) as Agent, secret.plaintext);
     });
   }
 
   async getAgent(workspaceId: string, id: string): Promise<Agent> {
-    const agent = await this.tx.manager.findOneBy(Agent, { id, workspaceId, disabledAt: IsNull() });
+    const agent = await this.agents.findActive(workspaceId, id);
     if (!agent) {
       throw commonErrors.notFound('agent', id);
     }
@@ -194,10 +196,7 @@ export class AccountsService {
     startingAfter?: string,
   ): Promise<Page<AgentResponse>> {
     const cursor = decodeCursor(startingAfter);
-    const qb = this.tx.manager
-      .createQueryBuilder(Agent, 'a')
-      .where('a.workspace_id = :workspaceId AND a.disabled_at IS NULL', { workspaceId });
-    const rows = await newestFirst(qb, 'a', limit, cursor).getMany();
+    const rows = await this.agents.pageActive(workspaceId, limit, cursor);
     return toPage(rows, limit, (a) => toAgentResponse(a));
   }
 
@@ -208,9 +207,9 @@ export class AccountsService {
     actor: AuditActor,
   ): Promise<AgentResponse> {
     const secret = issueSecret(CREDENTIAL_PREFIX.agent);
-    return this.tx.run(async (m) => {
+    return this.tx.run(async () => {
       const agent = await this.getAgent(workspaceId, id);
-      await m.update(Agent, { id }, { credentialHash: secret.hash, credentialHint: secret.hint });
+      await this.agents.update(id, { credentialHash: secret.hash, credentialHint: secret.hint });
       await this.audit.record(workspaceId, actor, 'agent.credential_rotated', id);
       await this.revocations.revoked([id]); // the old credential, cached on any instance
       return toAgentResponse({ ...agent, credentialHint: secret.hint }, secret.plaintext);
@@ -227,13 +226,12 @@ export class AccountsService {
       publicKey === null || publicKey === undefined
         ? null
         : parsePublicKey(publicKey, '$.public_key');
-    return this.tx.run(async (m) => {
+    return this.tx.run(async () => {
       const agent = await this.getAgent(workspaceId, id);
-      await m.update(
-        Agent,
-        { id },
-        { publicKeyPem: key?.pem ?? null, publicKeyAlg: key?.alg ?? null },
-      );
+      await this.agents.update(id, {
+        publicKeyPem: key?.pem ?? null,
+        publicKeyAlg: key?.alg ?? null,
+      });
       await this.audit.record(workspaceId, actor, 'agent.public_key_set', id, {
         alg: key?.alg ?? null,
       });
@@ -275,9 +273,6 @@ export class AccountsService {
 
   /** The oldest active agent with this name in the workspace; null when there is none. */
   async findAgentByName(workspaceId: string, name: string): Promise<Agent | null> {
-    return this.tx.manager.findOne(Agent, {
-      where: { workspaceId, name, disabledAt: IsNull() },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    return this.agents.findActiveByName(workspaceId, name);
   }
 }

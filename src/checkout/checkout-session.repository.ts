@@ -2,8 +2,17 @@ import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import { entityFromJson } from '../database/entity-from-json';
+import { queryPrepared } from '../database/prepared';
 import { QueuedStatement, Tx } from '../database/tx';
+import { offerParts } from '../seller/seller.repository';
 import { CheckoutSession } from './checkout-session.entity';
+
+/** SQL on checkout_sessions for another owner's statement (see `agentParts`). */
+export const checkoutParts = {
+  /** What delegate_payment checks of a session: id, status, expires_at, seller_agent_id. */
+  facts: (id: string) =>
+    `SELECT id, status, expires_at, seller_agent_id FROM checkout_sessions WHERE id = ${id}`,
+};
 
 /**
  * The owner of checkout_sessions (docs/architecture.md "Table owners"): the only file that queries
@@ -45,18 +54,17 @@ export class CheckoutSessionRepository {
   async lockWithOfferStates(
     id: string,
   ): Promise<{ session: CheckoutSession; offers: Map<string, boolean> } | null> {
-    const [row] = await this.tx.manager.query<
-      { session: Record<string, unknown>; offers: { sku: string; active: boolean }[] }[]
-    >(
+    const [row] = (await queryPrepared(
+      this.tx.manager,
       `WITH s AS (SELECT * FROM checkout_sessions WHERE id = $1 FOR NO KEY UPDATE)
        SELECT row_to_json(s) AS session,
-              (SELECT COALESCE(json_agg(json_build_object('sku', o.sku, 'active', o.active)), '[]'::json)
-                 FROM offers o
-                WHERE o.seller_agent_id = s.seller_agent_id
-                  AND o.sku IN (SELECT l->>'sku' FROM jsonb_array_elements(s.line_items) AS l)) AS offers
+              ${offerParts.statesOf(
+                's.seller_agent_id',
+                `SELECT l->>'sku' FROM jsonb_array_elements(s.line_items) AS l`,
+              )} AS offers
          FROM s`,
       [id],
-    );
+    )) as { session: Record<string, unknown>; offers: { sku: string; active: boolean }[] }[];
     if (!row) {
       return null;
     }

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 
+import { Sql } from '../database/sql';
 import { Tx } from '../database/tx';
 import { AuditLog } from './audit';
 import { AcpGuard } from './auth/acp.guard';
@@ -16,6 +17,7 @@ import { RequestSignatureVerifier } from './signing/request-signature.verifier';
 /** What every module may inject. */
 const SHARED = [
   Tx,
+  Sql,
   Clock,
   AuditLog,
   RevocableCredentials,

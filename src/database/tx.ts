@@ -3,6 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { queryPrepared } from './prepared';
+
 interface TxState {
   manager: EntityManager;
   afterCommit: (() => unknown)[];
@@ -136,7 +138,7 @@ async function writeBatches(manager: EntityManager, batched: BatchedRow[]): Prom
   const statements = [...byName.values()].map(({ write, rows }) => write(rows));
   if (statements.length > 0) {
     const { sql, params } = combineStatements(statements);
-    await manager.query(sql, params);
+    await queryPrepared(manager, sql, params);
   }
 }
 

@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 
 import { CheckoutSession, CheckoutStatus } from '../checkout/checkout-session.entity';
+import { CheckoutSessionRepository } from '../checkout/checkout-session.repository';
 import { AuditActor, AuditLog } from '../common/audit';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { QueuedStatement, Tx } from '../database/tx';
+import { Tx } from '../database/tx';
 import { MAX_PER_PAYMENT_CAP_PAISE } from '../mandates/dto/create-mandate.dto';
 import type { Mandate } from '../mandates/mandate.entity';
 import { authorizationUrl } from '../mandates/mandate.mapper';
@@ -15,6 +16,7 @@ import { MandatesService } from '../mandates/mandates.service';
 import { parseRfc3339 } from '../mandates/rfc3339';
 import { delegatePaymentErrors as errors } from './delegate-payment.errors';
 import { DelegatedToken } from './delegated-token.entity';
+import { DelegatedTokenRepository } from './delegated-token.repository';
 import { AllowanceDto, DelegatePaymentDto } from './dto/delegate-payment.dto';
 import { DelegatePaymentResponse } from './dto/delegate-payment.response';
 import { parsePaymentMethod } from './payment-method';
@@ -116,6 +118,8 @@ export class DelegatePaymentService {
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly mandates: MandatesService,
+    private readonly tokens: DelegatedTokenRepository,
+    private readonly sessions: CheckoutSessionRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -133,7 +137,7 @@ export class DelegatePaymentService {
     const now = this.clock.now();
     const allowance = checkAllowance(body.allowance, now);
     const actor: AuditActor = { type: 'protocol_key', id: caller.id };
-    return this.tx.run(async (m) => {
+    return this.tx.run(async () => {
       // With a mandate_id, the session and the share-locked mandate come in one statement.
       const named = method.mandateId
         ? await this.mandates.findForBuyerLockedWithSession(
@@ -145,7 +149,7 @@ export class DelegatePaymentService {
       this.checkSession(
         named
           ? named.session && { ...named.session, status: named.session.status as CheckoutStatus }
-          : await m.findOneBy(CheckoutSession, { id: allowance.checkoutSessionId }),
+          : await this.sessions.findById(allowance.checkoutSessionId),
         allowance,
         now,
       );
@@ -193,7 +197,7 @@ export class DelegatePaymentService {
       });
       // Nothing reads it back in this transaction (the mandate stays share-locked until commit, so
       // a revocation still sees it): written with the commit's one statement.
-      await this.tx.writeBeforeCommit('delegated_tokens.insert', token, insertTokens);
+      await this.tokens.insertAtCommit(token);
       await this.audit.record(caller.workspaceId, actor, 'token.created', token.id, {
         mandate_id: mandate.id,
         checkout_session_id: token.checkoutSessionId,
@@ -208,29 +212,7 @@ export class DelegatePaymentService {
    * on a payment that still waits for approval (revoking it declines that payment).
    */
   async listLiveTokens(workspaceId: string, limit: number): Promise<LiveToken[]> {
-    const rows = await this.tx.manager.query<
-      {
-        id: string;
-        merchant_agent_id: string;
-        merchant_name: string;
-        max_amount_paise: string;
-        expires_at: Date;
-        checkout_session_id: string;
-        mandate_id: string;
-        waiting_intent_id: string | null;
-      }[]
-    >(
-      `SELECT t.id, t.merchant_agent_id, a.name AS merchant_name, t.max_amount_paise, t.expires_at, t.checkout_session_id, t.mandate_id,
-              w.id AS waiting_intent_id
-         FROM delegated_tokens t
-         JOIN agents a ON a.id = t.merchant_agent_id
-         LEFT JOIN payment_intents w ON w.token_id = t.id AND w.status = 'requires_approval'
-        WHERE t.workspace_id = $1
-          AND ((t.status = 'usable' AND t.expires_at > $2) OR (t.status = 'used' AND w.id IS NOT NULL))
-        ORDER BY t.created_at DESC, t.id DESC
-        LIMIT $3`,
-      [workspaceId, this.clock.now(), limit],
-    );
+    const rows = await this.tokens.listLive(workspaceId, this.clock.now(), limit);
     return rows.map((r) => ({
       id: r.id,
       merchantAgentId: r.merchant_agent_id,
@@ -326,7 +308,7 @@ export class DelegatePaymentService {
   }
 
   private async wasSpent(mandateId: string): Promise<boolean> {
-    return this.tx.manager.exists(DelegatedToken, { where: { mandateId, status: 'used' } });
+    return this.tokens.wasSpentOnMandate(mandateId);
   }
 
   private echoed(metadata: Record<string, string>): Record<string, string> {
@@ -334,33 +316,4 @@ export class DelegatePaymentService {
       Object.entries(metadata).filter(([k]) => !SYSTEM_METADATA.includes(k)),
     );
   }
-}
-
-/** New delegated tokens as one INSERT (Tx.writeBeforeCommit; parallel arrays). */
-function insertTokens(rows: DelegatedToken[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO delegated_tokens (id, workspace_id, buyer_agent_id, protocol_key_id, mandate_id,
-       checkout_session_id, merchant_agent_id, max_amount_paise, currency, expires_at, status, metadata,
-       created_at)
-     SELECT id, ws, buyer, pk, mdt, cs, merchant, amount, cur, ea::timestamptz, st, md::jsonb, ca::timestamptz
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                   $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
-            AS r(id, ws, buyer, pk, mdt, cs, merchant, amount, cur, ea, st, md, ca)`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.workspaceId),
-      rows.map((r) => r.buyerAgentId),
-      rows.map((r) => r.protocolKeyId),
-      rows.map((r) => r.mandateId),
-      rows.map((r) => r.checkoutSessionId),
-      rows.map((r) => r.merchantAgentId),
-      rows.map((r) => r.maxAmountPaise),
-      // Stored upper case, as the entity's lowerCaseCurrency transformer writes it.
-      rows.map((r) => r.currency.toUpperCase()),
-      rows.map((r) => r.expiresAt.toISOString()),
-      rows.map((r) => r.status),
-      rows.map((r) => JSON.stringify(r.metadata)),
-      rows.map((r) => r.createdAt.toISOString()),
-    ],
-  };
 }

@@ -4,9 +4,9 @@ import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { QueuedStatement, Tx } from '../database/tx';
-import { Mandate } from '../mandates/mandate.entity';
+import { Tx } from '../database/tx';
 import { DelegatedToken } from './delegated-token.entity';
+import { DelegatedTokenRepository } from './delegated-token.repository';
 import { tokenErrors } from './tokens.errors';
 
 export interface RedeemRequest {
@@ -31,6 +31,7 @@ export function tokenState(
 export class TokensService {
   constructor(
     private readonly tx: Tx,
+    private readonly tokens: DelegatedTokenRepository,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -43,18 +44,11 @@ export class TokensService {
   async redeem(req: RedeemRequest): Promise<{ token: DelegatedToken }> {
     // The token locked and its mandate's status read (not locked: pay() locks the mandate after
     // the buyer agent, in the lock order) by one statement.
-    const { entities, raw } = await this.tx.manager
-      .createQueryBuilder(DelegatedToken, 't')
-      .innerJoin(Mandate, 'm', 'm.id = t.mandate_id')
-      .addSelect('m.status', 'mandate_status')
-      .where('t.id = :id', { id: req.tokenId })
-      .setLock('for_no_key_update', undefined, ['t'])
-      .getRawAndEntities<{ mandate_status: Mandate['status'] }>();
-    const token = entities[0];
-    if (!token) {
+    const found = await this.tokens.lockWithMandateStatus(req.tokenId);
+    if (!found) {
       throw tokenErrors.invalid();
     }
-    const mandateStatus = raw[0].mandate_status;
+    const { token, mandateStatus } = found;
     const now = this.clock.now();
     switch (tokenState(token, now)) {
       case 'revoked':
@@ -86,11 +80,7 @@ export class TokensService {
     token.usedAt = now;
     // Under the row lock, nothing in this transaction reads it again: written with the commit's
     // one statement (a rolled-back complete leaves the token usable, as before).
-    await this.tx.writeBeforeCommit(
-      'delegated_tokens.used',
-      { id: token.id, usedAt: now },
-      markUsed,
-    );
+    await this.tokens.markUsedAtCommit(token.id, now);
     return { token };
   }
 
@@ -106,11 +96,8 @@ export class TokensService {
     spentOnWaitingPayment: (token: DelegatedToken) => Promise<boolean> = () =>
       Promise.resolve(false),
   ): Promise<DelegatedToken> {
-    return this.tx.run(async (m) => {
-      const token = await m.findOne(DelegatedToken, {
-        where: { id: tokenId, workspaceId },
-        lock: { mode: 'for_no_key_update' },
-      });
+    return this.tx.run(async () => {
+      const token = await this.tokens.lockInWorkspace(workspaceId, tokenId);
       if (!token) {
         throw commonErrors.notFound('token', tokenId);
       }
@@ -121,7 +108,7 @@ export class TokensService {
         const now = this.clock.now();
         token.status = 'revoked';
         token.revokedAt = now;
-        await m.update(DelegatedToken, { id: token.id }, { status: 'revoked', revokedAt: now });
+        await this.tokens.markRevoked(token.id, now);
         await this.audit.record(
           workspaceId,
           { type: 'person', id: personId },
@@ -132,13 +119,4 @@ export class TokensService {
       return token;
     });
   }
-}
-
-/** The tokens a transaction redeemed, marked used by one UPDATE (Tx.writeBeforeCommit). */
-function markUsed(rows: { id: string; usedAt: Date }[]): QueuedStatement {
-  return {
-    sql: `UPDATE delegated_tokens AS t SET status = 'used', used_at = u.at
-       FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id`,
-    params: [rows.map((r) => r.id), rows.map((r) => r.usedAt.toISOString())],
-  };
 }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 
+import { AgentRepository } from '../accounts/agent.repository';
 import { Clock } from '../common/clock';
 import type { AutopayFrequency } from '../recurring/autopay-schedule';
 import { formatIst } from '../web/local-time';
 import type { Mandate, MandateRail, MandateStatus } from './mandate.entity';
-import { MandateRepository } from './mandate.repository';
 import { effectiveMandateStatus, isRevocable } from './mandate.state';
 
 const RAIL_LABEL: Record<MandateRail, string> = {
@@ -63,13 +63,13 @@ export interface MandateView {
 @Injectable()
 export class MandateViews {
   constructor(
-    private readonly repo: MandateRepository,
+    private readonly agents: AgentRepository,
     private readonly clock: Clock,
   ) {}
 
   async describe(mandates: Mandate[]): Promise<MandateView[]> {
     const ids = [...new Set(mandates.flatMap((m) => [m.buyerAgentId, ...(m.payeeAgentIds ?? [])]))];
-    const names = new Map((await this.repo.agentsByIds(ids)).map((a) => [a.id, a.name]));
+    const names = new Map((await this.agents.findByIds(ids)).map((a) => [a.id, a.name]));
     const nameOf = (id: string) => (names.has(id) ? `${names.get(id)} (${id})` : id);
     const now = this.clock.now();
     return mandates.map((m) => {

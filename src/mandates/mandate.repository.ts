@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { In, IsNull } from 'typeorm';
 
-import { Agent } from '../accounts/entities/agent.entity';
+import { checkoutParts } from '../checkout/checkout-session.repository';
 import { Cursor, newestFirst } from '../common/pagination';
 import { entityFromJson } from '../database/entity-from-json';
+import { queryPrepared } from '../database/prepared';
 import { Tx } from '../database/tx';
-import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
 import { Mandate, MandateStatus } from './mandate.entity';
 
 /** What delegate_payment checks of a checkout session before minting a token. */
@@ -24,7 +23,19 @@ export interface MandateFilter {
   now: Date;
 }
 
-/** The only SQL on mandates (plus the agent lookups mandates need). Always through Tx. */
+/** SQL on mandates for another owner's statement (see `agentParts`). */
+export const mandateParts = {
+  /** A mandate's status, as a scalar subquery. */
+  statusOf: (id: string) => `(SELECT status FROM mandates WHERE id = ${id})`,
+  /**
+   * The mandate FOR NO KEY UPDATE once `after` (a condition on rows the statement locked first)
+   * holds: its scan waits for those locks, keeping the lock order.
+   */
+  lockAfter: (id: string, after: string) =>
+    `SELECT * FROM mandates WHERE id = ${id} AND ${after} FOR NO KEY UPDATE`,
+};
+
+/** The owner of mandates (docs/architecture.md "Table owners"); MandatesStoreModule exports it. */
 @Injectable()
 export class MandateRepository {
   constructor(private readonly tx: Tx) {}
@@ -39,17 +50,6 @@ export class MandateRepository {
 
   findInWorkspace(workspaceId: string, id: string): Promise<Mandate | null> {
     return this.tx.manager.findOneBy(Mandate, { id, workspaceId });
-  }
-
-  /**
-   * The live tokens drawn on a mandate, locked (FOR NO KEY UPDATE, in id order) before the
-   * mandate itself: tokens come before mandates in the lock order (docs/architecture.md).
-   */
-  async lockUsableTokens(mandateId: string): Promise<void> {
-    await this.tx.manager.query(
-      `SELECT id FROM delegated_tokens WHERE mandate_id = $1 AND status = 'usable' ORDER BY id FOR NO KEY UPDATE`,
-      [mandateId],
-    );
   }
 
   /** FOR NO KEY UPDATE: authorise, decline and revoke serialise on the row. */
@@ -72,21 +72,20 @@ export class MandateRepository {
     id: string,
     sessionId: string,
   ): Promise<{ mandate: Mandate | null; session: SessionFacts | null }> {
-    const [row] = await this.tx.manager.query<
-      {
-        session_id: string | null;
-        status: string;
-        expires_at: Date;
-        seller_agent_id: string;
-        mandate: Record<string, unknown> | null;
-      }[]
-    >(
+    const [row] = (await queryPrepared(
+      this.tx.manager,
       `WITH md AS (SELECT * FROM mandates WHERE id = $2 AND buyer_agent_id = $3 FOR SHARE)
        SELECT s.id AS session_id, s.status, s.expires_at, s.seller_agent_id,
               (SELECT row_to_json(md) FROM md) AS mandate
-         FROM (SELECT 1) AS one LEFT JOIN checkout_sessions s ON s.id = $1`,
+         FROM (SELECT 1) AS one LEFT JOIN (${checkoutParts.facts('$1')}) s ON true`,
       [sessionId, id, buyerAgentId],
-    );
+    )) as {
+      session_id: string | null;
+      status: string;
+      expires_at: Date;
+      seller_agent_id: string;
+      mandate: Record<string, unknown> | null;
+    }[];
     return {
       mandate: row.mandate ? entityFromJson(this.tx.manager, Mandate, row.mandate) : null,
       session: row.session_id
@@ -146,24 +145,13 @@ export class MandateRepository {
     return newestFirst(qb, 'm', limit, cursor).getMany();
   }
 
-  /** Revoking a mandate kills the live tokens drawn on it; returns their ids. */
-  async revokeUsableTokens(mandateId: string, now: Date): Promise<string[]> {
-    const rows = await this.tx.manager
-      .createQueryBuilder()
-      .update(DelegatedToken)
-      .set({ status: 'revoked', revokedAt: now })
-      .where(`mandate_id = :mandateId AND status = 'usable'`, { mandateId })
-      .returning(['id'])
-      .execute();
-    return (rows.raw as { id: string }[]).map((r) => r.id);
+  /** True when the mandate exists and was authorised for this buyer agent. */
+  async belongsTo(mandateId: string, buyerAgentId: string): Promise<boolean> {
+    return this.tx.manager.exists(Mandate, { where: { id: mandateId, buyerAgentId } });
   }
 
-  findActiveAgent(workspaceId: string, id: string): Promise<Agent | null> {
-    return this.tx.manager.findOneBy(Agent, { id, workspaceId, disabledAt: IsNull() });
-  }
-
-  /** Agents of any workspace (sellers usually live in another one), disabled ones included. */
-  async agentsByIds(ids: string[]): Promise<Agent[]> {
-    return ids.length === 0 ? [] : this.tx.manager.findBy(Agent, { id: In(ids) });
+  /** SELECT … FOR NO KEY UPDATE (lock order: docs/architecture.md). */
+  lock(id: string): Promise<Mandate | null> {
+    return this.tx.manager.findOne(Mandate, { where: { id }, lock: { mode: 'for_no_key_update' } });
   }
 }

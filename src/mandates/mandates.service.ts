@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 
+import { AgentRepository } from '../accounts/agent.repository';
 import { canBuy, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import type { AgentPrincipal, ApiKeyPrincipal } from '../common/auth/principal';
@@ -8,6 +9,7 @@ import { newId } from '../common/ids';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { RefusalKeepingWrites, Tx } from '../database/tx';
+import { DelegatedTokenRepository } from '../delegate-payment/delegated-token.repository';
 import type { AutopayFrequency } from '../recurring/autopay-schedule';
 import { MandateResponse } from './dto/mandate.response';
 import { Mandate, MandateKind, MandateRail, MandateStatus } from './mandate.entity';
@@ -64,6 +66,8 @@ export class MandatesService {
   constructor(
     private readonly tx: Tx,
     private readonly repo: MandateRepository,
+    private readonly agents: AgentRepository,
+    private readonly tokens: DelegatedTokenRepository,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -183,7 +187,7 @@ export class MandatesService {
 
   /** Names of agents of any workspace (the sellers on a mandate live in other workspaces). */
   async agentNames(ids: string[]): Promise<Map<string, string>> {
-    return new Map((await this.repo.agentsByIds([...new Set(ids)])).map((a) => [a.id, a.name]));
+    return new Map((await this.agents.findByIds([...new Set(ids)])).map((a) => [a.id, a.name]));
   }
 
   /** A mandate by id, any workspace (recurring charges: the seller's side), without a lock. */
@@ -268,7 +272,7 @@ export class MandatesService {
    */
   async revoke(workspaceId: string, id: string, actor: AuditActor): Promise<Mandate> {
     return this.tx.run(async () => {
-      await this.repo.lockUsableTokens(id);
+      await this.tokens.lockUsableOnMandate(id);
       const m = await this.lock(workspaceId, id);
       const now = this.clock.now();
       if (expiryIsUnpersisted(m, now)) {
@@ -326,7 +330,7 @@ export class MandatesService {
     m.status = 'revoked';
     m.revokedAt = now;
     await this.repo.update(m.id, { status: 'revoked', revokedAt: now });
-    const tokenIds = await this.repo.revokeUsableTokens(m.id, now);
+    const tokenIds = await this.tokens.revokeUsableOnMandate(m.id, now);
     await this.audit.record(m.workspaceId, actor, action, m.id, { revoked_token_ids: tokenIds });
     for (const hook of this.endedHooks) {
       this.tx.afterCommit(() => hook(m));
@@ -349,7 +353,7 @@ export class MandatesService {
     if (requested === undefined) {
       throw mandateErrors.buyerAgentRequired();
     }
-    const agent = await this.repo.findActiveAgent(caller.workspaceId, requested);
+    const agent = await this.agents.findActive(caller.workspaceId, requested);
     if (!agent) {
       throw mandateErrors.buyerAgentNotFound(requested);
     }
@@ -409,7 +413,7 @@ export class MandatesService {
 
   /** Every payee must be an existing, enabled seller agent (of any workspace). */
   private async checkPayees(ids: string[]): Promise<void> {
-    const agents = new Map((await this.repo.agentsByIds(ids)).map((a) => [a.id, a]));
+    const agents = new Map((await this.agents.findByIds(ids)).map((a) => [a.id, a]));
     ids.forEach((id, i) => {
       const a = agents.get(id);
       if (!a || a.disabledAt || !canSell(a.role)) {

@@ -5,8 +5,16 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
 import { entityFromJson } from '../database/entity-from-json';
+import { queryPrepared } from '../database/prepared';
 import { QueuedStatement, Tx } from '../database/tx';
 import { IntentSourceKind, IntentStatus, PaymentIntent } from './entities/payment-intent.entity';
+
+/** SQL on payment_intents for another owner's statement (see `agentParts`). */
+export const intentParts = {
+  /** The payment waiting for approval that this token was spent on, as a scalar subquery. */
+  waitingOnToken: (tokenId: string) =>
+    `(SELECT id FROM payment_intents WHERE token_id = ${tokenId} AND status = 'requires_approval' LIMIT 1)`,
+};
 
 /**
  * The owner of payment_intents (docs/architecture.md "Table owners"): every statement on the table
@@ -171,15 +179,14 @@ export class PaymentIntentRepository {
     id: string,
   ): Promise<{ source: Record<string, unknown> | null; intent: PaymentIntent | null }> {
     const n = source.params.length + 1;
-    const [row] = await this.tx.manager.query<
-      { source: Record<string, unknown> | null; intent: Record<string, unknown> | null }[]
-    >(
+    const [row] = (await queryPrepared(
+      this.tx.manager,
       `WITH src AS (${source.sql}),
             i AS (SELECT * FROM payment_intents WHERE id = $${n} AND (SELECT count(*) FROM src) >= 0
                   FOR NO KEY UPDATE)
        SELECT (SELECT row_to_json(src) FROM src) AS source, (SELECT row_to_json(i) FROM i) AS intent`,
       [...source.params, id],
-    );
+    )) as { source: Record<string, unknown> | null; intent: Record<string, unknown> | null }[];
     return {
       source: row.source,
       intent: row.intent ? entityFromJson(this.tx.manager, PaymentIntent, row.intent) : null,
@@ -193,11 +200,12 @@ export class PaymentIntentRepository {
    * it is recorded under that lock; what ends meanwhile only lowers it.
    */
   async committedOn(buyerAgentId: string, day: string): Promise<number> {
-    const [row] = await this.tx.manager.query<{ committed: string }[]>(
+    const [row] = (await queryPrepared(
+      this.tx.manager,
       `SELECT committed_paise::text AS committed FROM buyer_daily_spend
         WHERE buyer_agent_id = $1 AND day = $2::date`,
       [buyerAgentId, day],
-    );
+    )) as { committed: string }[];
     return row ? paiseFromSql(row.committed) : 0;
   }
 

@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
 
+import { AccountsModule } from '../accounts/accounts.module';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { TokensStoreModule } from '../delegate-payment/tokens-store.module';
 import type { GatewayClient } from '../gateway/gateway-client';
 import { GATEWAY_CLIENT, gatewayClientOf, GatewayRail } from '../gateway/gateway-rail';
 import { GatewayStore } from '../gateway/gateway-store';
+import { MandatesStoreModule } from '../mandates/mandates-store.module';
 import { ReceiptsModule } from '../receipts/receipts.module';
 import { OutboxService } from './outbox.service';
 import { PAYMENT_RAIL, PaymentRail } from './payment-rail';
@@ -22,7 +25,15 @@ import { SandboxRail } from './sandbox-rail';
  * gateway"). Going live is configuration, not code.
  */
 @Module({
-  imports: [ApprovalsModule, PaymentsStoreModule, ReceiptsModule, SweeperModule],
+  imports: [
+    AccountsModule,
+    ApprovalsModule,
+    MandatesStoreModule,
+    PaymentsStoreModule,
+    ReceiptsModule,
+    SweeperModule,
+    TokensStoreModule,
+  ],
   providers: [
     PaymentsService,
     PaymentSources,

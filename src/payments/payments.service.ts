@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
-import { Agent } from '../accounts/entities/agent.entity';
+import { agentParts, AgentRepository } from '../accounts/agent.repository';
 import { Approval } from '../approvals/approval.entity';
 import {
   ApprovalDecision,
@@ -13,9 +13,11 @@ import { newId } from '../common/ids';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { entityFromJson } from '../database/entity-from-json';
+import { Sql, statement } from '../database/sql';
 import { Tx } from '../database/tx';
-import { DelegatedToken } from '../delegate-payment/delegated-token.entity';
+import { DelegatedTokenRepository } from '../delegate-payment/delegated-token.repository';
 import { Mandate } from '../mandates/mandate.entity';
+import { mandateParts, MandateRepository } from '../mandates/mandate.repository';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { ReceiptsService } from '../receipts/receipts.service';
 import { Decline, evaluateBuyerRules, indianDay } from './buyer-rules';
@@ -111,6 +113,10 @@ export class PaymentsService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly intents: PaymentIntentRepository,
+    private readonly agents: AgentRepository,
+    private readonly mandates: MandateRepository,
+    private readonly tokens: DelegatedTokenRepository,
+    private readonly sql: Sql,
     private readonly transfers: RailTransferRepository,
     private readonly approvals: ApprovalsService,
     private readonly sources: PaymentSources,
@@ -272,21 +278,7 @@ export class PaymentsService implements OnModuleInit {
     mandateId: string | null,
   ): Promise<{ buyer: AgentFacts | null; seller: AgentFacts | null; mandate: Mandate | null }> {
     const m = this.tx.manager;
-    const rows = await m.query<
-      (AgentFacts & {
-        role: 'buyer' | 'seller' | 'mandate';
-        mandate: Record<string, unknown> | null;
-      })[]
-    >(
-      `WITH buyer AS (SELECT id, workspace_id, name FROM agents WHERE id = $1 FOR NO KEY UPDATE),
-            md AS (SELECT * FROM mandates WHERE id = $3 AND EXISTS (SELECT 1 FROM buyer) FOR NO KEY UPDATE)
-       SELECT 'buyer' AS role, id, workspace_id AS "workspaceId", name, NULL::json AS mandate FROM buyer
-       UNION ALL
-       SELECT 'seller', id, workspace_id, name, NULL FROM agents WHERE id = $2
-       UNION ALL
-       SELECT 'mandate', NULL, NULL, NULL, row_to_json(md) FROM md`,
-      [buyerAgentId, sellerAgentId, mandateId],
-    );
+    const rows = await this.sql.rows(lockBuyerAndMandate(buyerAgentId, sellerAgentId, mandateId));
     const find = (role: 'buyer' | 'seller') => {
       const row = rows.find((r) => r.role === role);
       return row ? { id: row.id, workspaceId: row.workspaceId, name: row.name } : null;
@@ -420,10 +412,7 @@ export class PaymentsService implements OnModuleInit {
   async previewDecline(
     req: PayAuthority & { buyerAgentId: string; sellerAgentId: string; amountPaise: number },
   ): Promise<Decline | null> {
-    const mandate =
-      req.mandateId === null
-        ? null
-        : await this.tx.manager.findOneBy(Mandate, { id: req.mandateId });
+    const mandate = req.mandateId === null ? null : await this.mandates.findById(req.mandateId);
     if (req.mandateId !== null && !mandate) {
       return { code: 'mandate_not_active', reason: `Mandate ${req.mandateId} does not exist` };
     }
@@ -635,27 +624,17 @@ export class PaymentsService implements OnModuleInit {
    * token → buyer agent → mandate → intent (the approval row is locked after, by its service).
    */
   private async lockWaiting(intentId: string): Promise<void> {
-    const m = this.tx.manager;
     const intent = await this.intents.find(intentId);
     if (!intent) {
       return;
     }
     await this.sources.get(intent.sourceKind)?.lock(intent.sourceId);
     if (intent.tokenId) {
-      await m.findOne(DelegatedToken, {
-        where: { id: intent.tokenId },
-        lock: { mode: 'for_no_key_update' },
-      });
+      await this.tokens.lock(intent.tokenId);
     }
-    await m.findOne(Agent, {
-      where: { id: intent.buyerAgentId },
-      lock: { mode: 'for_no_key_update' },
-    });
+    await this.agents.lock(intent.buyerAgentId);
     if (intent.mandateId) {
-      await m.findOne(Mandate, {
-        where: { id: intent.mandateId },
-        lock: { mode: 'for_no_key_update' },
-      });
+      await this.mandates.lock(intent.mandateId);
     }
     await this.intents.lock(intentId);
   }
@@ -666,12 +645,11 @@ export class PaymentsService implements OnModuleInit {
    * what else the buyer committed today but not this payment itself.
    */
   private async recheckRules(intent: PaymentIntent): Promise<WaitingDecline | null> {
-    const m = this.tx.manager;
-    const mandate = intent.mandateId ? await m.findOneBy(Mandate, { id: intent.mandateId }) : null;
+    const mandate = intent.mandateId ? await this.mandates.findById(intent.mandateId) : null;
     if (!mandate) {
       return { code: 'mandate_not_active', reason: 'The payment has no mandate to draw on' };
     }
-    const token = intent.tokenId ? await m.findOneBy(DelegatedToken, { id: intent.tokenId }) : null;
+    const token = intent.tokenId ? await this.tokens.find(intent.tokenId) : null;
     const now = this.clock.now();
     return evaluateBuyerRules({
       mandate,
@@ -827,3 +805,20 @@ export function railDebitRequest(intent: PaymentIntent): RailDebitRequest {
 function withdrawnNote(decline: WaitingDecline): string {
   return `This payment can no longer go ahead: ${decline.reason}.`;
 }
+
+/**
+ * pay()'s lock statement: the buyer agent FOR NO KEY UPDATE, the seller read, and the mandate FOR
+ * NO KEY UPDATE after the buyer (its scan waits for the buyer's row), from their owners' parts.
+ */
+const lockBuyerAndMandate = statement<
+  AgentFacts & { role: 'buyer' | 'seller' | 'mandate'; mandate: Record<string, unknown> | null },
+  [string, string, string | null]
+>(
+  `WITH buyer AS (${agentParts.lockForPayment('$1')}),
+        md AS (${mandateParts.lockAfter('$3', 'EXISTS (SELECT 1 FROM buyer)')})
+   SELECT 'buyer' AS role, id, workspace_id AS "workspaceId", name, NULL::json AS mandate FROM buyer
+   UNION ALL
+   SELECT 'seller', id, workspace_id, name, NULL FROM (${agentParts.facts('$2')}) AS seller
+   UNION ALL
+   SELECT 'mandate', NULL, NULL, NULL, row_to_json(md) FROM md`,
+);

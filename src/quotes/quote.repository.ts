@@ -10,7 +10,10 @@ export interface QuoteParty {
   role: 'seller' | 'buyer' | 'both';
 }
 
-/** The only SQL of the quotes module (offers are looked up through SellerService). */
+/**
+ * The owner of quotes (docs/architecture.md "Table owners"); offers are SellerService's, agents
+ * AgentRepository's, mandates MandateRepository's.
+ */
 @Injectable()
 export class QuoteRepository {
   constructor(private readonly tx: Tx) {}
@@ -43,26 +46,5 @@ export class QuoteRepository {
     changes: Partial<Pick<Quote, 'status' | 'intentId' | 'paidAt' | 'canceledAt' | 'updatedAt'>>,
   ): Promise<void> {
     await this.tx.manager.update(Quote, { id }, changes);
-  }
-
-  /** An enabled agent by id (any workspace), for naming the parties of a quote. */
-  async findEnabledAgent(id: string): Promise<QuoteParty | null> {
-    const [row] = await this.tx.manager.query<
-      { id: string; workspace_id: string; name: string; role: QuoteParty['role'] }[]
-    >('SELECT id, workspace_id, name, role FROM agents WHERE id = $1 AND disabled_at IS NULL', [
-      id,
-    ]);
-    return row
-      ? { id: row.id, workspaceId: row.workspace_id, name: row.name, role: row.role }
-      : null;
-  }
-
-  /** True when the mandate exists and was authorised for this buyer agent. */
-  async mandateBelongsTo(mandateId: string, buyerAgentId: string): Promise<boolean> {
-    const rows = await this.tx.manager.query<unknown[]>(
-      'SELECT 1 FROM mandates WHERE id = $1 AND buyer_agent_id = $2',
-      [mandateId, buyerAgentId],
-    );
-    return rows.length > 0;
   }
 }

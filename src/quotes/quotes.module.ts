@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 
+import { AccountsModule } from '../accounts/accounts.module';
+import { MandatesStoreModule } from '../mandates/mandates-store.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { SellerModule } from '../seller/seller.module';
 import { QuoteRepository } from './quote.repository';
@@ -8,7 +10,7 @@ import { QuotesService } from './quotes.service';
 
 /** Quotes (from a seller's offers, or free-form), quote payments through the pipeline. */
 @Module({
-  imports: [PaymentsModule, SellerModule],
+  imports: [AccountsModule, MandatesStoreModule, PaymentsModule, SellerModule],
   controllers: [QuotesController],
   providers: [QuotesService, QuoteRepository],
   exports: [QuotesService],

@@ -1,11 +1,13 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 
+import { AgentRepository } from '../accounts/agent.repository';
 import { canBuy, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AfterCommit, Eventually, Tx } from '../database/tx';
+import { MandateRepository } from '../mandates/mandate.repository';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 import { PaymentSources } from '../payments/payment-sources';
@@ -25,7 +27,7 @@ import {
   toPublicQuoteView,
   toQuoteResponse,
 } from './quote.mapper';
-import { QuoteRepository } from './quote.repository';
+import { QuoteParty, QuoteRepository } from './quote.repository';
 import {
   effectiveStatus,
   FREE_FORM_QUOTE_TTL,
@@ -68,12 +70,22 @@ export class QuotesService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly quotes: QuoteRepository,
+    private readonly agents: AgentRepository,
+    private readonly mandates: MandateRepository,
     private readonly sellers: SellerService,
     private readonly payments: PaymentsService,
     private readonly sources: PaymentSources,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** An enabled agent by id (any workspace), as a party of a quote. */
+  private async partyOf(id: string): Promise<QuoteParty | null> {
+    const agent = await this.agents.findEnabled(id);
+    return agent
+      ? { id: agent.id, workspaceId: agent.workspaceId, name: agent.name, role: agent.role }
+      : null;
+  }
 
   onModuleInit(): void {
     this.sources.register('quote', {
@@ -164,8 +176,8 @@ export class QuotesService implements OnModuleInit {
         throw quoteErrors.buyerIsSeller('$.buyer_agent_id');
       }
       const [buyer, self] = await Promise.all([
-        this.quotes.findEnabledAgent(input.buyerAgentId),
-        this.quotes.findEnabledAgent(seller.id),
+        this.partyOf(input.buyerAgentId),
+        this.partyOf(seller.id),
       ]);
       if (!buyer || !canBuy(buyer.role)) {
         throw quoteErrors.buyerNotFound(input.buyerAgentId);
@@ -268,7 +280,7 @@ export class QuotesService implements OnModuleInit {
       if (blocked) {
         throw quoteErrors.notPayable(blocked.code, blocked.reason);
       }
-      if (!(await this.quotes.mandateBelongsTo(input.mandateId, input.buyerAgentId))) {
+      if (!(await this.mandates.belongsTo(input.mandateId, input.buyerAgentId))) {
         throw quoteErrors.mandateNotFound(input.mandateId);
       }
       const outcome = await this.payThroughPipeline(
@@ -346,7 +358,7 @@ export class QuotesService implements OnModuleInit {
 
   /** The name of the buyer agent a quote is addressed to, as the hosted page shows it. */
   async buyerName(quote: Quote): Promise<string> {
-    return (await this.quotes.findEnabledAgent(quote.buyerAgentId))?.name ?? 'the buyer';
+    return (await this.partyOf(quote.buyerAgentId))?.name ?? 'the buyer';
   }
 
   /** `{app_url}/pay/<quote_id>`: the link a seller sends so the buyer's person can pay. */

@@ -84,12 +84,4 @@ export class RefundRepository {
   findByRailReference(reference: string): Promise<Refund | null> {
     return this.tx.manager.findOneBy(Refund, { railReference: reference });
   }
-
-  async agentName(id: string): Promise<string> {
-    const [row] = await this.tx.manager.query<{ name: string }[]>(
-      'SELECT name FROM agents WHERE id = $1',
-      [id],
-    );
-    return row?.name ?? id;
-  }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { AccountsModule } from '../accounts/accounts.module';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { OrdersModule } from '../orders/orders.module';
 import { PaymentsModule } from '../payments/payments.module';
@@ -11,6 +12,7 @@ import { RefundsStoreModule } from './refunds-store.module';
 
 @Module({
   imports: [
+    AccountsModule,
     ApprovalsModule,
     PaymentsModule,
     PaymentsStoreModule,

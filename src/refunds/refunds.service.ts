@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
+import { AgentRepository } from '../accounts/agent.repository';
 import type { Approval } from '../approvals/approval.entity';
 import { ApprovalDecision, ApprovalsService } from '../approvals/approvals.service';
 import { AuditLog } from '../common/audit';
@@ -48,6 +49,7 @@ export class RefundsService implements OnModuleInit {
     private readonly audit: AuditLog,
     private readonly refunds: RefundRepository,
     private readonly intents: PaymentIntentRepository,
+    private readonly agents: AgentRepository,
     private readonly transfers: RailTransferRepository,
     private readonly approvals: ApprovalsService,
     private readonly outbox: OutboxService,
@@ -407,8 +409,8 @@ export class RefundsService implements OnModuleInit {
 
   private async summary(intent: PaymentIntent, refund: Refund): Promise<string> {
     const [seller, buyer] = await Promise.all([
-      this.refunds.agentName(intent.sellerAgentId),
-      this.refunds.agentName(intent.buyerAgentId),
+      this.agents.nameOf(intent.sellerAgentId),
+      this.agents.nameOf(intent.buyerAgentId),
     ]);
     const what = refund.amountPaise === intent.amountPaise ? 'a full refund' : 'a partial refund';
     const why = refund.reason ? ` Reason: ${refund.reason}` : '';

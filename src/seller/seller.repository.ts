@@ -4,6 +4,7 @@ import { In } from 'typeorm';
 import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { Cursor } from '../common/pagination';
+import { queryPrepared } from '../database/prepared';
 import { Tx } from '../database/tx';
 import { Offer } from './entities/offer.entity';
 import { SellerListing } from './entities/seller-listing.entity';
@@ -39,6 +40,17 @@ export interface SellerRow {
  * Offer rows are never deleted: a withdrawn offer goes inactive, so past sessions and quotes
  * still resolve its name and price. Every query joins the caller's transaction (Tx).
  */
+/** SQL on offers for another owner's statement (see `agentParts` in src/accounts/agent.repository.ts). */
+export const offerParts = {
+  /**
+   * Whether each of these skus' offers is active, as a scalar subquery giving a JSON array of
+   * `{sku, active}` (a sku with no offer row is absent): `skus` is a subquery of skus.
+   */
+  statesOf: (sellerAgentId: string, skus: string) =>
+    `(SELECT COALESCE(json_agg(json_build_object('sku', o.sku, 'active', o.active)), '[]'::json)
+        FROM offers o WHERE o.seller_agent_id = ${sellerAgentId} AND o.sku IN (${skus}))`,
+};
+
 @Injectable()
 export class SellerRepository {
   constructor(private readonly tx: Tx) {}
@@ -117,26 +129,25 @@ export class SellerRepository {
     agentId: string,
     skus: string[],
   ): Promise<{ name: string; offers: Offer[] } | null> {
-    const rows = await this.tx.manager.query<
-      {
-        agent_name: string;
-        id: string | null;
-        sku: string;
-        name: string;
-        unit_paise: string;
-        category: string;
-        active: boolean;
-        created_at: Date;
-        updated_at: Date;
-      }[]
-    >(
+    const rows = (await queryPrepared(
+      this.tx.manager,
       `SELECT a.name AS agent_name, o.id, o.sku, o.name, o.unit_paise::text AS unit_paise, o.category,
               o.active, o.created_at, o.updated_at
          FROM agents a
          LEFT JOIN offers o ON o.seller_agent_id = a.id AND o.sku = ANY($3::text[])
         WHERE a.id = $1 AND a.workspace_id = $2 AND a.disabled_at IS NULL`,
       [agentId, workspaceId, skus],
-    );
+    )) as {
+      agent_name: string;
+      id: string | null;
+      sku: string;
+      name: string;
+      unit_paise: string;
+      category: string;
+      active: boolean;
+      created_at: Date;
+      updated_at: Date;
+    }[];
     if (rows.length === 0) {
       return null;
     }

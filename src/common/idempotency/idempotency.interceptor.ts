@@ -5,6 +5,7 @@ import { from, lastValueFrom, Observable } from 'rxjs';
 import { EntityManager } from 'typeorm';
 
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { queryPrepared } from '../../database/prepared';
 import {
   AfterCommit,
   finished,
@@ -113,7 +114,7 @@ interface ClaimRow {
 }
 
 /**
- * The claim, in one statement (README "Idempotency"). `existing` is the key's record as the
+ * The claim, in one statement (README "Idempotency"), sent as a prepared statement (`queryPrepared`). `existing` is the key's record as the
  * statement's snapshot sees it; a live one (unexpired, and finished or still within its in-flight
  * lease) takes no lock and is answered from (replay, 422 or 409). Otherwise the advisory lock is
  * tried (never waited for: a concurrent twin holds it, 409), and under it the record is inserted
@@ -384,7 +385,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       now: Date;
     },
   ): Promise<Claim> {
-    const [row] = await m.query<ClaimRow[]>(CLAIM_SQL, [
+    const [row] = (await queryPrepared(m, CLAIM_SQL, [
       scope.ownerId,
       scope.method,
       scope.path,
@@ -395,7 +396,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       claim.now,
       scope.lock,
       claim.expiresAt,
-    ]);
+    ])) as ClaimRow[];
     if (row.claimed_id !== null) {
       return { kind: 'claimed', id: row.claimed_id };
     }

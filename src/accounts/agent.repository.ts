@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { In, IsNull } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+
+import { Cursor, newestFirst } from '../common/pagination';
+import { Tx } from '../database/tx';
+import { Agent } from './entities/agent.entity';
+
+/**
+ * SQL on agents for another owner's statement (docs/architecture.md "Table owners"): the text of a
+ * subquery or CTE body, given the expressions (a parameter such as `$1`, or a column of the
+ * enclosing statement) it reads.
+ */
+export const agentParts = {
+  /** The buyer agent locked for a payment (the lock order's buyer step): id, workspace_id, name. */
+  lockForPayment: (id: string) =>
+    `SELECT id, workspace_id, name FROM agents WHERE id = ${id} FOR NO KEY UPDATE`,
+  /** An agent's id, workspace_id and name, not locked. */
+  facts: (id: string) => `SELECT id, workspace_id, name FROM agents WHERE id = ${id}`,
+  /** An agent's name, as a scalar subquery. */
+  nameOf: (id: string) => `(SELECT name FROM agents WHERE id = ${id})`,
+};
+
+/** The owner of agents (docs/architecture.md "Table owners"); AccountsModule exports it. */
+@Injectable()
+export class AgentRepository {
+  constructor(private readonly tx: Tx) {}
+
+  async insert(agent: Agent): Promise<void> {
+    await this.tx.manager.insert(Agent, agent);
+  }
+
+  findById(id: string): Promise<Agent | null> {
+    return this.tx.manager.findOneBy(Agent, { id });
+  }
+
+  /** An agent of this workspace, disabled or not. */
+  findInWorkspace(workspaceId: string, id: string): Promise<Agent | null> {
+    return this.tx.manager.findOneBy(Agent, { id, workspaceId });
+  }
+
+  /** An enabled agent of this workspace. */
+  findActive(workspaceId: string, id: string): Promise<Agent | null> {
+    return this.tx.manager.findOneBy(Agent, { id, workspaceId, disabledAt: IsNull() });
+  }
+
+  /** An enabled agent of any workspace. */
+  findEnabled(id: string): Promise<Agent | null> {
+    return this.tx.manager.findOneBy(Agent, { id, disabledAt: IsNull() });
+  }
+
+  /** Agents of any workspace, disabled ones included; unknown ids are left out. */
+  findByIds(ids: string[]): Promise<Agent[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.tx.manager.findBy(Agent, { id: In(ids) });
+  }
+
+  /** The oldest enabled agent with this name in the workspace. */
+  findActiveByName(workspaceId: string, name: string): Promise<Agent | null> {
+    return this.tx.manager.findOne(Agent, {
+      where: { workspaceId, name, disabledAt: IsNull() },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  /** A workspace's enabled agents, newest first, limit + 1 rows (for toPage). */
+  pageActive(workspaceId: string, limit: number, cursor: Cursor | null): Promise<Agent[]> {
+    const qb = this.tx.manager
+      .createQueryBuilder(Agent, 'a')
+      .where('a.workspace_id = :workspaceId AND a.disabled_at IS NULL', { workspaceId });
+    return newestFirst(qb, 'a', limit, cursor).getMany();
+  }
+
+  /** SELECT … FOR NO KEY UPDATE (the lock order's buyer step: docs/architecture.md). */
+  lock(id: string): Promise<Agent | null> {
+    return this.tx.manager.findOne(Agent, { where: { id }, lock: { mode: 'for_no_key_update' } });
+  }
+
+  async update(id: string, changes: QueryDeepPartialEntity<Agent>): Promise<void> {
+    await this.tx.manager.update(Agent, { id }, changes);
+  }
+
+  /** An agent's name, or its id when there is no such agent. */
+  async nameOf(id: string): Promise<string> {
+    return (await this.findById(id))?.name ?? id;
+  }
+}

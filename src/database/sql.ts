@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+import { nameOf, PgClient, queryPrepared } from './prepared';
+import { Tx } from './tx';
+
+/**
+ * One hand-written statement with its values, typed by the row it returns (docs/architecture.md
+ * "Table owners"). Defined in its table's owning repository file; `R` is only a type.
+ */
+export interface Statement<R> {
+  text: string;
+  values: unknown[];
+  /** Never set: carries the row type from where the statement is defined to `Sql.rows`. */
+  readonly row?: R;
+}
+
+/** A statement's text as a function of its values: `const lock = statement<Row, [string]>('…')`. */
+export function statement<R, P extends unknown[]>(text: string): (...values: P) => Statement<R> {
+  return (...values: P) => ({ text, values });
+}
+
+/**
+ * Sends hand-written statements through the ambient transaction's connection as named prepared
+ * statements (`queryPrepared`): Postgres parses and plans each text once per connection, and later
+ * executions send only the name and the values (README "Benchmark": the money path's statements).
+ * The name is a hash of the text, so one text always has one name and no two texts share one.
+ * Outside a transaction a pooled connection is taken for the one statement. Behind PgBouncer in
+ * transaction mode named statements need its prepared-statement support (README "Running more
+ * than one instance").
+ */
+@Injectable()
+export class Sql {
+  constructor(
+    private readonly tx: Tx,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  async rows<R>(st: Statement<R>): Promise<R[]> {
+    if (this.tx.active) {
+      return (await queryPrepared(this.tx.manager, st.text, st.values)) as R[];
+    }
+    const own = this.dataSource.createQueryRunner();
+    try {
+      const client = (await own.connect()) as PgClient;
+      return (await client.query({ name: nameOf(st.text), text: st.text, values: st.values }))
+        .rows as R[];
+    } finally {
+      await own.release();
+    }
+  }
+
+  /** The first row, or null. */
+  async one<R>(st: Statement<R>): Promise<R | null> {
+    return (await this.rows(st))[0] ?? null;
+  }
+}

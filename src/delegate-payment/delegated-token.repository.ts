@@ -1,0 +1,174 @@
+import { Injectable } from '@nestjs/common';
+
+import { agentParts } from '../accounts/agent.repository';
+import { entityFromJson } from '../database/entity-from-json';
+import { Sql, statement } from '../database/sql';
+import { QueuedStatement, Tx } from '../database/tx';
+import type { MandateStatus } from '../mandates/mandate.entity';
+import { mandateParts } from '../mandates/mandate.repository';
+import { intentParts } from '../payments/payment-intent.repository';
+import { DelegatedToken } from './delegated-token.entity';
+
+/** A token a person can still stop (consent centre), with its merchant's name. */
+export interface LiveTokenRow {
+  id: string;
+  merchant_agent_id: string;
+  merchant_name: string;
+  max_amount_paise: string;
+  expires_at: Date;
+  checkout_session_id: string;
+  mandate_id: string;
+  waiting_intent_id: string | null;
+}
+
+/**
+ * The token FOR NO KEY UPDATE with its mandate's status (read, not locked: pay() locks the mandate
+ * after the buyer agent, in the lock order): what a complete redeems, in one prepared statement.
+ */
+const lockWithMandateStatus = statement<
+  Record<string, unknown> & { mandate_status: MandateStatus },
+  [string]
+>(
+  `SELECT t.*, ${mandateParts.statusOf('t.mandate_id')} AS mandate_status
+     FROM delegated_tokens t WHERE t.id = $1 FOR NO KEY UPDATE OF t`,
+);
+
+/** The owner of delegated_tokens (docs/architecture.md "Table owners"); TokensStoreModule exports it. */
+@Injectable()
+export class DelegatedTokenRepository {
+  constructor(
+    private readonly tx: Tx,
+    private readonly sql: Sql,
+  ) {}
+
+  /** Queues a new token's INSERT for the commit's one statement (nothing reads it back). */
+  async insertAtCommit(token: DelegatedToken): Promise<void> {
+    await this.tx.writeBeforeCommit('delegated_tokens.insert', token, insertTokens);
+  }
+
+  /** The token locked, with its mandate's status; null when there is no such token. */
+  async lockWithMandateStatus(
+    id: string,
+  ): Promise<{ token: DelegatedToken; mandateStatus: MandateStatus } | null> {
+    const row = await this.sql.one(lockWithMandateStatus(id));
+    return row
+      ? {
+          token: entityFromJson(this.tx.manager, DelegatedToken, row),
+          mandateStatus: row.mandate_status,
+        }
+      : null;
+  }
+
+  /** Queues a redeemed token's `used` mark for the commit's one statement. */
+  async markUsedAtCommit(id: string, usedAt: Date): Promise<void> {
+    await this.tx.writeBeforeCommit('delegated_tokens.used', { id, usedAt }, markUsed);
+  }
+
+  find(id: string): Promise<DelegatedToken | null> {
+    return this.tx.manager.findOneBy(DelegatedToken, { id });
+  }
+
+  /** SELECT … FOR NO KEY UPDATE (lock order: docs/architecture.md). */
+  lock(id: string): Promise<DelegatedToken | null> {
+    return this.tx.manager.findOne(DelegatedToken, {
+      where: { id },
+      lock: { mode: 'for_no_key_update' },
+    });
+  }
+
+  /** A workspace's token, locked (a person revoking it). */
+  lockInWorkspace(workspaceId: string, id: string): Promise<DelegatedToken | null> {
+    return this.tx.manager.findOne(DelegatedToken, {
+      where: { id, workspaceId },
+      lock: { mode: 'for_no_key_update' },
+    });
+  }
+
+  async markRevoked(id: string, at: Date): Promise<void> {
+    await this.tx.manager.update(DelegatedToken, { id }, { status: 'revoked', revokedAt: at });
+  }
+
+  /** True when a token drawn on this mandate was spent. */
+  wasSpentOnMandate(mandateId: string): Promise<boolean> {
+    return this.tx.manager.exists(DelegatedToken, { where: { mandateId, status: 'used' } });
+  }
+
+  /**
+   * The live tokens drawn on a mandate, locked (FOR NO KEY UPDATE, in id order) before the
+   * mandate itself: tokens come before mandates in the lock order (docs/architecture.md).
+   */
+  async lockUsableOnMandate(mandateId: string): Promise<void> {
+    await this.tx.manager.query(
+      `SELECT id FROM delegated_tokens WHERE mandate_id = $1 AND status = 'usable' ORDER BY id FOR NO KEY UPDATE`,
+      [mandateId],
+    );
+  }
+
+  /** Revokes the live tokens drawn on a mandate; returns their ids. */
+  async revokeUsableOnMandate(mandateId: string, now: Date): Promise<string[]> {
+    const [rows] = await this.tx.manager.query<[{ id: string }[], number]>(
+      `UPDATE delegated_tokens SET status = 'revoked', revoked_at = $2
+        WHERE mandate_id = $1 AND status = 'usable' RETURNING id`,
+      [mandateId, now],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Tokens a person can still stop, newest first: usable and unexpired, or spent on a payment that
+   * still waits for approval.
+   */
+  listLive(workspaceId: string, now: Date, limit: number): Promise<LiveTokenRow[]> {
+    return this.tx.manager.query<LiveTokenRow[]>(
+      `SELECT * FROM (
+         SELECT t.id, t.merchant_agent_id, ${agentParts.nameOf('t.merchant_agent_id')} AS merchant_name,
+                t.max_amount_paise, t.expires_at, t.checkout_session_id, t.mandate_id, t.status, t.created_at,
+                ${intentParts.waitingOnToken('t.id')} AS waiting_intent_id
+           FROM delegated_tokens t
+          WHERE t.workspace_id = $1 AND (t.status = 'usable' AND t.expires_at > $2 OR t.status = 'used')
+       ) x
+        WHERE x.status = 'usable' OR x.waiting_intent_id IS NOT NULL
+        ORDER BY x.created_at DESC, x.id DESC
+        LIMIT $3`,
+      [workspaceId, now, limit],
+    );
+  }
+}
+
+/** New delegated tokens as one INSERT (Tx.writeBeforeCommit; parallel arrays). */
+function insertTokens(rows: DelegatedToken[]): QueuedStatement {
+  return {
+    sql: `INSERT INTO delegated_tokens (id, workspace_id, buyer_agent_id, protocol_key_id, mandate_id,
+       checkout_session_id, merchant_agent_id, max_amount_paise, currency, expires_at, status, metadata,
+       created_at)
+     SELECT id, ws, buyer, pk, mdt, cs, merchant, amount, cur, ea::timestamptz, st, md::jsonb, ca::timestamptz
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                   $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+            AS r(id, ws, buyer, pk, mdt, cs, merchant, amount, cur, ea, st, md, ca)`,
+    params: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.workspaceId),
+      rows.map((r) => r.buyerAgentId),
+      rows.map((r) => r.protocolKeyId),
+      rows.map((r) => r.mandateId),
+      rows.map((r) => r.checkoutSessionId),
+      rows.map((r) => r.merchantAgentId),
+      rows.map((r) => r.maxAmountPaise),
+      // Stored upper case, as the entity's lowerCaseCurrency transformer writes it.
+      rows.map((r) => r.currency.toUpperCase()),
+      rows.map((r) => r.expiresAt.toISOString()),
+      rows.map((r) => r.status),
+      rows.map((r) => JSON.stringify(r.metadata)),
+      rows.map((r) => r.createdAt.toISOString()),
+    ],
+  };
+}
+
+/** The tokens a transaction redeemed, marked used by one UPDATE (Tx.writeBeforeCommit). */
+function markUsed(rows: { id: string; usedAt: Date }[]): QueuedStatement {
+  return {
+    sql: `UPDATE delegated_tokens AS t SET status = 'used', used_at = u.at
+       FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id`,
+    params: [rows.map((r) => r.id), rows.map((r) => r.usedAt.toISOString())],
+  };
+}
