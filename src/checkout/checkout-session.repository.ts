@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import { entityFromJson } from '../database/entity-from-json';
@@ -82,6 +83,13 @@ export class CheckoutSessionRepository {
   /** A session row as row_to_json gives it. */
   fromJson(row: Record<string, unknown>): CheckoutSession {
     return entityFromJson(this.tx.manager, CheckoutSession, row);
+  }
+
+  /** Sessions by id; unknown ids are left out. */
+  findByIds(ids: string[]): Promise<CheckoutSession[]> {
+    return ids.length === 0
+      ? Promise.resolve([])
+      : this.tx.manager.findBy(CheckoutSession, { id: In(ids) });
   }
 
   findByOrderId(orderId: string): Promise<CheckoutSession | null> {

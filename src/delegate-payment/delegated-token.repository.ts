@@ -21,6 +21,13 @@ export interface LiveTokenRow {
   waiting_intent_id: string | null;
 }
 
+/** SQL on delegated_tokens for another owner's statement (see `agentParts`). */
+export const tokenParts = {
+  /** True when the token exists and is revoked. */
+  isRevoked: (id: string) =>
+    `EXISTS (SELECT 1 FROM delegated_tokens t WHERE t.id = ${id} AND t.status = 'revoked')`,
+};
+
 /**
  * The token FOR NO KEY UPDATE with its mandate's status (read, not locked: pay() locks the mandate
  * after the buyer agent, in the lock order): what a complete redeems, in one prepared statement.

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 
 import type { AppConfig, GatewayConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { mandateParts } from '../mandates/mandate.repository';
 import type {
   PaymentRail,
   RailCreditRequest,
@@ -307,8 +308,8 @@ export class GatewayRail implements PaymentRail {
    */
   private async paysFromReserveBlock(mandateId: string): Promise<boolean> {
     const [row] = await this.tx.manager.query<{ rail: string; has_token: boolean }[]>(
-      `SELECT m.rail, EXISTS (SELECT 1 FROM gateway_mandate_tokens t WHERE t.mandate_id = m.id) AS has_token
-         FROM mandates m WHERE m.id = $1`,
+      `SELECT ${mandateParts.railOf('$1')} AS rail,
+              EXISTS (SELECT 1 FROM gateway_mandate_tokens t WHERE t.mandate_id = $1) AS has_token`,
       [mandateId],
     );
     return row?.rail === 'upi_reserve_pay' && !row.has_token;
@@ -435,10 +436,7 @@ export class GatewayRail implements PaymentRail {
   } | null> {
     const [row] = await this.tx.manager.query<
       { per_payment_cap_paise: string; valid_until: Date; billing_cycle: string | null }[]
-    >(
-      `SELECT per_payment_cap_paise::text, valid_until, billing_cycle FROM mandates WHERE id = $1`,
-      [mandateId],
-    );
+    >(mandateParts.registrationTerms('$1'), [mandateId]);
     return row ?? null;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { Tx } from '../database/tx';
+import { mandateParts } from '../mandates/mandate.repository';
 
 export type GatewayOrderKind = 'intent' | 'hosted' | 'registration';
 
@@ -136,9 +137,9 @@ export class GatewayStore {
   async blocksToRelease(now: Date, limit: number): Promise<ReserveBlockRow[]> {
     return this.tx.manager.query<ReserveBlockRow[]>(
       `SELECT b.mandate_id, b.customer_id, b.block_id, b.amount_paise::text, b.status, b.released_paise::text
-         FROM gateway_reserve_blocks b JOIN mandates m ON m.id = b.mandate_id
+         FROM gateway_reserve_blocks b
         WHERE b.status IN ('created', 'active')
-          AND (m.status IN ('revoked', 'expired') OR m.valid_until <= $1)
+          AND ${mandateParts.endedAt('b.mandate_id', '$1', `'active', 'pending_authorisation'`)}
         ORDER BY b.created_at LIMIT $2`,
       [now, limit],
     );

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 
 import { checkoutParts } from '../checkout/checkout-session.repository';
 import { Cursor, newestFirst } from '../common/pagination';
@@ -25,6 +26,11 @@ export interface MandateFilter {
 
 /** SQL on mandates for another owner's statement (see `agentParts`). */
 export const mandateParts = {
+  /** A mandate's rail, as a scalar subquery. */
+  railOf: (id: string) => `(SELECT rail FROM mandates WHERE id = ${id})`,
+  /** What the gateway registers of a mandate: per_payment_cap_paise (text), valid_until, billing_cycle. */
+  registrationTerms: (id: string) =>
+    `SELECT per_payment_cap_paise::text, valid_until, billing_cycle FROM mandates WHERE id = ${id}`,
   /** A mandate's status, as a scalar subquery. */
   statusOf: (id: string) => `(SELECT status FROM mandates WHERE id = ${id})`,
   /**
@@ -33,6 +39,12 @@ export const mandateParts = {
    */
   lockAfter: (id: string, after: string) =>
     `SELECT * FROM mandates WHERE id = ${id} AND ${after} FOR NO KEY UPDATE`,
+  /**
+   * True when the mandate exists and, at `now`, its status is not one of `live` (a SQL list such as
+   * `'active'`) or it is past valid_until.
+   */
+  endedAt: (id: string, now: string, live: string) =>
+    `EXISTS (SELECT 1 FROM mandates m WHERE m.id = ${id} AND (m.status NOT IN (${live}) OR m.valid_until <= ${now}))`,
 };
 
 /** The owner of mandates (docs/architecture.md "Table owners"); MandatesStoreModule exports it. */
@@ -46,6 +58,13 @@ export class MandateRepository {
 
   findById(id: string): Promise<Mandate | null> {
     return this.tx.manager.findOneBy(Mandate, { id });
+  }
+
+  /** Mandates by id; unknown ids are left out. */
+  findByIds(ids: string[]): Promise<Mandate[]> {
+    return ids.length === 0
+      ? Promise.resolve([])
+      : this.tx.manager.findBy(Mandate, { id: In(ids) });
   }
 
   findInWorkspace(workspaceId: string, id: string): Promise<Mandate | null> {
@@ -143,6 +162,23 @@ export class MandateRepository {
         break;
     }
     return newestFirst(qb, 'm', limit, cursor).getMany();
+  }
+
+  /** The buyer's newest active mandate with this description, valid at least until `until`. */
+  findActiveByDescription(
+    buyerAgentId: string,
+    description: string,
+    until: Date,
+  ): Promise<Mandate | null> {
+    return this.tx.manager
+      .createQueryBuilder(Mandate, 'm')
+      .where('m.buyer_agent_id = :buyerAgentId AND m.description = :description', {
+        buyerAgentId,
+        description,
+      })
+      .andWhere(`m.status = 'active' AND m.valid_until > :until`, { until })
+      .orderBy('m.created_at', 'DESC')
+      .getOne();
   }
 
   /** True when the mandate exists and was authorised for this buyer agent. */

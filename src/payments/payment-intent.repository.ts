@@ -7,10 +7,17 @@ import { Cursor, newestFirst } from '../common/pagination';
 import { entityFromJson } from '../database/entity-from-json';
 import { queryPrepared } from '../database/prepared';
 import { QueuedStatement, Tx } from '../database/tx';
+import { tokenParts } from '../delegate-payment/delegated-token.repository';
+import { mandateParts } from '../mandates/mandate.repository';
 import { IntentSourceKind, IntentStatus, PaymentIntent } from './entities/payment-intent.entity';
 
 /** SQL on payment_intents for another owner's statement (see `agentParts`). */
 export const intentParts = {
+  /** The buyer's workspace of an intent, as a scalar subquery. */
+  buyerWorkspaceOf: (id: string) =>
+    `(SELECT buyer_workspace_id FROM payment_intents WHERE id = ${id})`,
+  /** The seller agent of an intent, as a scalar subquery. */
+  sellerOf: (id: string) => `(SELECT seller_agent_id FROM payment_intents WHERE id = ${id})`,
   /** The payment waiting for approval that this token was spent on, as a scalar subquery. */
   waitingOnToken: (tokenId: string) =>
     `(SELECT id FROM payment_intents WHERE token_id = ${tokenId} AND status = 'requires_approval' LIMIT 1)`,
@@ -122,10 +129,9 @@ export class PaymentIntentRepository {
   async waitingOnEnded(now: Date, limit: number): Promise<string[]> {
     const rows = await this.tx.manager.query<{ id: string }[]>(
       `SELECT i.id FROM payment_intents i
-         JOIN mandates m ON m.id = i.mandate_id
-         LEFT JOIN delegated_tokens t ON t.id = i.token_id
-        WHERE i.status = 'requires_approval'
-          AND (m.status <> 'active' OR m.valid_until <= $1 OR t.status = 'revoked')
+        WHERE i.status = 'requires_approval' AND i.mandate_id IS NOT NULL
+          AND (${mandateParts.endedAt('i.mandate_id', '$1', `'active'`)}
+               OR ${tokenParts.isRevoked('i.token_id')})
         ORDER BY i.created_at LIMIT $2`,
       [now, limit],
     );

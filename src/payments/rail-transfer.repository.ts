@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { newId } from '../common/ids';
 import { QueuedStatement, Tx } from '../database/tx';
 import { RailTransfer } from './entities/rail-transfer.entity';
+import { intentParts } from './payment-intent.repository';
 import type { RailResult } from './payment-rail';
 
 /** A debit's rail transfer as queued for the commit (Tx.writeBeforeCommit). */
@@ -69,11 +70,13 @@ export class RailTransferRepository {
   ): Promise<GatewayTransfer | null> {
     const [row] = await this.tx.manager.query<GatewayTransfer[]>(
       kind === 'payment'
-        ? `SELECT rt.intent_id, NULL AS refund_id, rt.amount_paise::text, pi.seller_agent_id
-             FROM rail_transfers rt JOIN payment_intents pi ON pi.id = rt.intent_id
+        ? `SELECT rt.intent_id, NULL AS refund_id, rt.amount_paise::text,
+                  ${intentParts.sellerOf('rt.intent_id')} AS seller_agent_id
+             FROM rail_transfers rt
             WHERE rt.gateway_payment_id = $1 AND rt.direction = 'debit' AND rt.status = 'succeeded'`
-        : `SELECT rt.intent_id, rt.refund_id, rt.amount_paise::text, pi.seller_agent_id
-             FROM rail_transfers rt JOIN payment_intents pi ON pi.id = rt.intent_id
+        : `SELECT rt.intent_id, rt.refund_id, rt.amount_paise::text,
+                  ${intentParts.sellerOf('rt.intent_id')} AS seller_agent_id
+             FROM rail_transfers rt
             WHERE rt.gateway_refund_id = $1 AND rt.direction = 'credit' AND rt.status = 'succeeded'`,
       [gatewayId],
     );
@@ -89,8 +92,9 @@ export class RailTransferRepository {
     return `SELECT rt.id, CASE rt.direction WHEN 'debit' THEN 'payment' ELSE 'refund' END AS kind,
                    CASE rt.direction WHEN 'debit' THEN rt.gateway_payment_id ELSE rt.gateway_refund_id END
                      AS gateway_entity_id,
-                   rt.intent_id, rt.refund_id, pi.seller_agent_id, rt.amount_paise
-              FROM rail_transfers rt JOIN payment_intents pi ON pi.id = rt.intent_id
+                   rt.intent_id, rt.refund_id, ${intentParts.sellerOf('rt.intent_id')} AS seller_agent_id,
+                   rt.amount_paise
+              FROM rail_transfers rt
              WHERE rt.status = 'succeeded' AND rt.created_at <= $1
                AND ((rt.direction = 'debit' AND rt.gateway_payment_id IS NOT NULL)
                  OR (rt.direction = 'credit' AND rt.gateway_refund_id IS NOT NULL))`;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
-import { Agent, canBuy, canSell } from '../accounts/entities/agent.entity';
+import { AgentRepository } from '../accounts/agent.repository';
+import { canBuy, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
 import { CredentialKind, RevocableCredentials } from '../common/credentials/revocable-credentials';
@@ -38,6 +39,7 @@ const PROTOCOL_KEYS: CredentialKind<ProtocolKey> = {
 @Injectable()
 export class ProtocolKeysService {
   constructor(
+    private readonly agents: AgentRepository,
     private readonly tx: Tx,
     private readonly audit: AuditLog,
     private readonly credentials: RevocableCredentials,
@@ -54,7 +56,7 @@ export class ProtocolKeysService {
         : parsePublicKey(input.publicKey, '$.public_key');
     const secret = issueSecret(CREDENTIAL_PREFIX.protocolKey);
     return this.tx.run(async (m) => {
-      const agent = await m.findOneBy(Agent, { id: input.agentId, workspaceId });
+      const agent = await this.agents.findInWorkspace(workspaceId, input.agentId);
       if (!agent || agent.disabledAt) {
         throw new AppError(
           404,

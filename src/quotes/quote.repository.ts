@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 
 import { Tx } from '../database/tx';
 import { Quote } from './quote.entity';
@@ -16,6 +17,11 @@ export interface QuoteParty {
  */
 @Injectable()
 export class QuoteRepository {
+  /** Quotes by id; unknown ids are left out. */
+  findByIds(ids: string[]): Promise<Quote[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.tx.manager.findBy(Quote, { id: In(ids) });
+  }
+
   constructor(private readonly tx: Tx) {}
 
   async insert(quote: Quote): Promise<void> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
+import { mandateParts } from '../mandates/mandate.repository';
 import { ChargeStatus, CYCLE_HOLDING, RecurringCharge } from './recurring-charge.entity';
 
 /** The only SQL on recurring_charges. Always through Tx. */
@@ -85,10 +86,11 @@ export class RecurringChargeRepository {
    */
   async dueIds(now: Date, limit: number): Promise<string[]> {
     const rows = await this.tx.manager.query<{ id: string }[]>(
-      `SELECT c.id FROM recurring_charges c JOIN mandates m ON m.id = c.mandate_id
+      `SELECT c.id FROM recurring_charges c
         WHERE (c.status = 'scheduled' AND c.debit_at <= $1)
            OR (c.status IN ('awaiting_authorisation', 'scheduled')
-               AND (m.status NOT IN ('active', 'pending_authorisation') OR m.valid_until <= $1 OR c.cycle_end <= $1))
+               AND (c.cycle_end <= $1
+                    OR ${mandateParts.endedAt('c.mandate_id', '$1', `'active', 'pending_authorisation'`)}))
         ORDER BY c.debit_at, c.id LIMIT $2`,
       [now, limit],
     );

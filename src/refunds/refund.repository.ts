@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 
 import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
+import { intentParts } from '../payments/payment-intent.repository';
 import { Refund } from './refund.entity';
 import { REFUND_COMMITTED } from './refund.state';
 
@@ -38,6 +40,22 @@ export class RefundRepository {
 
   async update(id: string, changes: Partial<Refund>): Promise<void> {
     await this.tx.manager.update(Refund, { id }, changes);
+  }
+
+  /** Refunds by id; unknown ids are left out. */
+  findByIds(ids: string[]): Promise<Refund[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.tx.manager.findBy(Refund, { id: In(ids) });
+  }
+
+  /** The newest refunds of payments that a workspace's buyer agents made. */
+  recentToBuyerWorkspace(workspaceId: string, limit: number): Promise<Refund[]> {
+    return this.tx.manager
+      .createQueryBuilder(Refund, 'r')
+      .where(`${intentParts.buyerWorkspaceOf('r.intent_id')} = :workspaceId`, { workspaceId })
+      .orderBy('r.created_at', 'DESC')
+      .addOrderBy('r.id', 'DESC')
+      .limit(limit)
+      .getMany();
   }
 
   /** Every refund of one intent, oldest first (an order's refunds). */

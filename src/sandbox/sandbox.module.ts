@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ForexModule } from '../forex/forex.module';
 import { MandatesModule } from '../mandates/mandates.module';
+import { MandatesStoreModule } from '../mandates/mandates-store.module';
 import { OpsModule } from '../ops/ops.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
 import { SellerModule } from '../seller/seller.module';
@@ -16,6 +17,7 @@ import { SandboxService } from './sandbox.service';
     ProtocolKeysModule,
     SellerModule,
     MandatesModule,
+    MandatesStoreModule,
     WebhooksModule,
     OpsModule,
     ForexModule,

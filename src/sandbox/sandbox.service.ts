@@ -9,6 +9,7 @@ import { randomToken } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { ForexPartnersService } from '../forex/forex-partners.service';
+import { MandateRepository } from '../mandates/mandate.repository';
 import { MandatesService } from '../mandates/mandates.service';
 import { OperatorsService } from '../ops/operators.service';
 import type { ProtocolKeyRole } from '../protocol-keys/protocol-key.entity';
@@ -109,6 +110,7 @@ export class SandboxService {
     private readonly protocolKeys: ProtocolKeysService,
     private readonly listings: SellerService,
     private readonly mandates: MandatesService,
+    private readonly mandateRows: MandateRepository,
     private readonly webhooks: WebhookEndpointsService,
     private readonly operators: OperatorsService,
     private readonly forexPartners: ForexPartnersService,
@@ -238,13 +240,13 @@ export class SandboxService {
   /** Reuses the buyer's sandbox mandate while it is active; otherwise creates one and authorises it as the demo person. */
   private async ensureMandate(ctx: SandboxContext, buyerId: string): Promise<string> {
     const now = this.clock.now();
-    const existing = await this.tx.manager.query<{ id: string }[]>(
-      `SELECT id FROM mandates WHERE buyer_agent_id = $1 AND description = $2 AND status = 'active'
-          AND valid_until > $3::timestamptz + interval '7 days' ORDER BY created_at DESC LIMIT 1`,
-      [buyerId, SANDBOX.mandateDescription, now],
+    const existing = await this.mandateRows.findActiveByDescription(
+      buyerId,
+      SANDBOX.mandateDescription,
+      new Date(now.getTime() + 7 * 86_400_000),
     );
-    if (existing.length > 0) {
-      return existing[0].id;
+    if (existing) {
+      return existing.id;
     }
     const buyer: AgentPrincipal = {
       kind: 'agent',

@@ -4,8 +4,12 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { ApprovalsPageController } from '../approvals/approvals-page.controller';
 import { ChainsModule } from '../chains/chains.module';
+import { CheckoutStoreModule } from '../checkout/checkout-store.module';
+import { MandatesStoreModule } from '../mandates/mandates-store.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
+import { QuotesStoreModule } from '../quotes/quotes-store.module';
+import { RefundsStoreModule } from '../refunds/refunds-store.module';
 import { AppHomeController } from './app-home.controller';
 import { AppHomeService } from './app-home.service';
 import { AppNotFoundController } from './app-not-found.controller';
@@ -30,6 +34,10 @@ import { WebModule } from './web.module';
     PaymentsModule,
     ChainsModule,
     ProtocolKeysModule,
+    MandatesStoreModule,
+    CheckoutStoreModule,
+    QuotesStoreModule,
+    RefundsStoreModule,
   ],
   controllers: [AppHomeController, ApprovalsPageController, AppReceiptsController],
   providers: [

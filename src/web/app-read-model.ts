@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
 
-import { Agent } from '../accounts/entities/agent.entity';
-import { CheckoutSession } from '../checkout/checkout-session.entity';
-import { Tx } from '../database/tx';
-import { Mandate } from '../mandates/mandate.entity';
-import { Quote } from '../quotes/quote.entity';
-import { Refund } from '../refunds/refund.entity';
+import { AgentRepository } from '../accounts/agent.repository';
+import type { CheckoutSession } from '../checkout/checkout-session.entity';
+import { CheckoutSessionRepository } from '../checkout/checkout-session.repository';
+import type { Mandate } from '../mandates/mandate.entity';
+import { MandateRepository } from '../mandates/mandate.repository';
+import type { Quote } from '../quotes/quote.entity';
+import { QuoteRepository } from '../quotes/quote.repository';
+import type { Refund } from '../refunds/refund.entity';
+import { RefundRepository } from '../refunds/refund.repository';
 
 /** One line a person reads: what, how many, at what unit price. */
 export interface ItemLine {
@@ -18,70 +20,46 @@ export interface ItemLine {
 
 /**
  * Read-only lookups the app pages need across aggregates (names, the lines of a checkout or
- * quote, refunds of a workspace's payments). Nothing here writes; the owning services keep
- * every rule. Unknown ids are simply missing from the answers.
+ * quote, refunds of a workspace's payments), through each table's owner (docs/architecture.md
+ * "Table owners"). Nothing here writes; the owning services keep every rule. Unknown ids are simply missing from the answers.
  */
 @Injectable()
 export class AppReadModel {
-  constructor(private readonly tx: Tx) {}
+  constructor(
+    private readonly agentRows: AgentRepository,
+    private readonly mandateRows: MandateRepository,
+    private readonly sessionRows: CheckoutSessionRepository,
+    private readonly quoteRows: QuoteRepository,
+    private readonly refundRows: RefundRepository,
+  ) {}
 
   async agentNames(ids: string[]): Promise<Map<string, string>> {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) {
-      return new Map();
-    }
-    const rows = await this.tx.manager.find(Agent, {
-      where: { id: In(unique) },
-      select: { id: true, name: true },
-    });
+    const rows = await this.agentRows.findByIds([...new Set(ids)]);
     return new Map(rows.map((a) => [a.id, a.name]));
   }
 
   async mandates(ids: string[]): Promise<Map<string, Mandate>> {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) {
-      return new Map();
-    }
-    const rows = await this.tx.manager.findBy(Mandate, { id: In(unique) });
-    return new Map(rows.map((m) => [m.id, m]));
+    return byId(await this.mandateRows.findByIds([...new Set(ids)]));
   }
 
   async checkoutSessions(ids: string[]): Promise<Map<string, CheckoutSession>> {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) {
-      return new Map();
-    }
-    const rows = await this.tx.manager.findBy(CheckoutSession, { id: In(unique) });
-    return new Map(rows.map((s) => [s.id, s]));
+    return byId(await this.sessionRows.findByIds([...new Set(ids)]));
   }
 
   async quotes(ids: string[]): Promise<Map<string, Quote>> {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) {
-      return new Map();
-    }
-    const rows = await this.tx.manager.findBy(Quote, { id: In(unique) });
-    return new Map(rows.map((q) => [q.id, q]));
+    return byId(await this.quoteRows.findByIds([...new Set(ids)]));
   }
 
   async refunds(ids: string[]): Promise<Map<string, Refund>> {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) {
-      return new Map();
-    }
-    const rows = await this.tx.manager.findBy(Refund, { id: In(unique) });
-    return new Map(rows.map((r) => [r.id, r]));
+    return byId(await this.refundRows.findByIds([...new Set(ids)]));
   }
 
   /** Newest refunds of payments that the workspace's buyer agents made. */
-  async recentRefundsToWorkspace(workspaceId: string, limit: number): Promise<Refund[]> {
-    return this.tx.manager
-      .createQueryBuilder(Refund, 'r')
-      .innerJoin('payment_intents', 'i', 'i.id = r.intent_id')
-      .where('i.buyer_workspace_id = :workspaceId', { workspaceId })
-      .orderBy('r.created_at', 'DESC')
-      .addOrderBy('r.id', 'DESC')
-      .limit(limit)
-      .getMany();
+  recentRefundsToWorkspace(workspaceId: string, limit: number): Promise<Refund[]> {
+    return this.refundRows.recentToBuyerWorkspace(workspaceId, limit);
   }
+}
+
+function byId<T extends { id: string }>(rows: T[]): Map<string, T> {
+  return new Map(rows.map((r) => [r.id, r]));
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 
-import { Agent, canSell } from '../accounts/entities/agent.entity';
+import { AgentRepository } from '../accounts/agent.repository';
+import { canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
@@ -57,6 +58,7 @@ export const PREVIOUS_SECRET_TTL_S = 24 * 3600;
 @Injectable()
 export class WebhookEndpointsService {
   constructor(
+    private readonly agents: AgentRepository,
     private readonly tx: Tx,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
@@ -118,7 +120,7 @@ export class WebhookEndpointsService {
         workspaceId,
       ]);
       if (input.agentId && !protocolKeyId) {
-        const agent = await m.findOneBy(Agent, { id: input.agentId, workspaceId });
+        const agent = await this.agents.findInWorkspace(workspaceId, input.agentId);
         if (!agent || agent.disabledAt || !canSell(agent.role)) {
           throw webhookErrors.agentNotSeller(input.agentId);
         }

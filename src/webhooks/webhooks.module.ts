@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { AccountsModule } from '../accounts/accounts.module';
 import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
@@ -20,7 +21,7 @@ import { WebhooksController } from './webhooks.controller';
  * never writes them.
  */
 @Module({
-  imports: [SweeperModule],
+  imports: [AccountsModule, SweeperModule],
   controllers: [WebhooksController, EventsController, OrderEndpointsController],
   providers: [
     WebhookEndpointsService,

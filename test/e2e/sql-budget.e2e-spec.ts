@@ -56,6 +56,9 @@ describe('SQL budget of an ACP purchase', () => {
     await t.close();
   });
 
+  /** Statements of each step sent without a name (not prepared), BEGIN and COMMIT aside. */
+  const unprepared: Record<Step, string[]> = { create: [], delegate_payment: [], complete: [] };
+
   /** One purchase; returns each step's statements. */
   async function purchase(): Promise<Record<Step, string[]>> {
     const created = await sql.measure(() =>
@@ -122,6 +125,11 @@ describe('SQL budget of an ACP purchase', () => {
     );
     expect(entries).toBe(1);
 
+    const plain = (statements: string[]) =>
+      statements.filter((q) => q !== 'START TRANSACTION' && q !== 'COMMIT');
+    unprepared.create = plain(created.unprepared);
+    unprepared.delegate_payment = plain(delegated.unprepared);
+    unprepared.complete = plain(completed.unprepared);
     return {
       create: created.statements,
       delegate_payment: delegated.statements,
@@ -163,6 +171,8 @@ describe('SQL budget of an ACP purchase', () => {
         step,
         auditWritesAtMostOnePerTransaction: true,
       });
+      // Every statement but BEGIN and COMMIT is a named prepared statement (src/database/sql.ts).
+      expect({ step, unprepared: unprepared[step] }).toEqual({ step, unprepared: [] });
       const statements = warm[step].length;
       expect({ step, statements, withinBudget: statements <= allowed(step) }).toEqual({
         step,

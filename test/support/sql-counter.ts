@@ -9,6 +9,8 @@ import type { TestApp } from './app';
 export interface CountedStatement {
   /** The SQL text as sent (parameters are not recorded: they may hold secrets). */
   sql: string;
+  /** Sent as a named prepared statement (`{ name, text, values }`: src/database/prepared.ts). */
+  prepared: boolean;
 }
 
 /** What one HTTP request sent to Postgres, from the moment it arrived until its response finished. */
@@ -81,7 +83,9 @@ export class SqlCounter {
    * Runs `send` (one HTTP request to the app) and returns its response with the statements that
    * request made. Fails if `send` caused no request, or more than one.
    */
-  async measure<R>(send: () => Promise<R>): Promise<{ response: R; statements: string[] }> {
+  async measure<R>(
+    send: () => Promise<R>,
+  ): Promise<{ response: R; statements: string[]; unprepared: string[] }> {
     const before = this.recordings.length;
     const response = await send();
     const seen = this.recordings.slice(before);
@@ -93,7 +97,11 @@ export class SqlCounter {
     if (!recording.done) {
       await new Promise((r) => setImmediate(r));
     }
-    return { response, statements: recording.statements.map((s) => s.sql) };
+    return {
+      response,
+      statements: recording.statements.map((s) => s.sql),
+      unprepared: recording.statements.filter((s) => !s.prepared).map((s) => s.sql),
+    };
   }
 
   /**
@@ -124,7 +132,7 @@ export class SqlCounter {
     proto.query = function countedQuery(this: unknown, ...args: unknown[]): unknown {
       const recording = als.getStore();
       if (recording && !recording.done) {
-        recording.statements.push({ sql: sqlText(args[0]) });
+        recording.statements.push({ sql: sqlText(args[0]), prepared: isNamed(args[0]) });
       }
       return original.apply(this, args);
     };
@@ -180,6 +188,10 @@ function sqlText(arg: unknown): string {
   }
   const text = (arg as { text?: unknown } | null)?.text;
   return typeof text === 'string' ? oneLine(text) : '<non-text query>';
+}
+
+function isNamed(arg: unknown): boolean {
+  return typeof (arg as { name?: unknown } | null)?.name === 'string';
 }
 
 function oneLine(sql: string): string {
