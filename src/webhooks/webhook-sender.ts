@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
 
 import {
@@ -15,6 +15,10 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { webhookPolicy } from './url-policy';
 
 export const RESPONSE_BODY_LIMIT = 1024;
+/** An idle kept-alive connection is closed after this long (below common servers' 5 s). */
+export const KEEP_ALIVE_IDLE_MS = 4_000;
+/** Idle connections kept per receiver (host and port). */
+const MAX_IDLE_SOCKETS_PER_RECEIVER = 8;
 export const USER_AGENT = 'agent-payments-webhooks/1.0 (+https://www.standardwebhooks.com)';
 
 /**
@@ -101,17 +105,34 @@ function describeError(
  *
  * Where it may connect is decided at connect time, after DNS resolution, by the guarded agents of
  * the mode's policy (request-filtering-agent behind our rules; src/webhooks/url-policy.ts). One
- * agent pair per policy, made once: connections are not kept alive today (each delivery opens its
- * own, as before), but turning keepAlive on is a one-line change that keeps every check.
+ * agent pair per policy, made once, with keep-alive: a receiver's connection is reused by the next
+ * delivery to it (README "Webhooks"). Every pooled socket was checked when it connected, and a
+ * new connection (a socket that went idle for KEEP_ALIVE_IDLE_MS is closed) is checked again. A
+ * delivery whose reused socket turns out closed by the receiver (reset before any answer) is sent
+ * once more at once on a new connection; receivers dedupe on the event id anyway.
  */
 @Injectable()
-export class WebhookSender {
+export class WebhookSender implements OnModuleDestroy {
   private readonly agents = new Map<string, GuardedAgents>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     for (const mode of ['live', 'test'] as const) {
       const policy = webhookPolicy(mode);
-      this.agents.set(policy.kind, createGuardedAgents(policy, { keepAlive: false }));
+      this.agents.set(
+        policy.kind,
+        createGuardedAgents(policy, {
+          keepAlive: true,
+          maxFreeSockets: MAX_IDLE_SOCKETS_PER_RECEIVER,
+          timeout: KEEP_ALIVE_IDLE_MS,
+        }),
+      );
+    }
+  }
+
+  onModuleDestroy(): void {
+    for (const agents of this.agents.values()) {
+      agents.http.destroy();
+      agents.https.destroy();
     }
   }
 
@@ -158,48 +179,59 @@ export class WebhookSender {
       const body = Buffer.from(msg.body, 'utf8');
       const secure = url.protocol === 'https:';
       const agents = this.agentsForMode();
-      const req = (secure ? https : http).request(url, {
-        method: 'POST',
-        // Wall time, not Clock: receivers compare webhook-timestamp with their own clocks (±5 min).
-        headers: { ...signedHeaders(msg, new Date()), 'content-length': String(body.length) },
-        agent: secure ? agents.https : agents.http,
-      });
-      timer = setTimeout(() => {
-        timedOut = true;
-        req.destroy(new Error('timeout'));
-      }, timeoutMs);
-      req.on('error', fail);
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const done = () => {
-          const status = res.statusCode ?? 0;
-          // Postgres text cannot hold NUL; the rest is kept as the receiver sent it.
-          const text = Buffer.concat(chunks)
-            .subarray(0, RESPONSE_BODY_LIMIT)
-            .toString('utf8')
-            .replace(/\0/g, '');
-          finish({
-            ok: status >= 200 && status < 300,
-            statusCode: status,
-            error: status >= 200 && status < 300 ? null : `receiver answered HTTP ${status}`,
-            responseBody: text.length > 0 ? text : null,
-          });
-          res.destroy();
-        };
-        res.on('data', (chunk: Buffer) => {
-          if (size < RESPONSE_BODY_LIMIT) {
-            chunks.push(chunk);
-          }
-          size += chunk.length;
-          if (size >= RESPONSE_BODY_LIMIT) {
-            done(); // enough to show; do not download the rest
-          }
+      const post = (again: boolean) => {
+        const req = (secure ? https : http).request(url, {
+          method: 'POST',
+          // Wall time, not Clock: receivers compare webhook-timestamp with their own clocks (±5 min).
+          headers: { ...signedHeaders(msg, new Date()), 'content-length': String(body.length) },
+          agent: secure ? agents.https : agents.http,
         });
-        res.on('end', done);
-        res.on('error', done);
-      });
-      req.end(body);
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          timedOut = true;
+          req.destroy(new Error('timeout'));
+        }, timeoutMs);
+        req.on('error', (err: Error & { code?: string }) => {
+          if (!again && !timedOut && req.reusedSocket && err.code === 'ECONNRESET') {
+            post(true); // the receiver closed the idle connection as we reused it
+            return;
+          }
+          fail(err);
+        });
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          const done = () => {
+            const status = res.statusCode ?? 0;
+            // Postgres text cannot hold NUL; the rest is kept as the receiver sent it.
+            const text = Buffer.concat(chunks)
+              .subarray(0, RESPONSE_BODY_LIMIT)
+              .toString('utf8')
+              .replace(/\0/g, '');
+            finish({
+              ok: status >= 200 && status < 300,
+              statusCode: status,
+              error: status >= 200 && status < 300 ? null : `receiver answered HTTP ${status}`,
+              responseBody: text.length > 0 ? text : null,
+            });
+          };
+          res.on('data', (chunk: Buffer) => {
+            if (size < RESPONSE_BODY_LIMIT) {
+              chunks.push(chunk);
+            }
+            size += chunk.length;
+            if (size >= RESPONSE_BODY_LIMIT) {
+              done(); // enough to show; do not download the rest (nor reuse this connection)
+              res.destroy();
+            }
+          });
+          // Read to the end, so the connection can serve the next delivery.
+          res.on('end', done);
+          res.on('error', done);
+        });
+        req.end(body);
+      };
+      post(false);
     });
   }
 }

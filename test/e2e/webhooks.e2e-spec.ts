@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http, { IncomingHttpHeaders } from 'node:http';
-import { AddressInfo, createServer } from 'node:net';
+import { AddressInfo, createServer, Socket } from 'node:net';
 
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
@@ -543,6 +543,38 @@ describe('webhooks', () => {
       expect(await deliveriesOf(t, event.id)).toHaveLength(0);
       expect(receiver.got).toHaveLength(0);
       await receiver.close();
+    });
+
+    it('reuses a receiver’s connection for the next delivery (keep-alive), and opens a fresh one once the receiver closed it', async () => {
+      const connections: Socket[] = [];
+      const server = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(200).end('ok'));
+      });
+      server.on('connection', (socket: Socket) => connections.push(socket));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const send = (eventId: string) =>
+        t.get(WebhookSender).send({
+          url: `http://127.0.0.1:${port}/hooks`,
+          eventId,
+          body: '{}',
+          secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+        });
+      try {
+        for (const id of ['evt_k1', 'evt_k2', 'evt_k3']) {
+          expect(await send(id)).toMatchObject({ ok: true, statusCode: 200 });
+        }
+        expect(connections).toHaveLength(1);
+        // The receiver drops the idle connection (a reset): the next delivery goes on a new one.
+        connections[0].resetAndDestroy();
+        await sleep(20);
+        expect(await send('evt_k4')).toMatchObject({ ok: true, statusCode: 200, error: null });
+        expect(connections).toHaveLength(2);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
     });
 
     it('resolves host names through the address guard and keeps 1 KB of the answer', async () => {
