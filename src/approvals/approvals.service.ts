@@ -35,6 +35,15 @@ export interface ApprovalHandler {
  * answered only through the app (PersonGuard + CSRF): no API key, agent credential or protocol
  * key reaches `decide`. Unanswered approvals expire through a delayed Bull job.
  */
+/** SQL on approvals for another owner's statement (docs/architecture.md "Table owners"). */
+export const approvalParts = {
+  /** Pending approvals per kind, as a JSON array of {kind, waiting, oldest} (null when none). */
+  pendingByKind: () =>
+    `(SELECT json_agg(a) FROM (
+        SELECT kind, count(*)::int AS waiting, min(created_at) AS oldest
+          FROM approvals WHERE status = 'pending' GROUP BY kind) a)`,
+};
+
 @Injectable()
 export class ApprovalsService implements OnModuleInit {
   private readonly handlers = new Map<ApprovalKind, ApprovalHandler>();

@@ -9,7 +9,7 @@ import { Clock } from '../common/clock';
 import { ReplayedResponse } from '../common/errors/all-exceptions.filter';
 import { AppError, ErrorType } from '../common/errors/app-error';
 import { IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
-import { IdempotencyRecord } from '../common/idempotency/idempotency-record.entity';
+import { findRecord } from '../common/idempotency/idempotency.interceptor';
 import { Tx } from '../database/tx';
 import { McpToolContext } from './mcp-tool';
 
@@ -98,7 +98,7 @@ export class McpIdempotency {
     if (key === undefined) {
       return false;
     }
-    const found = await this.tx.manager.findOneBy(IdempotencyRecord, {
+    const found = await findRecord(this.tx.manager, {
       ownerId: `${caller.kind}:${caller.id}`,
       method: 'POST',
       path,

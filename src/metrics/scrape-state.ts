@@ -3,9 +3,12 @@ import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 
+import { approvalParts } from '../approvals/approvals.service';
 import { Clock } from '../common/clock';
 import { allQueues } from '../common/queues/all-queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { outboxParts } from '../payments/outbox.service';
+import { deliveryParts } from '../webhooks/webhook-deliveries.service';
 import { APPROVAL_KINDS, QUEUE_JOB_STATES } from './metric-names';
 import { MetricsRegistry } from './metrics-registry';
 
@@ -78,13 +81,10 @@ export class ScrapeState {
     try {
       const [row] = await within(
         this.dataSource.query<StateRow[]>(
-          `SELECT
-             (SELECT json_agg(a) FROM (
-                SELECT kind, count(*)::int AS waiting, min(created_at) AS oldest
-                  FROM approvals WHERE status = 'pending' GROUP BY kind) a) AS approvals,
-             (SELECT count(*)::int FROM outbox_events WHERE dispatched_at IS NULL) AS outbox_waiting,
-             (SELECT min(created_at) FROM outbox_events WHERE dispatched_at IS NULL) AS outbox_oldest,
-             (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS deliveries_pending`,
+          `SELECT ${approvalParts.pendingByKind()} AS approvals,
+                  ${outboxParts.waitingCount()} AS outbox_waiting,
+                  ${outboxParts.oldestWaiting()} AS outbox_oldest,
+                  ${deliveryParts.pendingCount()} AS deliveries_pending`,
         ),
         SOURCE_TIMEOUT_MS,
       );

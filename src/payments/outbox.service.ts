@@ -63,6 +63,14 @@ function insertOutboxRows(rows: OutboxRow[]): QueuedStatement {
  * dispatcher by NOTIFY on commit. (type, subject_id) is unique: the event id is stable for
  * consumers to dedupe on. Outside a transaction the event is written at once.
  */
+/** SQL on outbox_events for another owner's statement (docs/architecture.md "Table owners"). */
+export const outboxParts = {
+  /** Events not yet dispatched, counted. */
+  waitingCount: () => `(SELECT count(*)::int FROM outbox_events WHERE dispatched_at IS NULL)`,
+  /** When the oldest event not yet dispatched was created (null when none). */
+  oldestWaiting: () => `(SELECT min(created_at) FROM outbox_events WHERE dispatched_at IS NULL)`,
+};
+
 @Injectable()
 export class OutboxService {
   constructor(

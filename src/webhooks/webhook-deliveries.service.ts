@@ -56,6 +56,12 @@ export function deliveryBody(endpoint: Pick<WebhookEndpoint, 'kind'>, event: Out
  * Deliveries and their attempts: the seller's view (list, attempts, redeliver) and the worker's
  * use case (make one attempt and record it).
  */
+/** SQL on webhook_deliveries for another owner's statement (docs/architecture.md "Table owners"). */
+export const deliveryParts = {
+  /** Deliveries still pending, counted. */
+  pendingCount: () => `(SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending')`,
+};
+
 @Injectable()
 export class WebhookDeliveriesService {
   private readonly logger = new Logger(WebhookDeliveriesService.name);

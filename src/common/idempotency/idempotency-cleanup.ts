@@ -6,6 +6,8 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { Clock } from '../clock';
 import { JOB_PRESETS, JOBS, QUEUES } from '../queues/queues';
+import { deleteExpiredSignatures } from '../signing/request-signature.verifier';
+import { deleteExpiredRecords } from './idempotency.interceptor';
 
 /** Hourly deletion of idempotency records and seen signatures past their retention. */
 @Processor(QUEUES.maintenance)
@@ -35,14 +37,10 @@ export class IdempotencyCleanup implements OnApplicationBootstrap {
   async cleanup(): Promise<{ idempotency: number; signatures: number }> {
     // The service clock, like every expires_at it compares against (tests move it).
     const now = this.clock.now();
-    const idem = await this.dataSource.query(
-      'DELETE FROM idempotency_records WHERE expires_at <= $1',
-      [now],
-    );
-    const sigs = await this.dataSource.query('DELETE FROM seen_signatures WHERE expires_at <= $1', [
-      now,
-    ]);
-    const result = { idempotency: Number(idem[1] ?? 0), signatures: Number(sigs[1] ?? 0) };
+    const result = {
+      idempotency: await deleteExpiredRecords(this.dataSource.manager, now),
+      signatures: await deleteExpiredSignatures(this.dataSource.manager, now),
+    };
     this.logger.log(result, 'expired idempotency records and signatures removed');
     return result;
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+import type { EntityManager } from 'typeorm';
 
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { Tx } from '../../database/tx';
@@ -22,6 +23,16 @@ const staleTimestamp = (message: string) =>
  * Signature = base64url(sign(Timestamp \n METHOD \n path?query \n JCS(body))),
  * Ed25519 or P-256 (r||s), |now − Timestamp| ≤ SIGNATURE_CLOCK_SKEW_S, each signature accepted once.
  */
+/** Removes the remembered signatures past their expiry (the hourly cleanup); returns how many. */
+export async function deleteExpiredSignatures(manager: EntityManager, now: Date): Promise<number> {
+  const [row] = await manager.query<{ n: number }[]>(
+    `WITH d AS (DELETE FROM seen_signatures WHERE expires_at <= $1 RETURNING 1)
+     SELECT count(*)::int AS n FROM d`,
+    [now],
+  );
+  return row.n;
+}
+
 @Injectable()
 export class RequestSignatureVerifier {
   constructor(

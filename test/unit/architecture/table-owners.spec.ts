@@ -70,17 +70,11 @@ const EXCEPTIONS: Record<string, Record<string, string>> = {
     'src/seller/seller.repository.ts': 'seller search joins the listed agents',
   },
   api_keys: { 'src/common/auth/credential.resolver.ts': 'credential lookup (auth)' },
-  approvals: { 'src/metrics/scrape-state.ts': 'metrics scrape counts' },
   gateway_events: { 'src/gateway/gateway-webhooks.service.ts': 'unmatched events sweep' },
   gateway_mandate_tokens: { 'src/gateway/gateway-rail.ts': 'token lookups of the rail' },
   gateway_orders: { 'src/gateway/gateway-webhooks.service.ts': 'order lookups of webhooks' },
   gateway_settlements: { 'src/settlements/settlement-reconciler.ts': 'the reconciler writes' },
-  idempotency_records: {
-    'src/common/idempotency/idempotency-cleanup.ts': 'expiry sweep',
-    'src/mcp/mcp-idempotency.ts': "MCP tools' idempotency",
-  },
   outbox_events: {
-    'src/metrics/scrape-state.ts': 'metrics scrape counts',
     'src/webhooks/events.service.ts': 'the events API reads',
     'src/webhooks/webhook-deliveries.service.ts': 'delivery fan-out',
     'src/webhooks/webhook-dispatcher.ts': 'the dispatcher claims',
@@ -96,10 +90,8 @@ const EXCEPTIONS: Record<string, Record<string, string>> = {
     'src/common/auth/credential.resolver.ts': 'credential lookup (auth)',
     'src/webhooks/webhook-dispatcher.ts': "order events go to the session's merchant key",
   },
-  seen_signatures: { 'src/common/idempotency/idempotency-cleanup.ts': 'expiry sweep' },
   settlement_lines: { 'src/settlements/settlement-reconciler.ts': 'the reconciler writes' },
   webhook_deliveries: {
-    'src/metrics/scrape-state.ts': 'metrics scrape counts',
     'src/webhooks/webhook-dispatcher.ts': 'the dispatcher claims',
   },
   webhook_endpoints: {
