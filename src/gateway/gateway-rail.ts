@@ -19,7 +19,7 @@ import type {
   GatewayTokenFrequency,
 } from './gateway-client.types';
 import { verifyPaymentSignature } from './gateway-signatures';
-import { GatewayStore, ReserveBlockRow } from './gateway-store';
+import { gatewayParts, GatewayStore, ReserveBlockRow } from './gateway-store';
 
 /** Injection token of the GatewayClient (null on the sandbox rail). */
 export const GATEWAY_CLIENT = Symbol('GATEWAY_CLIENT');
@@ -309,7 +309,7 @@ export class GatewayRail implements PaymentRail {
   private async paysFromReserveBlock(mandateId: string): Promise<boolean> {
     const [row] = await this.tx.manager.query<{ rail: string; has_token: boolean }[]>(
       `SELECT ${mandateParts.railOf('$1')} AS rail,
-              EXISTS (SELECT 1 FROM gateway_mandate_tokens t WHERE t.mandate_id = $1) AS has_token`,
+              ${gatewayParts.hasMandateToken('$1')} AS has_token`,
       [mandateId],
     );
     return row?.rail === 'upi_reserve_pay' && !row.has_token;

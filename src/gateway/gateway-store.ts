@@ -38,9 +38,37 @@ export type GatewayEventOutcome = 'applied' | 'no_change' | 'unmatched' | 'ignor
  * pays, the mandates' recurring tokens, and the inbound events. All SQL of src/gateway lives here;
  * every call joins the ambient transaction (Tx) or runs on its own.
  */
+/** SQL on the gateway's tables for another owner's statement (docs/architecture.md "Table owners"). */
+export const gatewayParts = {
+  /** True when the mandate pays on a recurring (AutoPay) token registered with the gateway. */
+  hasMandateToken: (mandateId: string) =>
+    `EXISTS (SELECT 1 FROM gateway_mandate_tokens t WHERE t.mandate_id = ${mandateId})`,
+};
+
 @Injectable()
 export class GatewayStore {
   constructor(private readonly tx: Tx) {}
+
+  /**
+   * The oldest unmatched event whose order is now known and not yet reconciled, locked (SKIP
+   * LOCKED: another instance's sweep takes the next one); null when there is none.
+   */
+  async lockNextUnmatchedWithKnownOrder<P>(): Promise<{ id: string; payload: P } | null> {
+    const [row] = await this.tx.manager.query<{ id: string; payload: P }[]>(
+      `SELECT e.id, e.payload FROM gateway_events e JOIN gateway_orders o ON o.id = e.order_id
+        WHERE e.outcome = 'unmatched' AND e.reconciled_at IS NULL
+        ORDER BY e.received_at LIMIT 1 FOR UPDATE OF e SKIP LOCKED`,
+    );
+    return row ?? null;
+  }
+
+  /** Records what applying a formerly unmatched event did. */
+  async markReconciled(id: string, outcome: string, subjectId: string | null): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE gateway_events SET outcome = $2, subject_id = $3, reconciled_at = now() WHERE id = $1`,
+      [id, outcome, subjectId],
+    );
+  }
 
   /** Records what an order pays; a repeat (same order, or same subject) keeps the first row. */
   async recordOrder(

@@ -243,20 +243,13 @@ export class GatewayWebhooksService implements OnModuleInit {
   async retryUnmatched(limit = 20): Promise<number> {
     let applied = 0;
     for (let i = 0; i < limit; i++) {
-      const done = await this.tx.run(async (m) => {
-        const [row] = await m.query<{ id: string; payload: GatewayWebhookEvent }[]>(
-          `SELECT e.id, e.payload FROM gateway_events e JOIN gateway_orders o ON o.id = e.order_id
-            WHERE e.outcome = 'unmatched' AND e.reconciled_at IS NULL
-            ORDER BY e.received_at LIMIT 1 FOR UPDATE OF e SKIP LOCKED`,
-        );
+      const done = await this.tx.run(async () => {
+        const row = await this.store.lockNextUnmatchedWithKnownOrder<GatewayWebhookEvent>();
         if (!row) {
           return null;
         }
         const { outcome, subject } = await this.apply(row.payload);
-        await m.query(
-          `UPDATE gateway_events SET outcome = $2, subject_id = $3, reconciled_at = now() WHERE id = $1`,
-          [row.id, outcome, subject],
-        );
+        await this.store.markReconciled(row.id, outcome, subject);
         return outcome;
       });
       if (done === null) {

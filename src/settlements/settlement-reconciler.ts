@@ -10,6 +10,7 @@ import { GATEWAY_CLIENT } from '../gateway/gateway-rail';
 import { GatewayTransfer, RailTransferRepository } from '../payments/rail-transfer.repository';
 import { istDaysEnding } from './ist-days';
 import type { SettlementMismatch } from './settlement-line.entity';
+import { SettlementsService } from './settlements.service';
 
 export interface ReconcileSummary {
   /** Report lines read (every day of the lookback). */
@@ -48,6 +49,7 @@ export class SettlementReconciler {
     private readonly tx: Tx,
     private readonly clock: Clock,
     private readonly transfers: RailTransferRepository,
+    private readonly store: SettlementsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(GATEWAY_CLIENT) private readonly client: GatewayClient | null,
   ) {}
@@ -82,19 +84,18 @@ export class SettlementReconciler {
   }
 
   private async recordSettlement(id: string): Promise<void> {
-    const known = await this.tx.manager.query<unknown[]>(
-      'SELECT 1 FROM gateway_settlements WHERE id = $1',
-      [id],
-    );
-    if (known.length) {
+    if (await this.store.settlementKnown(id)) {
       return;
     }
     const s = await (this.client as GatewayClient).getSettlement(id);
-    await this.tx.manager.query(
-      `INSERT INTO gateway_settlements (id, amount_paise, fees_paise, tax_paise, utr, settled_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
-      [s.id, s.amount, s.fees, s.tax, s.utr, new Date(s.created_at * 1000)],
-    );
+    await this.store.recordSettlement({
+      id: s.id,
+      amountPaise: s.amount,
+      feesPaise: s.fees,
+      taxPaise: s.tax,
+      utr: s.utr,
+      settledAt: new Date(s.created_at * 1000),
+    });
   }
 
   /** Matches one report line and upserts its row; returns its mismatch (null: agrees). */
@@ -105,44 +106,27 @@ export class SettlementReconciler {
       : Number(ours.amount_paise) !== line.amount
         ? 'amount'
         : null;
-    await this.tx.manager.query(
-      `INSERT INTO settlement_lines (id, kind, gateway_entity_id, gateway_settlement_id, utr,
-         amount_paise, fee_paise, tax_paise, debit_paise, credit_paise, gateway_order_id,
-         order_receipt, settled_at, intent_id, refund_id, seller_agent_id, expected_amount_paise,
-         mismatch, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
-       ON CONFLICT (kind, gateway_entity_id) DO UPDATE SET
-         gateway_settlement_id = EXCLUDED.gateway_settlement_id, utr = EXCLUDED.utr,
-         amount_paise = EXCLUDED.amount_paise, fee_paise = EXCLUDED.fee_paise,
-         tax_paise = EXCLUDED.tax_paise, debit_paise = EXCLUDED.debit_paise,
-         credit_paise = EXCLUDED.credit_paise, gateway_order_id = EXCLUDED.gateway_order_id,
-         order_receipt = EXCLUDED.order_receipt, settled_at = EXCLUDED.settled_at,
-         intent_id = EXCLUDED.intent_id, refund_id = EXCLUDED.refund_id,
-         seller_agent_id = EXCLUDED.seller_agent_id,
-         expected_amount_paise = EXCLUDED.expected_amount_paise, mismatch = EXCLUDED.mismatch,
-         updated_at = EXCLUDED.updated_at`,
-      [
-        newId('stl'),
-        line.type,
-        line.entity_id,
-        line.settlement_id,
-        line.settlement_utr,
-        line.amount,
-        line.fee,
-        line.tax,
-        line.debit,
-        line.credit,
-        line.order_id,
-        line.order_receipt,
-        new Date(line.settled_at * 1000),
-        ours?.intent_id ?? null,
-        ours?.refund_id ?? null,
-        ours?.seller_agent_id ?? null,
-        ours ? Number(ours.amount_paise) : null,
-        mismatch,
-        now,
-      ],
-    );
+    await this.store.upsertLine([
+      newId('stl'),
+      line.type,
+      line.entity_id,
+      line.settlement_id,
+      line.settlement_utr,
+      line.amount,
+      line.fee,
+      line.tax,
+      line.debit,
+      line.credit,
+      line.order_id,
+      line.order_receipt,
+      new Date(line.settled_at * 1000),
+      ours?.intent_id ?? null,
+      ours?.refund_id ?? null,
+      ours?.seller_agent_id ?? null,
+      ours ? Number(ours.amount_paise) : null,
+      mismatch,
+      now,
+    ]);
     return mismatch;
   }
 
@@ -156,17 +140,6 @@ export class SettlementReconciler {
    */
   private async markMissing(now: Date): Promise<number> {
     const before = new Date(now.getTime() - this.config.settlements.missingAfterMs);
-    const rows = await this.tx.manager.query<unknown[]>(
-      `INSERT INTO settlement_lines (id, kind, gateway_entity_id, intent_id, refund_id,
-         seller_agent_id, expected_amount_paise, mismatch, created_at, updated_at)
-       SELECT 'stl_' || md5(rt.id), rt.kind, rt.gateway_entity_id, rt.intent_id, rt.refund_id,
-              rt.seller_agent_id, rt.amount_paise, 'missing', $2, $2
-         FROM (${this.transfers.succeededGatewayTransfersSql()}) AS rt
-        WHERE NOT EXISTS (SELECT 1 FROM settlement_lines l WHERE l.gateway_entity_id = rt.gateway_entity_id)
-       ON CONFLICT (kind, gateway_entity_id) DO NOTHING
-       RETURNING id`,
-      [before, now],
-    );
-    return rows.length;
+    return this.store.insertMissing(before, now, this.transfers.succeededGatewayTransfersSql());
   }
 }

@@ -93,6 +93,72 @@ export class SettlementsService {
     }));
   }
 
+  /** True when this gateway settlement is recorded. */
+  async settlementKnown(id: string): Promise<boolean> {
+    const rows = await this.tx.manager.query<unknown[]>(
+      'SELECT 1 FROM gateway_settlements WHERE id = $1',
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /** Records a gateway settlement once (a repeat keeps the first row). */
+  async recordSettlement(s: {
+    id: string;
+    amountPaise: number;
+    feesPaise: number;
+    taxPaise: number;
+    utr: string;
+    settledAt: Date;
+  }): Promise<void> {
+    await this.tx.manager.query(
+      `INSERT INTO gateway_settlements (id, amount_paise, fees_paise, tax_paise, utr, settled_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+      [s.id, s.amountPaise, s.feesPaise, s.taxPaise, s.utr, s.settledAt],
+    );
+  }
+
+  /** Inserts or updates one report line (unique per kind and gateway entity); values in column order. */
+  async upsertLine(values: unknown[]): Promise<void> {
+    await this.tx.manager.query(
+      `INSERT INTO settlement_lines (id, kind, gateway_entity_id, gateway_settlement_id, utr,
+         amount_paise, fee_paise, tax_paise, debit_paise, credit_paise, gateway_order_id,
+         order_receipt, settled_at, intent_id, refund_id, seller_agent_id, expected_amount_paise,
+         mismatch, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
+       ON CONFLICT (kind, gateway_entity_id) DO UPDATE SET
+         gateway_settlement_id = EXCLUDED.gateway_settlement_id, utr = EXCLUDED.utr,
+         amount_paise = EXCLUDED.amount_paise, fee_paise = EXCLUDED.fee_paise,
+         tax_paise = EXCLUDED.tax_paise, debit_paise = EXCLUDED.debit_paise,
+         credit_paise = EXCLUDED.credit_paise, gateway_order_id = EXCLUDED.gateway_order_id,
+         order_receipt = EXCLUDED.order_receipt, settled_at = EXCLUDED.settled_at,
+         intent_id = EXCLUDED.intent_id, refund_id = EXCLUDED.refund_id,
+         seller_agent_id = EXCLUDED.seller_agent_id,
+         expected_amount_paise = EXCLUDED.expected_amount_paise, mismatch = EXCLUDED.mismatch,
+         updated_at = EXCLUDED.updated_at`,
+      values,
+    );
+  }
+
+  /**
+   * `missing` rows for succeeded gateway transfers made at or before `before` that no line carries
+   * (`transfersSql`: RailTransferRepository's parameterised by `$1`); returns how many.
+   */
+  async insertMissing(before: Date, now: Date, transfersSql: string): Promise<number> {
+    const rows = await this.tx.manager.query<unknown[]>(
+      `INSERT INTO settlement_lines (id, kind, gateway_entity_id, intent_id, refund_id,
+         seller_agent_id, expected_amount_paise, mismatch, created_at, updated_at)
+       SELECT 'stl_' || md5(rt.id), rt.kind, rt.gateway_entity_id, rt.intent_id, rt.refund_id,
+              rt.seller_agent_id, rt.amount_paise, 'missing', $2, $2
+         FROM (${transfersSql}) AS rt
+        WHERE NOT EXISTS (SELECT 1 FROM settlement_lines l WHERE l.gateway_entity_id = rt.gateway_entity_id)
+       ON CONFLICT (kind, gateway_entity_id) DO NOTHING
+       RETURNING id`,
+      [before, now],
+    );
+    return rows.length;
+  }
+
   private filter(
     qb: ReturnType<Tx['manager']['createQueryBuilder']>,
     f: SettlementFilter | undefined,

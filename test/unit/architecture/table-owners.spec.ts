@@ -70,10 +70,6 @@ const EXCEPTIONS: Record<string, Record<string, string>> = {
     'src/seller/seller.repository.ts': 'seller search joins the listed agents',
   },
   api_keys: { 'src/common/auth/credential.resolver.ts': 'credential lookup (auth)' },
-  gateway_events: { 'src/gateway/gateway-webhooks.service.ts': 'unmatched events sweep' },
-  gateway_mandate_tokens: { 'src/gateway/gateway-rail.ts': 'token lookups of the rail' },
-  gateway_orders: { 'src/gateway/gateway-webhooks.service.ts': 'order lookups of webhooks' },
-  gateway_settlements: { 'src/settlements/settlement-reconciler.ts': 'the reconciler writes' },
   outbox_events: {
     'src/webhooks/events.service.ts': 'the events API reads',
     'src/webhooks/webhook-deliveries.service.ts': 'delivery fan-out',
@@ -90,7 +86,6 @@ const EXCEPTIONS: Record<string, Record<string, string>> = {
     'src/common/auth/credential.resolver.ts': 'credential lookup (auth)',
     'src/webhooks/webhook-dispatcher.ts': "order events go to the session's merchant key",
   },
-  settlement_lines: { 'src/settlements/settlement-reconciler.ts': 'the reconciler writes' },
   webhook_deliveries: {
     'src/webhooks/webhook-dispatcher.ts': 'the dispatcher claims',
   },
