@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
+import { Cursor, newestFirst } from '../common/pagination';
 import { QueuedStatement, Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from './entities/outbox-event.entity';
@@ -65,11 +67,80 @@ function insertOutboxRows(rows: OutboxRow[]): QueuedStatement {
  */
 /** SQL on outbox_events for another owner's statement (docs/architecture.md "Table owners"). */
 export const outboxParts = {
+  /** Events' routing columns (id, workspace_id, agent_id, type, created_at, protocol_key_id). */
+  events: () =>
+    `SELECT id, workspace_id, agent_id, type, created_at, protocol_key_id FROM outbox_events`,
   /** Events not yet dispatched, counted. */
   waitingCount: () => `(SELECT count(*)::int FROM outbox_events WHERE dispatched_at IS NULL)`,
   /** When the oldest event not yet dispatched was created (null when none). */
   oldestWaiting: () => `(SELECT min(created_at) FROM outbox_events WHERE dispatched_at IS NULL)`,
 };
+
+/** An event the dispatcher claimed. */
+export interface ClaimedEvent {
+  id: string;
+  workspace_id: string;
+}
+
+/**
+ * The dispatcher's claim (docs/architecture.md "Table owners"): undispatched events, these ids or
+ * the oldest `limit`, FOR UPDATE SKIP LOCKED (instances share the work).
+ */
+export function claimUndispatched(
+  m: EntityManager,
+  ids: string[] | null,
+  limit: number,
+): Promise<ClaimedEvent[]> {
+  return ids
+    ? m.query(
+        `SELECT id, workspace_id FROM outbox_events
+          WHERE id = ANY($1) AND dispatched_at IS NULL ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
+        [ids],
+      )
+    : m.query(
+        `SELECT id, workspace_id FROM outbox_events
+          WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+}
+
+/** Marks claimed events dispatched. */
+export async function markDispatched(m: EntityManager, ids: string[], now: Date): Promise<void> {
+  await m.query('UPDATE outbox_events SET dispatched_at = $2 WHERE id = ANY($1)', [ids, now]);
+}
+
+/** One event by id (a delivery's). */
+export function findEvent(m: EntityManager, id: string): Promise<OutboxEvent | null> {
+  return m.findOneBy(OutboxEvent, { id });
+}
+
+/**
+ * Waits for the transaction that holds the event FOR UPDATE (a dispatch in flight) to end: a
+ * share lock on its key.
+ */
+export async function waitForEventLock(m: EntityManager, id: string): Promise<void> {
+  await m.query('SELECT 1 FROM outbox_events WHERE id = $1 FOR KEY SHARE', [id]);
+}
+
+/** A workspace's events, newest first, limit + 1 rows (for toPage). */
+export function pageEvents(
+  m: EntityManager,
+  workspaceId: string,
+  filter: { type?: string; agentId?: string },
+  limit: number,
+  cursor: Cursor | null,
+): Promise<OutboxEvent[]> {
+  const qb = m
+    .createQueryBuilder(OutboxEvent, 'e')
+    .where('e.workspace_id = :workspaceId', { workspaceId });
+  if (filter.type) {
+    qb.andWhere('e.type = :type', { type: filter.type });
+  }
+  if (filter.agentId) {
+    qb.andWhere('e.agent_id = :agentId', { agentId: filter.agentId });
+  }
+  return newestFirst(qb, 'e', limit, cursor).getMany();
+}
 
 @Injectable()
 export class OutboxService {

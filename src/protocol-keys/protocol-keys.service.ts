@@ -36,6 +36,13 @@ const PROTOCOL_KEYS: CredentialKind<ProtocolKey> = {
 };
 
 /** Protocol keys (README "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
+/** SQL on protocol_keys for another owner's statement (docs/architecture.md "Table owners"). */
+export const protocolKeyParts = {
+  /** True when the key exists and is not revoked. */
+  live: (id: string) =>
+    `EXISTS (SELECT 1 FROM protocol_keys pk WHERE pk.id = ${id} AND pk.revoked_at IS NULL)`,
+};
+
 @Injectable()
 export class ProtocolKeysService {
   constructor(

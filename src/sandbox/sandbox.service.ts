@@ -202,9 +202,9 @@ export class SandboxService {
     ctx: SandboxContext,
     url: string,
   ): Promise<NonNullable<SandboxResult['webhook']>> {
-    const previous = await this.tx.manager.query<{ id: string }[]>(
-      `SELECT id FROM webhook_endpoints WHERE workspace_id = $1 AND description = $2 AND status = 'enabled'`,
-      [ctx.workspaceId, SANDBOX.webhookDescription],
+    const previous = await this.webhooks.enabledWithDescription(
+      ctx.workspaceId,
+      SANDBOX.webhookDescription,
     );
     for (const { id } of previous) {
       await this.webhooks.disableEndpoint(ctx.workspaceId, id, ACTOR);

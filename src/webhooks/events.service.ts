@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 
-import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
+import { decodeCursor, Page, toPage } from '../common/pagination';
 import { Tx } from '../database/tx';
-import { OutboxEvent } from '../payments/entities/outbox-event.entity';
+import { pageEvents } from '../payments/outbox.service';
 import { EventResponse } from './dto/webhook.responses';
 import { toEventResponse } from './webhooks.mapper';
 
@@ -18,16 +18,7 @@ export class EventsService {
     startingAfter?: string,
   ): Promise<Page<EventResponse>> {
     const cursor = decodeCursor(startingAfter);
-    const qb = this.tx.manager
-      .createQueryBuilder(OutboxEvent, 'e')
-      .where('e.workspace_id = :workspaceId', { workspaceId });
-    if (filter.type) {
-      qb.andWhere('e.type = :type', { type: filter.type });
-    }
-    if (filter.agentId) {
-      qb.andWhere('e.agent_id = :agentId', { agentId: filter.agentId });
-    }
-    const rows = await newestFirst(qb, 'e', limit, cursor).getMany();
+    const rows = await pageEvents(this.tx.manager, workspaceId, filter, limit, cursor);
     return toPage(rows, limit, toEventResponse);
   }
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
 import { AuditActor, AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
@@ -9,12 +10,19 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from '../payments/entities/outbox-event.entity';
+import { findEvent, waitForEventLock } from '../payments/outbox.service';
 import { WebhookAttemptResponse, WebhookDeliveryResponse } from './dto/webhook.responses';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookDisabledReason, WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { nextRetryDelayMs } from './retry-schedule';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
+import {
+  disableEnabledEndpoint,
+  endpointParts,
+  findEndpoint,
+  findWorkspaceEndpoint,
+} from './webhook-endpoints.service';
 import { WebhookSecrets } from './webhook-secrets';
 import { SendResult, WebhookSender } from './webhook-sender';
 import { webhookErrors } from './webhooks.errors';
@@ -56,6 +64,67 @@ export function deliveryBody(endpoint: Pick<WebhookEndpoint, 'kind'>, event: Out
  * Deliveries and their attempts: the seller's view (list, attempts, redeliver) and the worker's
  * use case (make one attempt and record it).
  */
+/** A delivery the dispatcher creates. */
+export interface NewDelivery {
+  id: string;
+  workspaceId: string;
+  endpointId: string;
+  eventId: string;
+  type: string;
+}
+
+/** Inserts the dispatcher's new deliveries (one per event and endpoint); returns those created. */
+export function insertDeliveries(
+  m: EntityManager,
+  rows: NewDelivery[],
+  now: Date,
+): Promise<{ id: string; event_id: string }[]> {
+  return m.query(
+    `INSERT INTO webhook_deliveries
+       (id, workspace_id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
+     SELECT u.id, u.workspace_id, u.endpoint_id, u.event_id, u.event_type, 'pending', $6, $6, $6
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+         AS u(id, workspace_id, endpoint_id, event_id, event_type)
+     ON CONFLICT (event_id, endpoint_id) DO NOTHING
+     RETURNING id, event_id`,
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.workspaceId),
+      rows.map((r) => r.endpointId),
+      rows.map((r) => r.eventId),
+      rows.map((r) => r.type),
+      now,
+    ],
+  );
+}
+
+/** A delivery owed an attempt that no job is carrying. */
+export interface StalledDelivery {
+  id: string;
+  event_id: string;
+  scheduled_attempts: number;
+  manual_attempts: number;
+  manual_requests: number;
+  scheduled_due: boolean;
+}
+
+/**
+ * Scheduled attempts due by `cutoff` on enabled endpoints, and redeliveries requested but not yet
+ * made (at most 100).
+ */
+export function stalledDeliveries(m: EntityManager, cutoff: Date): Promise<StalledDelivery[]> {
+  return m.query(
+    `SELECT d.id, d.event_id, d.scheduled_attempts, d.manual_attempts, d.manual_requests,
+            (d.status = 'pending' AND ${endpointParts.enabled('d.endpoint_id')} AND d.next_attempt_at <= $1)
+              AS scheduled_due
+       FROM webhook_deliveries d
+      WHERE (d.status = 'pending' AND d.next_attempt_at <= $1 AND ${endpointParts.enabled('d.endpoint_id')})
+         OR (d.manual_attempts < d.manual_requests AND d.updated_at <= $1)
+      LIMIT 100`,
+    [cutoff],
+  );
+}
+
 /** SQL on webhook_deliveries for another owner's statement (docs/architecture.md "Table owners"). */
 export const deliveryParts = {
   /** Deliveries still pending, counted. */
@@ -84,10 +153,7 @@ export class WebhookDeliveriesService {
     startingAfter?: string,
   ): Promise<Page<WebhookDeliveryResponse>> {
     const cursor = decodeCursor(startingAfter);
-    const endpoint = await this.tx.manager.findOneBy(WebhookEndpoint, {
-      id: endpointId,
-      workspaceId,
-    });
+    const endpoint = await findWorkspaceEndpoint(this.tx.manager, workspaceId, endpointId);
     if (!endpoint) {
       throw webhookErrors.endpointNotFound(endpointId);
     }
@@ -182,7 +248,10 @@ export class WebhookDeliveriesService {
     if (!delivery) {
       return 'gone';
     }
-    const endpoint = await m.findOneByOrFail(WebhookEndpoint, { id: delivery.endpointId });
+    const endpoint = await findEndpoint(m, delivery.endpointId);
+    if (!endpoint) {
+      return 'gone';
+    }
     if (job.trigger === 'scheduled') {
       if (delivery.status !== 'pending' || delivery.scheduledAttempts !== job.seq - 1) {
         return 'skipped';
@@ -193,7 +262,10 @@ export class WebhookDeliveriesService {
     } else if (!(delivery.manualAttempts < job.seq && job.seq <= delivery.manualRequests)) {
       return 'skipped';
     }
-    const event = await m.findOneByOrFail(OutboxEvent, { id: delivery.eventId });
+    const event = await findEvent(m, delivery.eventId);
+    if (!event) {
+      return 'gone';
+    }
     const result = await this.sender.send({
       url: endpoint.url,
       scheme: endpoint.kind === 'acp_order' ? 'merchant' : 'standard',
@@ -236,7 +308,7 @@ export class WebhookDeliveriesService {
   private async afterDispatchSettles(job: DeliverWebhookJob): Promise<WebhookDelivery | null> {
     await this.tx.run(async (m) => {
       await m.query(`SET LOCAL lock_timeout = '30s'`);
-      await m.query('SELECT 1 FROM outbox_events WHERE id = $1 FOR KEY SHARE', [job.eventId]);
+      await waitForEventLock(m, job.eventId);
     });
     return this.tx.manager.findOneBy(WebhookDelivery, { id: job.deliveryId });
   }
@@ -346,12 +418,7 @@ export class WebhookDeliveriesService {
     reason: Exclude<WebhookDisabledReason, 'disabled_by_user'>,
     now: Date,
   ): Promise<void> {
-    const res: [unknown[], number] = await this.tx.manager.query(
-      `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, disabled_at = $2, updated_at = $2
-        WHERE id = $1 AND status = 'enabled'`,
-      [d.endpointId, now, reason],
-    );
-    if (res[1] > 0) {
+    if (await disableEnabledEndpoint(this.tx.manager, d.endpointId, reason, now)) {
       await this.audit.record(d.workspaceId, SYSTEM, 'webhook_endpoint.disabled', d.endpointId, {
         reason,
         delivery_id: d.id,

@@ -5,9 +5,11 @@ import { newId } from '../common/ids';
 import { PgListener } from '../common/sweeper/pg-listener';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { Tx } from '../database/tx';
+import { claimUndispatched, markDispatched } from '../payments/outbox.service';
 import { OUTBOX_CHANNEL } from '../payments/outbox.service';
+import { insertDeliveries, stalledDeliveries } from './webhook-deliveries.service';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
-import { ALL_EVENTS, ORDER_EVENT_TYPES } from './webhook-event-types';
+import { matchEndpoints } from './webhook-endpoints.service';
 
 /** Outbox rows claimed per transaction. */
 export const DISPATCH_BATCH = 100;
@@ -22,18 +24,6 @@ const STALL_SWEEP_EVERY_MS = 5_000;
  * from the bigint ones used elsewhere; a hash collision between workspaces only waits a little more.
  */
 export const ENDPOINTS_LOCK_CLASS = 0x57484550; // "WHEP"
-
-interface ClaimedEvent {
-  id: string;
-  workspace_id: string;
-}
-
-interface Match {
-  event_id: string;
-  workspace_id: string;
-  type: string;
-  endpoint_id: string;
-}
 
 const DISPATCH_SWEEP = 'webhooks.dispatch-outbox';
 const WOKEN_SWEEP = 'webhooks.dispatch-notified';
@@ -118,17 +108,7 @@ export class WebhookDispatcher implements OnModuleInit {
       return 0; // leave the rows undispatched without holding their locks
     }
     return this.tx.run(async (m) => {
-      const events: ClaimedEvent[] = ids
-        ? await m.query(
-            `SELECT id, workspace_id FROM outbox_events
-              WHERE id = ANY($1) AND dispatched_at IS NULL ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
-            [ids],
-          )
-        : await m.query(
-            `SELECT id, workspace_id FROM outbox_events
-              WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-            [DISPATCH_BATCH],
-          );
+      const events = await claimUndispatched(m, ids ?? null, DISPATCH_BATCH);
       if (events.length === 0) {
         return 0;
       }
@@ -140,30 +120,10 @@ export class WebhookDispatcher implements OnModuleInit {
         `SELECT pg_advisory_xact_lock_shared($1, hashtext(w)) FROM unnest($2::text[]) AS w`,
         [ENDPOINTS_LOCK_CLASS, workspaceIds],
       );
-      // The fan-out, matched in SQL: an enabled endpoint of the event's workspace, for its seller
-      // agent (or every agent), subscribed to its type (or '*'), and registered no later than the
-      // event happened, so a new endpoint never receives the backlog from before it existed.
-      // The endpoint kind splits the audiences: ACP order events go only to acp_order endpoints
-      // of the merchant key the checkout session was created with (while that key is not
-      // revoked), and acp_order endpoints receive nothing else.
-      const matches: Match[] = await m.query(
-        `SELECT ev.id AS event_id, ev.workspace_id, ev.type, ep.id AS endpoint_id
-           FROM outbox_events ev
-           JOIN webhook_endpoints ep ON ep.workspace_id = ev.workspace_id
-          WHERE ev.id = ANY($1)
-            AND ep.status = 'enabled'
-            AND (ep.agent_id IS NULL OR ep.agent_id = ev.agent_id)
-            AND ($2 = ANY(ep.event_types) OR ev.type = ANY(ep.event_types))
-            AND ep.created_at <= ev.created_at
-            AND CASE ep.kind
-                  WHEN 'acp_order' THEN ev.type = ANY($3)
-                    AND ev.protocol_key_id = ep.protocol_key_id
-                    AND EXISTS (SELECT 1 FROM protocol_keys pk
-                                 WHERE pk.id = ep.protocol_key_id AND pk.revoked_at IS NULL)
-                  ELSE NOT (ev.type = ANY($3))
-                END
-          ORDER BY ev.created_at, ev.id, ep.id`,
-        [events.map((e) => e.id), ALL_EVENTS, [...ORDER_EVENT_TYPES]],
+      // The fan-out (matchEndpoints, src/webhooks/webhook-endpoints.service.ts).
+      const matches = await matchEndpoints(
+        m,
+        events.map((e) => e.id),
       );
       const rows = matches.map((x) => ({
         id: newId('whd'),
@@ -174,23 +134,7 @@ export class WebhookDispatcher implements OnModuleInit {
       }));
       const now = this.clock.now();
       if (rows.length > 0) {
-        const created: { id: string; event_id: string }[] = await m.query(
-          `INSERT INTO webhook_deliveries
-             (id, workspace_id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
-           SELECT u.id, u.workspace_id, u.endpoint_id, u.event_id, u.event_type, 'pending', $6, $6, $6
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-               AS u(id, workspace_id, endpoint_id, event_id, event_type)
-           ON CONFLICT (event_id, endpoint_id) DO NOTHING
-           RETURNING id, event_id`,
-          [
-            rows.map((r) => r.id),
-            rows.map((r) => r.workspaceId),
-            rows.map((r) => r.endpointId),
-            rows.map((r) => r.eventId),
-            rows.map((r) => r.type),
-            now,
-          ],
-        );
+        const created = await insertDeliveries(m, rows, now);
         await Promise.all(
           created.map((d) =>
             this.producer.enqueue({
@@ -202,10 +146,11 @@ export class WebhookDispatcher implements OnModuleInit {
           ),
         );
       }
-      await m.query('UPDATE outbox_events SET dispatched_at = $2 WHERE id = ANY($1)', [
+      await markDispatched(
+        m,
         events.map((e) => e.id),
         now,
-      ]);
+      );
       this.logger.debug({ events: events.length, deliveries: rows.length }, 'outbox dispatched');
       return events.length;
     });
@@ -221,22 +166,7 @@ export class WebhookDispatcher implements OnModuleInit {
       return 0;
     }
     const cutoff = new Date(this.clock.now().getTime() - STALL_GRACE_MS);
-    const stalled: {
-      id: string;
-      event_id: string;
-      scheduled_attempts: number;
-      manual_attempts: number;
-      manual_requests: number;
-      scheduled_due: boolean;
-    }[] = await this.tx.manager.query(
-      `SELECT d.id, d.event_id, d.scheduled_attempts, d.manual_attempts, d.manual_requests,
-                (d.status = 'pending' AND e.status = 'enabled' AND d.next_attempt_at <= $1) AS scheduled_due
-           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-          WHERE (d.status = 'pending' AND e.status = 'enabled' AND d.next_attempt_at <= $1)
-             OR (d.manual_attempts < d.manual_requests AND d.updated_at <= $1)
-          LIMIT 100`,
-      [cutoff],
-    );
+    const stalled = await stalledDeliveries(this.tx.manager, cutoff);
     for (const d of stalled) {
       if (d.scheduled_due) {
         await this.producer.enqueue({

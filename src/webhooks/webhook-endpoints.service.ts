@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
 import { AgentRepository } from '../accounts/agent.repository';
 import { canSell } from '../accounts/entities/agent.entity';
@@ -8,6 +9,8 @@ import { newId } from '../common/ids';
 import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { outboxParts } from '../payments/outbox.service';
+import { protocolKeyParts } from '../protocol-keys/protocol-keys.service';
 import { WebhookEndpointResponse } from './dto/webhook.responses';
 import { WebhookEndpoint, WebhookEndpointKind } from './entities/webhook-endpoint.entity';
 import { checkWebhookUrl } from './url-policy';
@@ -55,6 +58,79 @@ const workspaceOf = (scope: EndpointScope) =>
 export const PREVIOUS_SECRET_TTL_S = 24 * 3600;
 
 /** Webhook endpoints of a workspace: register (secret shown once), list, disable/enable, rotate. */
+/** SQL on webhook_endpoints for another owner's statement (docs/architecture.md "Table owners"). */
+export const endpointParts = {
+  /** True when the endpoint is enabled. */
+  enabled: (id: string) =>
+    `EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.id = ${id} AND ep.status = 'enabled')`,
+};
+
+/** A delivery owed: an event and an endpoint that should receive it. */
+export interface EndpointMatch {
+  event_id: string;
+  workspace_id: string;
+  type: string;
+  endpoint_id: string;
+}
+
+/**
+ * The fan-out, matched in SQL: an enabled endpoint of the event's workspace, for its seller agent
+ * (or every agent), subscribed to its type (or '*'), and registered no later than the event
+ * happened, so a new endpoint never receives the backlog from before it existed. The endpoint kind
+ * splits the audiences: ACP order events go only to acp_order endpoints of the merchant key the
+ * checkout session was created with (while that key is not revoked), and acp_order endpoints
+ * receive nothing else.
+ */
+export function matchEndpoints(m: EntityManager, eventIds: string[]): Promise<EndpointMatch[]> {
+  return m.query(
+    `SELECT ev.id AS event_id, ev.workspace_id, ev.type, ep.id AS endpoint_id
+       FROM (${outboxParts.events()}) ev
+       JOIN webhook_endpoints ep ON ep.workspace_id = ev.workspace_id
+      WHERE ev.id = ANY($1)
+        AND ep.status = 'enabled'
+        AND (ep.agent_id IS NULL OR ep.agent_id = ev.agent_id)
+        AND ($2 = ANY(ep.event_types) OR ev.type = ANY(ep.event_types))
+        AND ep.created_at <= ev.created_at
+        AND CASE ep.kind
+              WHEN 'acp_order' THEN ev.type = ANY($3)
+                AND ev.protocol_key_id = ep.protocol_key_id
+                AND ${protocolKeyParts.live('ep.protocol_key_id')}
+              ELSE NOT (ev.type = ANY($3))
+            END
+      ORDER BY ev.created_at, ev.id, ep.id`,
+    [eventIds, ALL_EVENTS, [...ORDER_EVENT_TYPES]],
+  );
+}
+
+/** An endpoint by id (any status). */
+export function findEndpoint(m: EntityManager, id: string): Promise<WebhookEndpoint | null> {
+  return m.findOneBy(WebhookEndpoint, { id });
+}
+
+/** A workspace's endpoint by id (any status). */
+export function findWorkspaceEndpoint(
+  m: EntityManager,
+  workspaceId: string,
+  id: string,
+): Promise<WebhookEndpoint | null> {
+  return m.findOneBy(WebhookEndpoint, { id, workspaceId });
+}
+
+/** Disables an enabled endpoint with this reason; true when it was enabled. */
+export async function disableEnabledEndpoint(
+  m: EntityManager,
+  id: string,
+  reason: string,
+  now: Date,
+): Promise<boolean> {
+  const res: [unknown[], number] = await m.query(
+    `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, disabled_at = $2, updated_at = $2
+      WHERE id = $1 AND status = 'enabled'`,
+    [id, now, reason],
+  );
+  return res[1] > 0;
+}
+
 @Injectable()
 export class WebhookEndpointsService {
   constructor(
@@ -156,6 +232,15 @@ export class WebhookEndpointsService {
         protocol_key_id: protocolKeyId,
       });
       return { endpoint, secret };
+    });
+  }
+
+  /** The enabled endpoints of a workspace with this description (the sandbox's own). */
+  enabledWithDescription(workspaceId: string, description: string): Promise<WebhookEndpoint[]> {
+    return this.tx.manager.findBy(WebhookEndpoint, {
+      workspaceId,
+      description,
+      status: 'enabled',
     });
   }
 

@@ -70,11 +70,6 @@ const EXCEPTIONS: Record<string, Record<string, string>> = {
     'src/seller/seller.repository.ts': 'seller search joins the listed agents',
   },
   api_keys: { 'src/common/auth/credential.resolver.ts': 'credential lookup (auth)' },
-  outbox_events: {
-    'src/webhooks/events.service.ts': 'the events API reads',
-    'src/webhooks/webhook-deliveries.service.ts': 'delivery fan-out',
-    'src/webhooks/webhook-dispatcher.ts': 'the dispatcher claims',
-  },
   person_sessions: { 'src/accounts/accounts.service.ts': 'password change ends sessions' },
   persons: {
     'src/forex/forex-file.repository.ts': 'the dealer desk names persons',
@@ -84,15 +79,6 @@ const EXCEPTIONS: Record<string, Record<string, string>> = {
   },
   protocol_keys: {
     'src/common/auth/credential.resolver.ts': 'credential lookup (auth)',
-    'src/webhooks/webhook-dispatcher.ts': "order events go to the session's merchant key",
-  },
-  webhook_deliveries: {
-    'src/webhooks/webhook-dispatcher.ts': 'the dispatcher claims',
-  },
-  webhook_endpoints: {
-    'src/sandbox/sandbox.service.ts': "the sandbox's demo endpoint",
-    'src/webhooks/webhook-deliveries.service.ts': 'delivery fan-out',
-    'src/webhooks/webhook-dispatcher.ts': 'the dispatcher reads endpoints',
   },
   workspaces: {
     'src/forex/forex-partner.repository.ts': 'partner workspaces',
