@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { IsNull } from 'typeorm';
 
 import { AuditActor, AuditLog } from '../common/audit';
@@ -13,12 +14,12 @@ import { decodeCursor, Page, toPage } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { deleteSessionsOf } from '../web/person-session.repository';
 import { AgentRepository } from './agent.repository';
 import { AgentResponse, ApiKeyResponse } from './dto/accounts.dto';
 import { Agent, AgentRole } from './entities/agent.entity';
 import { ApiKey } from './entities/api-key.entity';
 import { Person } from './entities/person.entity';
-import { PersonSession } from './entities/person-session.entity';
 import { Workspace } from './entities/workspace.entity';
 
 const API_KEYS: CredentialKind<ApiKey> = {
@@ -59,6 +60,87 @@ export interface SignupResult {
 }
 
 /** Workspaces, their people, API keys and agents. Secrets are returned once and stored hashed. */
+/** SQL on persons and workspaces for another owner's statement (docs/architecture.md "Table owners"). */
+export const accountParts = {
+  /** Persons with their workspace: person_id, email, name, role, workspace_id, workspace_name, workspace_kind. */
+  personsWithWorkspace: () =>
+    `SELECT p.id AS person_id, p.email, p.name, p.role, w.id AS workspace_id, w.name AS workspace_name,
+            w.kind AS workspace_kind
+       FROM persons p JOIN workspaces w ON w.id = p.workspace_id`,
+};
+
+/** The live API key with this secret's hash, or null: the credential lookup. */
+export function findLiveApiKeyByHash(m: EntityManager, hash: string): Promise<ApiKey | null> {
+  return m.findOneBy(ApiKey, { secretHash: hash, revokedAt: IsNull() });
+}
+
+/** A person of the workspace by email (emails are stored lower-case). */
+export async function findPersonInWorkspace(
+  m: EntityManager,
+  email: string,
+  workspaceId: string,
+): Promise<{ id: string; name: string } | null> {
+  const [row] = await m.query<{ id: string; name: string }[]>(
+    'SELECT id, name FROM persons WHERE email = $1 AND workspace_id = $2',
+    [email.trim().toLowerCase(), workspaceId],
+  );
+  return row ?? null;
+}
+
+/** Persons' names by id; unknown ids are left out. */
+export async function personNames(m: EntityManager, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) {
+    return new Map();
+  }
+  const rows = await m.query<{ id: string; name: string }[]>(
+    'SELECT id, name FROM persons WHERE id = ANY($1::text[])',
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/** Sets a workspace's kind (a forex partner's, an operator's). */
+export async function setWorkspaceKind(
+  m: EntityManager,
+  workspaceId: string,
+  kind: Workspace['kind'],
+): Promise<void> {
+  await m.query('UPDATE workspaces SET kind = $2 WHERE id = $1', [workspaceId, kind]);
+}
+
+/** True when the person is an operator of an operator workspace. */
+export async function isOperatorPerson(m: EntityManager, personId: string): Promise<boolean> {
+  const rows = await m.query<{ ok: boolean }[]>(
+    `SELECT (p.role = 'operator' AND w.kind = 'operator') AS ok
+       FROM persons p JOIN workspaces w ON w.id = p.workspace_id
+      WHERE p.id = $1`,
+    [personId],
+  );
+  return rows[0]?.ok === true;
+}
+
+/** The oldest operator workspace with this name, or a new one (inserted). */
+export async function findOrCreateOperatorWorkspace(
+  m: EntityManager,
+  name: string,
+): Promise<{ workspace: Workspace; created: boolean }> {
+  const found = await m.findOne(Workspace, {
+    where: { name, kind: 'operator' },
+    order: { createdAt: 'ASC' },
+  });
+  if (found) {
+    return { workspace: found, created: false };
+  }
+  const workspace = m.create(Workspace, { id: newId('ws'), name, kind: 'operator' });
+  await m.insert(Workspace, workspace);
+  return { workspace, created: true };
+}
+
+/** Inserts a person (an operator made by the sandbox). */
+export async function insertPerson(m: EntityManager, person: Partial<Person>): Promise<void> {
+  await m.insert(Person, m.create(Person, person));
+}
+
 @Injectable()
 export class AccountsService {
   constructor(
@@ -257,7 +339,7 @@ export class AccountsService {
         throw commonErrors.notFound('person', personId);
       }
       await m.update(Person, { id: personId }, { passwordHash });
-      await m.delete(PersonSession, { personId });
+      await deleteSessionsOf(m, personId);
       await this.audit.record(person.workspaceId, actor, 'person.password_set', personId);
     });
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In, IsNull } from 'typeorm';
+import { EntityManager, In, IsNull } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import { Cursor, newestFirst } from '../common/pagination';
@@ -17,9 +17,20 @@ export const agentParts = {
     `SELECT id, workspace_id, name FROM agents WHERE id = ${id} FOR NO KEY UPDATE`,
   /** An agent's id, workspace_id and name, not locked. */
   facts: (id: string) => `SELECT id, workspace_id, name FROM agents WHERE id = ${id}`,
+  /** Enabled agents (id, workspace_id, name, role, created_at), as a derived table's query. */
+  enabled: () =>
+    `SELECT id, workspace_id, name, role, created_at FROM agents WHERE disabled_at IS NULL`,
+  /** True when the agent exists and is enabled. */
+  isEnabled: (id: string) =>
+    `EXISTS (SELECT 1 FROM agents a WHERE a.id = ${id} AND a.disabled_at IS NULL)`,
   /** An agent's name, as a scalar subquery. */
   nameOf: (id: string) => `(SELECT name FROM agents WHERE id = ${id})`,
 };
+
+/** The enabled agent holding this credential (its hash), or null: the credential lookup. */
+export function findAgentByCredentialHash(m: EntityManager, hash: string): Promise<Agent | null> {
+  return m.findOneBy(Agent, { credentialHash: hash, disabledAt: IsNull() });
+}
 
 /** The owner of agents (docs/architecture.md "Table owners"); AccountsModule exports it. */
 @Injectable()

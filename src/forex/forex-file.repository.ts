@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 
+import { findPersonInWorkspace, personNames } from '../accounts/accounts.service';
 import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
@@ -144,25 +145,14 @@ export class ForexFileRepository {
   }
 
   /** A person of the workspace by email (emails are stored lower-case). */
-  async findPersonInWorkspace(
+  findPersonInWorkspace(
     email: string,
     workspaceId: string,
   ): Promise<{ id: string; name: string } | null> {
-    const [row] = await this.tx.manager.query<{ id: string; name: string }[]>(
-      'SELECT id, name FROM persons WHERE email = $1 AND workspace_id = $2',
-      [email.trim().toLowerCase(), workspaceId],
-    );
-    return row ?? null;
+    return findPersonInWorkspace(this.tx.manager, email, workspaceId);
   }
 
-  async personNames(ids: string[]): Promise<Map<string, string>> {
-    if (ids.length === 0) {
-      return new Map();
-    }
-    const rows = await this.tx.manager.query<{ id: string; name: string }[]>(
-      'SELECT id, name FROM persons WHERE id = ANY($1::text[])',
-      [ids],
-    );
-    return new Map(rows.map((r) => [r.id, r.name]));
+  personNames(ids: string[]): Promise<Map<string, string>> {
+    return personNames(this.tx.manager, ids);
   }
 }

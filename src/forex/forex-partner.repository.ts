@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 
+import { setWorkspaceKind } from '../accounts/accounts.service';
 import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { ForexPartner } from './entities/forex-partner.entity';
 import { ForexRate } from './entities/forex-rate.entity';
 
-/** The only SQL on forex_partners, forex_rates and workspaces.kind. */
+/** The only SQL on forex_partners and forex_rates (a partner workspace's kind is set through accounts). */
 @Injectable()
 export class ForexPartnerRepository {
   constructor(private readonly tx: Tx) {}
@@ -36,9 +37,7 @@ export class ForexPartnerRepository {
   }
 
   async markPartnerWorkspace(workspaceId: string): Promise<void> {
-    await this.tx.manager.query(`UPDATE workspaces SET kind = 'forex_partner' WHERE id = $1`, [
-      workspaceId,
-    ]);
+    await setWorkspaceKind(this.tx.manager, workspaceId, 'forex_partner');
   }
 
   rates(partnerId: string): Promise<ForexRate[]> {

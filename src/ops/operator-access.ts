@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
+import { isOperatorPerson } from '../accounts/accounts.service';
 import { Tx } from '../database/tx';
 
 /**
@@ -12,12 +13,6 @@ export class OperatorAccess {
   constructor(private readonly tx: Tx) {}
 
   async isOperator(personId: string): Promise<boolean> {
-    const rows = await this.tx.manager.query<{ ok: boolean }[]>(
-      `SELECT (p.role = 'operator' AND w.kind = 'operator') AS ok
-         FROM persons p JOIN workspaces w ON w.id = p.workspace_id
-        WHERE p.id = $1`,
-      [personId],
-    );
-    return rows[0]?.ok === true;
+    return isOperatorPerson(this.tx.manager, personId);
   }
 }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
+import { findOrCreateOperatorWorkspace, insertPerson } from '../accounts/accounts.service';
 import { AccountsService } from '../accounts/accounts.service';
-import { Person } from '../accounts/entities/person.entity';
-import { Workspace } from '../accounts/entities/workspace.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import { hashPassword } from '../common/crypto/secrets';
 import { newId, randomToken } from '../common/ids';
@@ -53,30 +52,21 @@ export class OperatorsService {
         await this.accounts.setPassword(existing.id, password, actor);
         return { workspaceId: existing.workspaceId, personId: existing.id, email, password };
       }
-      let workspace = await m.findOne(Workspace, {
-        where: { name: input.workspaceName, kind: 'operator' },
-        order: { createdAt: 'ASC' },
-      });
-      if (!workspace) {
-        workspace = m.create(Workspace, {
-          id: newId('ws'),
-          name: input.workspaceName,
-          kind: 'operator',
-        });
-        await m.insert(Workspace, workspace);
+      const { workspace, created } = await findOrCreateOperatorWorkspace(m, input.workspaceName);
+      if (created) {
         await this.audit.record(workspace.id, actor, 'workspace.created', workspace.id, {
           kind: 'operator',
         });
       }
-      const person = m.create(Person, {
+      const person = {
         id: newId('per'),
         workspaceId: workspace.id,
         email,
         name: input.name,
         passwordHash: await hashPassword(password),
-        role: 'operator',
-      });
-      await m.insert(Person, person);
+        role: 'operator' as const,
+      };
+      await insertPerson(m, person);
       await this.audit.record(workspace.id, actor, 'operator.created', person.id);
       return { workspaceId: workspace.id, personId: person.id, email, password };
     });

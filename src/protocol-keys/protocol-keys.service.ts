@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
-import { AgentRepository } from '../accounts/agent.repository';
+import { agentParts, AgentRepository } from '../accounts/agent.repository';
 import { canBuy, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
@@ -36,6 +37,22 @@ const PROTOCOL_KEYS: CredentialKind<ProtocolKey> = {
 };
 
 /** Protocol keys (README "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
+/** The live key with this secret's hash whose agent is enabled, or null: the credential lookup. */
+export function findLiveProtocolKeyByHash(
+  m: EntityManager,
+  hash: string,
+): Promise<ProtocolKey | null> {
+  return m
+    .createQueryBuilder(ProtocolKey, 'k')
+    .where(
+      `k.secret_hash = :hash AND k.revoked_at IS NULL AND ${agentParts.isEnabled('k.agent_id')}`,
+      {
+        hash,
+      },
+    )
+    .getOne();
+}
+
 /** SQL on protocol_keys for another owner's statement (docs/architecture.md "Table owners"). */
 export const protocolKeyParts = {
   /** True when the key exists and is not revoked. */

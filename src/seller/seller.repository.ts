@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 
+import { agentParts } from '../accounts/agent.repository';
 import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { Cursor } from '../common/pagination';
@@ -97,8 +98,8 @@ export class SellerRepository {
   async findListedSeller(agentId: string): Promise<ListedSeller | null> {
     const [row] = await this.tx.manager.query<{ id: string; workspace_id: string; name: string }[]>(
       `SELECT a.id, a.workspace_id, a.name
-         FROM seller_listings l JOIN agents a ON a.id = l.agent_id
-        WHERE l.agent_id = $1 AND l.listed AND a.disabled_at IS NULL AND a.role IN ('seller', 'both')`,
+         FROM seller_listings l JOIN (${agentParts.enabled()}) a ON a.id = l.agent_id
+        WHERE l.agent_id = $1 AND l.listed AND a.role IN ('seller', 'both')`,
       [agentId],
     );
     return row ? { agentId: row.id, workspaceId: row.workspace_id, name: row.name } : null;
@@ -133,9 +134,9 @@ export class SellerRepository {
       this.tx.manager,
       `SELECT a.name AS agent_name, o.id, o.sku, o.name, o.unit_paise::text AS unit_paise, o.category,
               o.active, o.created_at, o.updated_at
-         FROM agents a
+         FROM (${agentParts.enabled()}) a
          LEFT JOIN offers o ON o.seller_agent_id = a.id AND o.sku = ANY($3::text[])
-        WHERE a.id = $1 AND a.workspace_id = $2 AND a.disabled_at IS NULL`,
+        WHERE a.id = $1 AND a.workspace_id = $2`,
       [agentId, workspaceId, skus],
     )) as {
       agent_name: string;
@@ -193,7 +194,7 @@ export class SellerRepository {
       params.push(v);
       return `$${params.length}`;
     };
-    const where = [`l.listed`, `a.disabled_at IS NULL`, `a.role IN ('seller', 'both')`];
+    const where = [`l.listed`, `a.role IN ('seller', 'both')`];
     if (cursor) {
       where.push(`(a.created_at, a.id) < (${p(cursor.createdAt)}::timestamptz, ${p(cursor.id)})`);
     }
@@ -206,7 +207,8 @@ export class SellerRepository {
       );
     }
     const rows = await this.tx.manager.query<{ id: string; name: string; created_at: Date }[]>(
-      `SELECT a.id, a.name, a.created_at FROM agents a JOIN seller_listings l ON l.agent_id = a.id
+      `SELECT a.id, a.name, a.created_at FROM (${agentParts.enabled()}) a
+         JOIN seller_listings l ON l.agent_id = a.id
         WHERE ${where.join(' AND ')}
         ORDER BY a.created_at DESC, a.id DESC LIMIT ${p(limit)}`,
       params,
@@ -235,7 +237,7 @@ export class SellerRepository {
       }[]
     >(
       `SELECT o.id, o.seller_agent_id, o.sku, o.name, o.unit_paise::text, o.category
-         FROM offers o JOIN agents a ON a.id = o.seller_agent_id
+         FROM offers o JOIN (${agentParts.enabled()}) a ON a.id = o.seller_agent_id
         WHERE o.seller_agent_id = ANY(${p(sellerIds)}::text[]) AND ${this.offerConditions('o', 'a', filter, p)}
         ORDER BY o.sku`,
       params,

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
+import { accountParts } from '../accounts/accounts.service';
 import { PersonSession } from '../accounts/entities/person-session.entity';
 import { Tx } from '../database/tx';
 
@@ -16,6 +18,11 @@ export interface SessionRow {
 }
 
 /** The only SQL on person_sessions. Lookups are by token hash; the token itself is never stored. */
+/** Ends every session of a person (a password change); for the accounts module. */
+export async function deleteSessionsOf(m: EntityManager, personId: string): Promise<void> {
+  await m.delete(PersonSession, { personId });
+}
+
 @Injectable()
 export class PersonSessionRepository {
   constructor(private readonly tx: Tx) {}
@@ -40,11 +47,10 @@ export class PersonSessionRepository {
         workspace_kind: string;
       }[]
     >(
-      `SELECT s.id AS session_id, s.expires_at, p.id AS person_id, p.email, p.name,
-              w.id AS workspace_id, w.name AS workspace_name, w.kind AS workspace_kind
+      `SELECT s.id AS session_id, s.expires_at, p.person_id, p.email, p.name,
+              p.workspace_id, p.workspace_name, p.workspace_kind
          FROM person_sessions s
-         JOIN persons p ON p.id = s.person_id
-         JOIN workspaces w ON w.id = p.workspace_id
+         JOIN (${accountParts.personsWithWorkspace()}) p ON p.person_id = s.person_id
         WHERE s.token_hash = $1`,
       [tokenHash],
     );

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { IsNull } from 'typeorm';
 
+import { findLiveApiKeyByHash } from '../../accounts/accounts.service';
+import { findAgentByCredentialHash } from '../../accounts/agent.repository';
 import { Agent } from '../../accounts/entities/agent.entity';
-import { ApiKey } from '../../accounts/entities/api-key.entity';
 import { Tx } from '../../database/tx';
 import { ProtocolKey } from '../../protocol-keys/protocol-key.entity';
+import { findLiveProtocolKeyByHash } from '../../protocol-keys/protocol-keys.service';
 import { sha256Hex } from '../crypto/secrets';
 import { AppError, commonErrors } from '../errors/app-error';
 import { bearerOf } from './bearer';
@@ -82,11 +83,11 @@ export class CredentialResolver {
   private async lookup(secret: string, hash: string): Promise<Principal | null> {
     const m = this.tx.manager;
     if (secret.startsWith('sk_')) {
-      const key = await m.findOneBy(ApiKey, { secretHash: hash, revokedAt: IsNull() });
+      const key = await findLiveApiKeyByHash(m, hash);
       return key ? { kind: 'api_key', id: key.id, workspaceId: key.workspaceId } : null;
     }
     if (secret.startsWith('agc_')) {
-      const agent = await m.findOneBy(Agent, { credentialHash: hash, disabledAt: IsNull() });
+      const agent = await findAgentByCredentialHash(m, hash);
       return agent
         ? {
             kind: 'agent',
@@ -98,11 +99,7 @@ export class CredentialResolver {
         : null;
     }
     if (secret.startsWith('acpk_')) {
-      const row = await m
-        .createQueryBuilder(ProtocolKey, 'k')
-        .innerJoin(Agent, 'a', 'a.id = k.agent_id AND a.disabled_at IS NULL')
-        .where('k.secret_hash = :hash AND k.revoked_at IS NULL', { hash })
-        .getOne();
+      const row = await findLiveProtocolKeyByHash(m, hash);
       return row
         ? {
             kind: 'protocol_key',
