@@ -42,11 +42,11 @@ export class ForexViews {
   async facts(file: ForexFile): Promise<FileFacts> {
     const now = this.clock.now();
     const status = effectiveFileStatus(file, now);
-    const [partner, documents, quote] = await Promise.all([
-      this.partners.get(file.partnerId),
-      this.files.documents(file.id),
-      file.currentQuoteId ? this.files.findQuote(file.currentQuoteId) : Promise.resolve(null),
-    ]);
+    // One after another: inside a request's transaction these share its one connection, which
+    // takes one query at a time (pg deprecates queueing a second one on it).
+    const partner = await this.partners.get(file.partnerId);
+    const documents = await this.files.documents(file.id);
+    const quote = file.currentQuoteId ? await this.files.findQuote(file.currentQuoteId) : null;
     const rule = KIND_RULES[file.kind];
     const prior =
       rule.lrs && quote
