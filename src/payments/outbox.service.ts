@@ -114,14 +114,6 @@ export function findEvent(m: EntityManager, id: string): Promise<OutboxEvent | n
   return m.findOneBy(OutboxEvent, { id });
 }
 
-/**
- * Waits for the transaction that holds the event FOR UPDATE (a dispatch in flight) to end: a
- * share lock on its key.
- */
-export async function waitForEventLock(m: EntityManager, id: string): Promise<void> {
-  await m.query('SELECT 1 FROM outbox_events WHERE id = $1 FOR KEY SHARE', [id]);
-}
-
 /** A workspace's events, newest first, limit + 1 rows (for toPage). */
 export function pageEvents(
   m: EntityManager,

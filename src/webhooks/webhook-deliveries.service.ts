@@ -10,7 +10,7 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from '../payments/entities/outbox-event.entity';
-import { findEvent, waitForEventLock } from '../payments/outbox.service';
+import { findEvent } from '../payments/outbox.service';
 import { WebhookAttemptResponse, WebhookDeliveryResponse } from './dto/webhook.responses';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
@@ -242,9 +242,9 @@ export class WebhookDeliveriesService {
    */
   async attempt(job: DeliverWebhookJob): Promise<AttemptOutcome> {
     const m = this.tx.manager;
-    const delivery =
-      (await m.findOneBy(WebhookDelivery, { id: job.deliveryId })) ??
-      (await this.afterDispatchSettles(job));
+    // A first attempt's job is enqueued once its delivery has committed (WebhookDispatcher), so
+    // a missing delivery is one that no longer exists.
+    const delivery = await m.findOneBy(WebhookDelivery, { id: job.deliveryId });
     if (!delivery) {
       return 'gone';
     }
@@ -297,20 +297,6 @@ export class WebhookDeliveriesService {
         );
     }
     return outcome;
-  }
-
-  /**
-   * The dispatcher enqueues a delivery's first job before its transaction commits (so a failed
-   * enqueue can roll the dispatch back), and a fast worker can get here first. That transaction
-   * holds the outbox row FOR UPDATE: waiting for a share lock on it waits for its commit or
-   * rollback, after which the delivery either exists or never will.
-   */
-  private async afterDispatchSettles(job: DeliverWebhookJob): Promise<WebhookDelivery | null> {
-    await this.tx.run(async (m) => {
-      await m.query(`SET LOCAL lock_timeout = '30s'`);
-      await waitForEventLock(m, job.eventId);
-    });
-    return this.tx.manager.findOneBy(WebhookDelivery, { id: job.deliveryId });
   }
 
   private signingSecrets(endpoint: WebhookEndpoint): string[] {

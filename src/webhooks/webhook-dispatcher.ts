@@ -97,17 +97,17 @@ export class WebhookDispatcher implements OnModuleInit {
   /**
    * One transaction: claim undispatched events (SKIP LOCKED, so instances share the work), insert
    * a delivery per matching enabled endpoint registered at or before the event's created_at (an
-   * endpoint gets what happens from its registration on, never the backlog), enqueue each
-   * delivery's first attempt, and only then mark the events dispatched. Any enqueue failing
-   * (Redis down: fail fast) rolls it all back and the next tick tries again. A job that reached
-   * Redis for a rolled-back delivery finds no row and does nothing, so nothing is lost and nothing
-   * is sent twice.
+   * endpoint gets what happens from its registration on, never the backlog) and mark the events
+   * dispatched. Once it has committed, each new delivery's first attempt is enqueued
+   * (`enqueueFirstAttempts`). With Redis down nothing is claimed, and the next tick tries again.
    */
   async dispatchBatch(ids?: string[]): Promise<number> {
     if (!this.producer.ready) {
       return 0; // leave the rows undispatched without holding their locks
     }
-    return this.tx.run(async (m) => {
+    let created: { id: string; event_id: string }[] = [];
+    const dispatched = await this.tx.run(async (m) => {
+      created = []; // a retried attempt starts again
       const events = await claimUndispatched(m, ids ?? null, DISPATCH_BATCH);
       if (events.length === 0) {
         return 0;
@@ -134,17 +134,7 @@ export class WebhookDispatcher implements OnModuleInit {
       }));
       const now = this.clock.now();
       if (rows.length > 0) {
-        const created = await insertDeliveries(m, rows, now);
-        await Promise.all(
-          created.map((d) =>
-            this.producer.enqueue({
-              deliveryId: d.id,
-              eventId: d.event_id,
-              trigger: 'scheduled',
-              seq: 1,
-            }),
-          ),
-        );
+        created = await insertDeliveries(m, rows, now);
       }
       await markDispatched(
         m,
@@ -154,6 +144,32 @@ export class WebhookDispatcher implements OnModuleInit {
       this.logger.debug({ events: events.length, deliveries: rows.length }, 'outbox dispatched');
       return events.length;
     });
+    await this.enqueueFirstAttempts(created);
+    return dispatched;
+  }
+
+  /**
+   * Each new delivery's first job, once the deliveries have committed: a worker never meets a
+   * delivery that is not there yet, and no row lock or connection is held across a Redis call. A
+   * job that fails to enqueue (Redis gone since the `ready` check) is not lost: its delivery is
+   * pending and due, and `resumeStalled` enqueues it after STALL_GRACE_MS.
+   */
+  private async enqueueFirstAttempts(created: { id: string; event_id: string }[]): Promise<void> {
+    await Promise.all(
+      created.map((d) =>
+        this.producer.enqueue({
+          deliveryId: d.id,
+          eventId: d.event_id,
+          trigger: 'scheduled',
+          seq: 1,
+        }),
+      ),
+    ).catch((err: Error) =>
+      this.logger.warn(
+        { deliveries: created.length, err: err.message },
+        'first attempts not enqueued; the stalled-delivery sweep will resume them',
+      ),
+    );
   }
 
   /**

@@ -3,12 +3,15 @@ import { randomUUID } from 'node:crypto';
 import http, { IncomingHttpHeaders } from 'node:http';
 import { AddressInfo, createServer, Socket } from 'node:net';
 
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
 
 import { AccountsService } from '../../src/accounts/accounts.service';
 import { SHOWN_ONCE } from '../../src/common/idempotency/redact-secrets';
 import { newId } from '../../src/common/ids';
+import { QUEUES } from '../../src/common/queues/queues';
 import { Tx } from '../../src/database/tx';
 import { OutboxService } from '../../src/payments/outbox.service';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
@@ -636,6 +639,50 @@ describe('webhooks', () => {
         t.clock.reset();
       }
       expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([event.id, event.id]);
+      await receiver.close();
+    });
+
+    it('sends a first attempt whose job was lost after the dispatch committed, once, from the stalled-delivery sweep', async () => {
+      const ws = await seedWorkspace(t);
+      const receiver = await startReceiver();
+      await register(t, ws, { url: receiver.url, event_types: ['intent.settled'] });
+      const queue = t.get<Queue>(getQueueToken(QUEUES.webhooks) as never);
+      await queue.pause(true); // this instance's workers take no job for now
+      let deliveryId = '';
+      let event: { id: string };
+      try {
+        event = await emit(t, ws);
+        // The dispatcher enqueues the first attempt only once the delivery has committed.
+        const [delivery] = await waitFor('the dispatch', async () => {
+          const rows = await deliveriesOf(t, event.id);
+          return rows.length > 0 ? rows : null;
+        });
+        deliveryId = delivery.id;
+        const job = await waitFor('its job', () => queue.getJob(`whd-${deliveryId}-s1`));
+        await job.remove(); // lost, as with a Redis restart between the commit and the worker
+      } finally {
+        await queue.resume(true);
+      }
+      await sleep(300);
+      expect(receiver.got).toHaveLength(0);
+      expect((await deliveriesOf(t, event.id))[0]).toMatchObject({
+        status: 'pending',
+        attempt_count: 0,
+      });
+
+      // Overdue by more than the grace: the sweep enqueues it again (service clock moved).
+      t.clock.advance(60_000);
+      try {
+        await t.get(WebhookDispatcher).resumeStalled();
+        await waitFor(
+          'the delivery',
+          async () => (await deliveriesOf(t, event.id))[0].status === 'delivered',
+        );
+      } finally {
+        t.clock.reset();
+      }
+      await sleep(300); // room for a duplicate to show up, if there were one
+      expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([event.id]);
       await receiver.close();
     });
 
