@@ -30,11 +30,6 @@ export interface ApprovalHandler {
   decided(approval: Approval, decision: ApprovalDecision): Promise<void | ApprovalWithdrawn>;
 }
 
-/**
- * Questions for people. Created by the pipeline (payments above the threshold, refunds) and
- * answered only through the app (PersonGuard + CSRF): no API key, agent credential or protocol
- * key reaches `decide`. Unanswered approvals expire through a delayed Bull job.
- */
 /** SQL on approvals for another owner's statement (docs/architecture.md "Table owners"). */
 export const approvalParts = {
   /** Pending approvals per kind, as a JSON array of {kind, waiting, oldest} (null when none). */
@@ -44,6 +39,11 @@ export const approvalParts = {
           FROM approvals WHERE status = 'pending' GROUP BY kind) a)`,
 };
 
+/**
+ * Questions for people. Created by the pipeline (payments above the threshold, refunds) and
+ * answered only through the app (PersonGuard + CSRF): no API key, agent credential or protocol
+ * key reaches `decide`. Unanswered approvals expire through a delayed Bull job.
+ */
 @Injectable()
 export class ApprovalsService implements OnModuleInit {
   private readonly handlers = new Map<ApprovalKind, ApprovalHandler>();

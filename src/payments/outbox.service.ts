@@ -58,15 +58,10 @@ function insertOutboxRows(rows: OutboxRow[]): QueuedStatement {
   };
 }
 
-/**
- * Writes events in the caller's transaction, so an event exists iff the state change committed.
- * The rows are queued and written by one statement just before the transaction commits, together
- * with its audit rows (`Tx.writeBeforeCommit`; README "Tests", "SQL budgets"), and each wakes the
- * dispatcher by NOTIFY on commit. (type, subject_id) is unique: the event id is stable for
- * consumers to dedupe on. Outside a transaction the event is written at once.
- */
 /** SQL on outbox_events for another owner's statement (docs/architecture.md "Table owners"). */
 export const outboxParts = {
+  /** The event `id` as row_to_json (null when there is none). */
+  rowJson: (id: string) => `(SELECT row_to_json(ev) FROM outbox_events ev WHERE ev.id = ${id})`,
   /** Events' routing columns (id, workspace_id, agent_id, type, created_at, protocol_key_id). */
   events: () =>
     `SELECT id, workspace_id, agent_id, type, created_at, protocol_key_id FROM outbox_events`,
@@ -109,11 +104,6 @@ export async function markDispatched(m: EntityManager, ids: string[], now: Date)
   await m.query('UPDATE outbox_events SET dispatched_at = $2 WHERE id = ANY($1)', [ids, now]);
 }
 
-/** One event by id (a delivery's). */
-export function findEvent(m: EntityManager, id: string): Promise<OutboxEvent | null> {
-  return m.findOneBy(OutboxEvent, { id });
-}
-
 /** A workspace's events, newest first, limit + 1 rows (for toPage). */
 export function pageEvents(
   m: EntityManager,
@@ -134,6 +124,13 @@ export function pageEvents(
   return newestFirst(qb, 'e', limit, cursor).getMany();
 }
 
+/**
+ * Writes events in the caller's transaction, so an event exists iff the state change committed.
+ * The rows are queued and written by one statement just before the transaction commits, together
+ * with its audit rows (`Tx.writeBeforeCommit`; README "Tests", "SQL budgets"), and each wakes the
+ * dispatcher by NOTIFY on commit. (type, subject_id) is unique: the event id is stable for
+ * consumers to dedupe on. Outside a transaction the event is written at once.
+ */
 @Injectable()
 export class OutboxService {
   constructor(

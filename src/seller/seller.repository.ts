@@ -37,10 +37,6 @@ export interface SellerRow {
   createdAt: Date;
 }
 
-/**
- * Offer rows are never deleted: a withdrawn offer goes inactive, so past sessions and quotes
- * still resolve its name and price. Every query joins the caller's transaction (Tx).
- */
 /** SQL on offers for another owner's statement (see `agentParts` in src/accounts/agent.repository.ts). */
 export const offerParts = {
   /**
@@ -52,6 +48,10 @@ export const offerParts = {
         FROM offers o WHERE o.seller_agent_id = ${sellerAgentId} AND o.sku IN (${skus}))`,
 };
 
+/**
+ * Offer rows are never deleted: a withdrawn offer goes inactive, so past sessions and quotes
+ * still resolve its name and price. Every query joins the caller's transaction (Tx).
+ */
 @Injectable()
 export class SellerRepository {
   constructor(private readonly tx: Tx) {}

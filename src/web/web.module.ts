@@ -11,11 +11,6 @@ import { PersonSessionRepository } from './person-session.repository';
 import { PersonSessionService } from './person-session.service';
 import { SessionCookies } from './session-cookies';
 
-/**
- * The person-facing app under /app: sessions, CSRF, layout and the account pages. Feature modules
- * that add pages import this module and use @SignedIn(), @CurrentPerson() and AppLayout. The home,
- * approvals, receipts and developer pages live in AppPagesModule (app-pages.module.ts).
- */
 /** What page modules use: sessions, the guards behind @SignedIn(), and the layout. */
 const FOR_PAGES = [
   PersonSessionService,
@@ -27,6 +22,11 @@ const FOR_PAGES = [
   AppLayout,
 ];
 
+/**
+ * The person-facing app under /app: sessions, CSRF, layout and the account pages. Feature modules
+ * that add pages import this module and use @SignedIn(), @CurrentPerson() and AppLayout. The home,
+ * approvals, receipts and developer pages live in AppPagesModule (app-pages.module.ts).
+ */
 @Module({
   imports: [AccountsModule],
   controllers: [AppAuthController],

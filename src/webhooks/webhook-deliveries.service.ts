@@ -7,10 +7,12 @@ import { newId } from '../common/ids';
 import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import type { DeliverWebhookJob } from '../common/queues/queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
+import { entityFromJson } from '../database/entity-from-json';
+import { Sql, statement } from '../database/sql';
+import { QueuedStatement, Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from '../payments/entities/outbox-event.entity';
-import { findEvent } from '../payments/outbox.service';
+import { outboxParts } from '../payments/outbox.service';
 import { WebhookAttemptResponse, WebhookDeliveryResponse } from './dto/webhook.responses';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
@@ -20,7 +22,6 @@ import { WebhookDeliveryProducer } from './webhook-delivery.producer';
 import {
   disableEnabledEndpoint,
   endpointParts,
-  findEndpoint,
   findWorkspaceEndpoint,
 } from './webhook-endpoints.service';
 import { WebhookSecrets } from './webhook-secrets';
@@ -60,10 +61,6 @@ export function deliveryBody(endpoint: Pick<WebhookEndpoint, 'kind'>, event: Out
   return JSON.stringify(event.payload);
 }
 
-/**
- * Deliveries and their attempts: the seller's view (list, attempts, redeliver) and the worker's
- * use case (make one attempt and record it).
- */
 /** A delivery the dispatcher creates. */
 export interface NewDelivery {
   id: string;
@@ -125,12 +122,85 @@ export function stalledDeliveries(m: EntityManager, cutoff: Date): Promise<Stall
   );
 }
 
+type JsonRow = Record<string, unknown>;
+
+/** What one attempt needs, in one round trip: the delivery, its endpoint and its event. */
+const attemptInputs = statement<
+  { delivery: JsonRow; endpoint: JsonRow | null; event: JsonRow | null },
+  [string]
+>(
+  `SELECT row_to_json(d) AS delivery, ${endpointParts.rowJson('d.endpoint_id')} AS endpoint,
+          ${outboxParts.rowJson('d.event_id')} AS event
+     FROM webhook_deliveries d WHERE d.id = $1`,
+);
+
+/** The delivery, locked to record an attempt on it. */
+const lockDelivery = statement<{ delivery: JsonRow }, [string]>(
+  `SELECT row_to_json(d) AS delivery FROM webhook_deliveries d WHERE d.id = $1 FOR UPDATE`,
+);
+
+/** Attempts, inserted by the commit's one statement (Tx.writeBeforeCommit). */
+function insertAttempts(rows: WebhookAttempt[]): QueuedStatement {
+  return {
+    sql: `INSERT INTO webhook_attempts
+       (id, delivery_id, attempt, trigger, status_code, duration_ms, error, response_body, created_at)
+     SELECT id, d, n, tr, sc, ms, e, rb, c::timestamptz
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[],
+                   $8::text[], $9::text[])
+            AS r(id, d, n, tr, sc, ms, e, rb, c)`,
+    params: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.deliveryId),
+      rows.map((r) => r.attempt),
+      rows.map((r) => r.trigger),
+      rows.map((r) => r.statusCode),
+      rows.map((r) => r.durationMs),
+      rows.map((r) => r.error),
+      rows.map((r) => r.responseBody),
+      rows.map((r) => r.createdAt.toISOString()),
+    ],
+  };
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** Deliveries' state after an attempt (every column an attempt may change), at commit. */
+function updateDeliveries(rows: WebhookDelivery[]): QueuedStatement {
+  return {
+    sql: `UPDATE webhook_deliveries AS w
+        SET status = u.st, attempt_count = u.ac, scheduled_attempts = u.sa, manual_attempts = u.ma,
+            last_status_code = u.sc, last_error = u.le, next_attempt_at = u.na::timestamptz,
+            delivered_at = u.da::timestamptz, failed_at = u.fa::timestamptz, updated_at = u.ua::timestamptz
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::text[],
+                   $8::text[], $9::text[], $10::text[], $11::text[])
+            AS u(id, st, ac, sa, ma, sc, le, na, da, fa, ua)
+      WHERE w.id = u.id`,
+    params: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.status),
+      rows.map((r) => r.attemptCount),
+      rows.map((r) => r.scheduledAttempts),
+      rows.map((r) => r.manualAttempts),
+      rows.map((r) => r.lastStatusCode),
+      rows.map((r) => r.lastError),
+      rows.map((r) => iso(r.nextAttemptAt)),
+      rows.map((r) => iso(r.deliveredAt)),
+      rows.map((r) => iso(r.failedAt)),
+      rows.map((r) => iso(r.updatedAt)),
+    ],
+  };
+}
+
 /** SQL on webhook_deliveries for another owner's statement (docs/architecture.md "Table owners"). */
 export const deliveryParts = {
   /** Deliveries still pending, counted. */
   pendingCount: () => `(SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending')`,
 };
 
+/**
+ * Deliveries and their attempts: the seller's view (list, attempts, redeliver) and the worker's
+ * use case (make one attempt and record it).
+ */
 @Injectable()
 export class WebhookDeliveriesService {
   private readonly logger = new Logger(WebhookDeliveriesService.name);
@@ -144,6 +214,7 @@ export class WebhookDeliveriesService {
     private readonly producer: WebhookDeliveryProducer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: BusinessMetrics,
+    private readonly sql: Sql,
   ) {}
 
   async listDeliveries(
@@ -244,14 +315,12 @@ export class WebhookDeliveriesService {
     const m = this.tx.manager;
     // A first attempt's job is enqueued once its delivery has committed (WebhookDispatcher), so
     // a missing delivery is one that no longer exists.
-    const delivery = await m.findOneBy(WebhookDelivery, { id: job.deliveryId });
-    if (!delivery) {
+    const inputs = await this.sql.one(attemptInputs(job.deliveryId));
+    if (!inputs?.endpoint) {
       return 'gone';
     }
-    const endpoint = await findEndpoint(m, delivery.endpointId);
-    if (!endpoint) {
-      return 'gone';
-    }
+    const delivery = entityFromJson(m, WebhookDelivery, inputs.delivery);
+    const endpoint = entityFromJson(m, WebhookEndpoint, inputs.endpoint);
     if (job.trigger === 'scheduled') {
       if (delivery.status !== 'pending' || delivery.scheduledAttempts !== job.seq - 1) {
         return 'skipped';
@@ -262,10 +331,10 @@ export class WebhookDeliveriesService {
     } else if (!(delivery.manualAttempts < job.seq && job.seq <= delivery.manualRequests)) {
       return 'skipped';
     }
-    const event = await findEvent(m, delivery.eventId);
-    if (!event) {
+    if (!inputs.event) {
       return 'gone';
     }
+    const event = entityFromJson(m, OutboxEvent, inputs.event);
     const result = await this.sender.send({
       url: endpoint.url,
       scheme: endpoint.kind === 'acp_order' ? 'merchant' : 'standard',
@@ -323,13 +392,14 @@ export class WebhookDeliveriesService {
     reached: 'delivered' | 'failed' | null;
   }> {
     return this.tx.run(async (m) => {
-      const d = await m.findOneOrFail(WebhookDelivery, {
-        where: { id: job.deliveryId },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const locked = await this.sql.one(lockDelivery(job.deliveryId));
+      if (!locked) {
+        throw new Error(`webhook delivery ${job.deliveryId} not found`);
+      }
+      const d = entityFromJson(m, WebhookDelivery, locked.delivery);
       const now = this.clock.now();
       const attempt = d.attemptCount + 1;
-      await m.insert(WebhookAttempt, {
+      const row: WebhookAttempt = {
         id: newId('wha'),
         deliveryId: d.id,
         attempt,
@@ -339,7 +409,8 @@ export class WebhookDeliveriesService {
         error: result.error,
         responseBody: result.responseBody,
         createdAt: now,
-      });
+      };
+      await this.tx.writeBeforeCommit('webhook_attempts.insert', row, insertAttempts);
       const patch: Partial<WebhookDelivery> = {
         attemptCount: attempt,
         lastStatusCode: result.statusCode,
@@ -384,7 +455,11 @@ export class WebhookDeliveriesService {
           nextAttemptAt: null,
         });
       }
-      await m.update(WebhookDelivery, { id: d.id }, patch);
+      await this.tx.writeBeforeCommit(
+        'webhook_deliveries.attempted',
+        { ...d, ...patch },
+        updateDeliveries,
+      );
       const reached =
         result.ok && d.deliveredAt === null
           ? 'delivered'

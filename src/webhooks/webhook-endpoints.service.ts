@@ -57,9 +57,10 @@ const workspaceOf = (scope: EndpointScope) =>
 /** Default overlap after rotate-secret: deliveries carry both signatures for a day. */
 export const PREVIOUS_SECRET_TTL_S = 24 * 3600;
 
-/** Webhook endpoints of a workspace: register (secret shown once), list, disable/enable, rotate. */
 /** SQL on webhook_endpoints for another owner's statement (docs/architecture.md "Table owners"). */
 export const endpointParts = {
+  /** The endpoint `id` as row_to_json (null when there is none). */
+  rowJson: (id: string) => `(SELECT row_to_json(ep) FROM webhook_endpoints ep WHERE ep.id = ${id})`,
   /** True when the endpoint is enabled. */
   enabled: (id: string) =>
     `EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.id = ${id} AND ep.status = 'enabled')`,
@@ -102,11 +103,6 @@ export function matchEndpoints(m: EntityManager, eventIds: string[]): Promise<En
   );
 }
 
-/** An endpoint by id (any status). */
-export function findEndpoint(m: EntityManager, id: string): Promise<WebhookEndpoint | null> {
-  return m.findOneBy(WebhookEndpoint, { id });
-}
-
 /** A workspace's endpoint by id (any status). */
 export function findWorkspaceEndpoint(
   m: EntityManager,
@@ -131,6 +127,7 @@ export async function disableEnabledEndpoint(
   return res[1] > 0;
 }
 
+/** Webhook endpoints of a workspace: register (secret shown once), list, disable/enable, rotate. */
 @Injectable()
 export class WebhookEndpointsService {
   constructor(

@@ -198,6 +198,29 @@ class RefusalToStore extends Error {
   }
 }
 
+/** Removes expired idempotency records (the hourly cleanup); returns how many. */
+export async function deleteExpiredRecords(manager: EntityManager, now: Date): Promise<number> {
+  const [row] = await manager.query<{ n: number }[]>(
+    `WITH d AS (DELETE FROM idempotency_records WHERE expires_at <= $1 RETURNING 1)
+     SELECT count(*)::int AS n FROM d`,
+    [now],
+  );
+  return row.n;
+}
+
+/** The live record of a key, if any (MCP tools ask before they call the REST route). */
+export async function findRecord(
+  manager: EntityManager,
+  scope: { ownerId: string; method: string; path: string; key: string },
+): Promise<{ expiresAt: Date } | null> {
+  const [row] = await manager.query<{ expires_at: Date }[]>(
+    `SELECT expires_at FROM idempotency_records
+      WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4`,
+    [scope.ownerId, scope.method, scope.path, scope.key],
+  );
+  return row ? { expiresAt: row.expires_at } : null;
+}
+
 /**
  * Idempotency-Key semantics (README "Idempotency", docs/acp.md §2) on every mutating route.
  *
@@ -223,29 +246,6 @@ class RefusalToStore extends Error {
  * A replay sends the stored response text (response_raw) byte for byte with the same
  * Content-Type, not the jsonb value, whose key order Postgres does not keep.
  */
-/** Removes expired idempotency records (the hourly cleanup); returns how many. */
-export async function deleteExpiredRecords(manager: EntityManager, now: Date): Promise<number> {
-  const [row] = await manager.query<{ n: number }[]>(
-    `WITH d AS (DELETE FROM idempotency_records WHERE expires_at <= $1 RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
-    [now],
-  );
-  return row.n;
-}
-
-/** The live record of a key, if any (MCP tools ask before they call the REST route). */
-export async function findRecord(
-  manager: EntityManager,
-  scope: { ownerId: string; method: string; path: string; key: string },
-): Promise<{ expiresAt: Date } | null> {
-  const [row] = await manager.query<{ expires_at: Date }[]>(
-    `SELECT expires_at FROM idempotency_records
-      WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4`,
-    [scope.ownerId, scope.method, scope.path, scope.key],
-  );
-  return row ? { expiresAt: row.expires_at } : null;
-}
-
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
