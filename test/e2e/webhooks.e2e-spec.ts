@@ -14,6 +14,7 @@ import { newId } from '../../src/common/ids';
 import { QUEUES } from '../../src/common/queues/queues';
 import { Tx } from '../../src/database/tx';
 import { OutboxService } from '../../src/payments/outbox.service';
+import { WebhookDeliveriesService } from '../../src/webhooks/webhook-deliveries.service';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 import { WebhookEndpointsService } from '../../src/webhooks/webhook-endpoints.service';
 import { WebhookSecrets } from '../../src/webhooks/webhook-secrets';
@@ -22,6 +23,7 @@ import { payFreeFormQuote } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
+import { shortSql, SqlCounter } from '../support/sql-counter';
 
 /**
  * Outbound webhooks end to end: a real receiver on 127.0.0.1, the real dispatcher (Sweeper on a
@@ -683,6 +685,55 @@ describe('webhooks', () => {
       }
       await sleep(300); // room for a duplicate to show up, if there were one
       expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([event.id]);
+      await receiver.close();
+    });
+
+    it('makes an attempt in five statements: one read, then the lock and one write in a transaction', async () => {
+      const ws = await seedWorkspace(t);
+      const receiver = await startReceiver();
+      await register(t, ws, { url: receiver.url, event_types: ['intent.settled'] });
+      const queue = t.get<Queue>(getQueueToken(QUEUES.webhooks) as never);
+      await queue.pause(true); // the attempt is made here, not by this instance's workers
+      const sql = SqlCounter.forCalls(t.db);
+      try {
+        const event = await emit(t, ws);
+        const [delivery] = await waitFor('the dispatch', async () => {
+          const rows = await deliveriesOf(t, event.id);
+          return rows.length > 0 ? rows : null;
+        });
+        const { result, statements } = await sql.measureCall(() =>
+          t.get(WebhookDeliveriesService).attempt({
+            deliveryId: delivery.id,
+            eventId: event.id,
+            trigger: 'scheduled',
+            seq: 1,
+          }),
+        );
+        expect(result).toBe('delivered');
+        expect(statements.map(shortSql)).toEqual([
+          expect.stringMatching(/^SELECT row_to_json\(d\) AS delivery, \(SELECT row_to_json\(ep\)/),
+          'START TRANSACTION',
+          expect.stringMatching(
+            /^SELECT row_to_json\(d\) AS delivery FROM webhook_deliveries d .* FOR UPDATE$/,
+          ),
+          expect.stringMatching(
+            /^WITH w1 AS \(INSERT INTO webhook_attempts .* w2 AS \(UPDATE webhook_deliveries/,
+          ),
+          'COMMIT',
+        ]);
+        expect((await deliveriesOf(t, event.id))[0]).toMatchObject({
+          status: 'delivered',
+          attempt_count: 1,
+        });
+        expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([event.id]);
+        // The job the dispatcher enqueued finds the attempt made and does nothing.
+        await queue.resume(true);
+        await sleep(300);
+        expect(receiver.got).toHaveLength(1);
+      } finally {
+        sql.uninstall();
+        await queue.resume(true);
+      }
       await receiver.close();
     });
 
