@@ -8,7 +8,7 @@ import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import type { DeliverWebhookJob } from '../common/queues/queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { entityFromJson } from '../database/entity-from-json';
-import { Sql, statement } from '../database/sql';
+import { Sql, Statement, statement } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from '../payments/entities/outbox-event.entity';
@@ -124,15 +124,25 @@ export function stalledDeliveries(m: EntityManager, cutoff: Date): Promise<Stall
 
 type JsonRow = Record<string, unknown>;
 
-/** What one attempt needs, in one round trip: the delivery, its endpoint and its event. */
-const attemptInputs = statement<
-  { delivery: JsonRow; endpoint: JsonRow | null; event: JsonRow | null },
-  [string]
->(
-  `SELECT row_to_json(d) AS delivery, ${endpointParts.rowJson('d.endpoint_id')} AS endpoint,
+interface AttemptInputs {
+  delivery: JsonRow;
+  endpoint: JsonRow | null;
+  event: JsonRow | null;
+}
+
+let attemptInputsText: string | undefined;
+
+/**
+ * What one attempt needs, in one round trip: the delivery, its endpoint and its event. The text
+ * is built on first use, not at load: webhook-endpoints.service.ts is still loading when this
+ * module is (it imports the dispatcher, which imports this).
+ */
+function attemptInputs(deliveryId: string): Statement<AttemptInputs> {
+  attemptInputsText ??= `SELECT row_to_json(d) AS delivery, ${endpointParts.rowJson('d.endpoint_id')} AS endpoint,
           ${outboxParts.rowJson('d.event_id')} AS event
-     FROM webhook_deliveries d WHERE d.id = $1`,
-);
+     FROM webhook_deliveries d WHERE d.id = $1`;
+  return { text: attemptInputsText, values: [deliveryId] };
+}
 
 /** The delivery, locked to record an attempt on it. */
 const lockDelivery = statement<{ delivery: JsonRow }, [string]>(
