@@ -59,7 +59,6 @@ export interface SignupResult {
   apiKey: ApiKeyResponse;
 }
 
-/** Workspaces, their people, API keys and agents. Secrets are returned once and stored hashed. */
 /** SQL on persons and workspaces for another owner's statement (docs/architecture.md "Table owners"). */
 export const accountParts = {
   /** Persons with their workspace: person_id, email, name, role, workspace_id, workspace_name, workspace_kind. */
@@ -141,6 +140,7 @@ export async function insertPerson(m: EntityManager, person: Partial<Person>): P
   await m.insert(Person, m.create(Person, person));
 }
 
+/** Workspaces, their people, API keys and agents. Secrets are returned once and stored hashed. */
 @Injectable()
 export class AccountsService {
   constructor(

@@ -33,11 +33,6 @@ export interface ReserveBlockRow {
 
 export type GatewayEventOutcome = 'applied' | 'no_change' | 'unmatched' | 'ignored';
 
-/**
- * The gateway tables (migration 1763700001600-GatewayRail): the orders we opened and what each
- * pays, the mandates' recurring tokens, and the inbound events. All SQL of src/gateway lives here;
- * every call joins the ambient transaction (Tx) or runs on its own.
- */
 /** SQL on the gateway's tables for another owner's statement (docs/architecture.md "Table owners"). */
 export const gatewayParts = {
   /** True when the mandate pays on a recurring (AutoPay) token registered with the gateway. */
@@ -45,6 +40,11 @@ export const gatewayParts = {
     `EXISTS (SELECT 1 FROM gateway_mandate_tokens t WHERE t.mandate_id = ${mandateId})`,
 };
 
+/**
+ * The gateway tables (migration 1763700001600-GatewayRail): the orders we opened and what each
+ * pays, the mandates' recurring tokens, and the inbound events. All SQL of src/gateway lives here;
+ * every call joins the ambient transaction (Tx) or runs on its own.
+ */
 @Injectable()
 export class GatewayStore {
   constructor(private readonly tx: Tx) {}

@@ -36,7 +36,6 @@ const PROTOCOL_KEYS: CredentialKind<ProtocolKey> = {
   auditPrefix: 'protocol_key',
 };
 
-/** Protocol keys (README "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
 /** The live key with this secret's hash whose agent is enabled, or null: the credential lookup. */
 export function findLiveProtocolKeyByHash(
   m: EntityManager,
@@ -60,6 +59,7 @@ export const protocolKeyParts = {
     `EXISTS (SELECT 1 FROM protocol_keys pk WHERE pk.id = ${id} AND pk.revoked_at IS NULL)`,
 };
 
+/** Protocol keys (README "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
 @Injectable()
 export class ProtocolKeysService {
   constructor(

@@ -23,7 +23,6 @@ export interface ReconcileSummary {
   missing: number;
 }
 
-/** Our side of a gateway payment or refund: the rail transfer that recorded it. */
 /**
  * Settlement reconciliation (README "Settlements and reconciliation"). Reads the gateway's
  * settlement report (`/v1/settlements/recon/combined`) for the last SETTLEMENT_LOOKBACK_DAYS IST

@@ -17,12 +17,12 @@ export interface SessionRow {
   workspaceKind: string;
 }
 
-/** The only SQL on person_sessions. Lookups are by token hash; the token itself is never stored. */
 /** Ends every session of a person (a password change); for the accounts module. */
 export async function deleteSessionsOf(m: EntityManager, personId: string): Promise<void> {
   await m.delete(PersonSession, { personId });
 }
 
+/** The only SQL on person_sessions. Lookups are by token hash; the token itself is never stored. */
 @Injectable()
 export class PersonSessionRepository {
   constructor(private readonly tx: Tx) {}

@@ -18,11 +18,6 @@ const invalidSignature = (message: string) =>
 const staleTimestamp = (message: string) =>
   new AppError(401, 'invalid_request', 'stale_timestamp', message, 'Timestamp');
 
-/**
- * Our signing profile (README "Signing requests", docs/acp.md §3):
- * Signature = base64url(sign(Timestamp \n METHOD \n path?query \n JCS(body))),
- * Ed25519 or P-256 (r||s), |now − Timestamp| ≤ SIGNATURE_CLOCK_SKEW_S, each signature accepted once.
- */
 /** Removes the remembered signatures past their expiry (the hourly cleanup); returns how many. */
 export async function deleteExpiredSignatures(manager: EntityManager, now: Date): Promise<number> {
   const [row] = await manager.query<{ n: number }[]>(
@@ -33,6 +28,11 @@ export async function deleteExpiredSignatures(manager: EntityManager, now: Date)
   return row.n;
 }
 
+/**
+ * Our signing profile (README "Signing requests", docs/acp.md §3):
+ * Signature = base64url(sign(Timestamp \n METHOD \n path?query \n JCS(body))),
+ * Ed25519 or P-256 (r||s), |now − Timestamp| ≤ SIGNATURE_CLOCK_SKEW_S, each signature accepted once.
+ */
 @Injectable()
 export class RequestSignatureVerifier {
   constructor(
