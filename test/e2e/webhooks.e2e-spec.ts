@@ -142,6 +142,29 @@ async function deliveriesOf(t: TestApp, eventId: string) {
   );
 }
 
+/** The delivery the dispatcher made for this event, once it has committed. */
+async function dispatchedDelivery(t: TestApp, eventId: string) {
+  const [delivery] = await waitFor('the dispatch', async () => {
+    const rows = await deliveriesOf(t, eventId);
+    return rows.length > 0 ? rows : null;
+  });
+  return delivery;
+}
+
+/**
+ * Runs the overdue-delivery sweep (every 5 s, for deliveries overdue by 10 s) with the service
+ * clock moved a minute on instead of waiting, until the event's delivery is delivered.
+ */
+async function resumeUntilDelivered(t: TestApp, eventId: string, what: string): Promise<void> {
+  t.clock.advance(60_000);
+  try {
+    await t.get(WebhookDispatcher).resumeStalled();
+    await waitFor(what, async () => (await deliveriesOf(t, eventId))[0].status === 'delivered');
+  } finally {
+    t.clock.reset();
+  }
+}
+
 describe('webhooks', () => {
   let t: TestApp;
 
@@ -628,18 +651,8 @@ describe('webhooks', () => {
         .post(`/v1/webhooks/endpoints/${endpointId}/enable`)
         .set(auth(ws))
         .expect(200);
-      // The overdue-delivery sweep (every 5 s, for deliveries overdue by 10 s) picks it up; move
-      // the service clock instead of waiting.
-      t.clock.advance(60_000);
-      try {
-        await t.get(WebhookDispatcher).resumeStalled();
-        await waitFor(
-          'delivery after enable',
-          async () => (await deliveriesOf(t, event.id))[0].status === 'delivered',
-        );
-      } finally {
-        t.clock.reset();
-      }
+      // The overdue-delivery sweep picks it up.
+      await resumeUntilDelivered(t, event.id, 'delivery after enable');
       expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([event.id, event.id]);
       await receiver.close();
     });
@@ -650,17 +663,12 @@ describe('webhooks', () => {
       await register(t, ws, { url: receiver.url, event_types: ['intent.settled'] });
       const queue = t.get<Queue>(getQueueToken(QUEUES.webhooks) as never);
       await queue.pause(true); // this instance's workers take no job for now
-      let deliveryId = '';
       let event: { id: string };
       try {
         event = await emit(t, ws);
         // The dispatcher enqueues the first attempt only once the delivery has committed.
-        const [delivery] = await waitFor('the dispatch', async () => {
-          const rows = await deliveriesOf(t, event.id);
-          return rows.length > 0 ? rows : null;
-        });
-        deliveryId = delivery.id;
-        const job = await waitFor('its job', () => queue.getJob(`whd-${deliveryId}-s1`));
+        const delivery = await dispatchedDelivery(t, event.id);
+        const job = await waitFor('its job', () => queue.getJob(`whd-${delivery.id}-s1`));
         await job.remove(); // lost, as with a Redis restart between the commit and the worker
       } finally {
         await queue.resume(true);
@@ -672,17 +680,8 @@ describe('webhooks', () => {
         attempt_count: 0,
       });
 
-      // Overdue by more than the grace: the sweep enqueues it again (service clock moved).
-      t.clock.advance(60_000);
-      try {
-        await t.get(WebhookDispatcher).resumeStalled();
-        await waitFor(
-          'the delivery',
-          async () => (await deliveriesOf(t, event.id))[0].status === 'delivered',
-        );
-      } finally {
-        t.clock.reset();
-      }
+      // Overdue by more than the grace: the sweep enqueues it again.
+      await resumeUntilDelivered(t, event.id, 'the delivery');
       await sleep(300); // room for a duplicate to show up, if there were one
       expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([event.id]);
       await receiver.close();
@@ -697,10 +696,7 @@ describe('webhooks', () => {
       const sql = SqlCounter.forCalls(t.db);
       try {
         const event = await emit(t, ws);
-        const [delivery] = await waitFor('the dispatch', async () => {
-          const rows = await deliveriesOf(t, event.id);
-          return rows.length > 0 ? rows : null;
-        });
+        const delivery = await dispatchedDelivery(t, event.id);
         const { result, statements } = await sql.measureCall(() =>
           t.get(WebhookDeliveriesService).attempt({
             deliveryId: delivery.id,
