@@ -415,14 +415,11 @@ export class GatewayRail implements PaymentRail {
       }
       const block = await this.client.getReserveBlock(row.block_id);
       if (block.status !== row.status) {
-        await this.tx.run(() =>
-          this.store.setReserveBlockStatus(
-            block.id,
-            block.status,
-            block.status === 'released' || block.status === 'expired' ? block.released : null,
-          ),
+        // Forward only: a webhook may have recorded a later state meanwhile; that one stands.
+        const now = await this.tx.run(() =>
+          this.store.setReserveBlockStatus(block.id, block.status, block.released),
         );
-        row = { ...row, status: block.status };
+        row = { ...row, status: now?.status ?? row.status };
       }
     }
     return row.status === 'active' ? row : null;
@@ -533,8 +530,11 @@ export class GatewayRail implements PaymentRail {
       const tokens = await this.client.listTokens(row.customer_id);
       const status = tokens.find((tk) => tk.id === row?.token_id)?.recurring_details.status;
       if (status) {
-        await this.tx.run(() => this.store.setTokenStatus(row?.token_id as string, status));
-        row = { ...row, status };
+        // Forward only: a webhook may have recorded a later state meanwhile; that one stands.
+        const now = await this.tx.run(() =>
+          this.store.setTokenStatus(row?.token_id as string, status),
+        );
+        row = { ...row, status: now?.status ?? row.status };
       }
     }
     const tokenId = row.token_id as string;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { Tx } from '../database/tx';
 import { mandateParts } from '../mandates/mandate.repository';
+import { advanceSql } from './gateway-states';
 
 export type GatewayOrderKind = 'intent' | 'hosted' | 'registration';
 
@@ -22,14 +23,23 @@ export interface MandateTokenRow {
   status: MandateTokenStatus;
 }
 
+export type ReserveBlockStatus = 'created' | 'active' | 'released' | 'expired';
+
 export interface ReserveBlockRow {
   mandate_id: string;
   customer_id: string;
   block_id: string;
   amount_paise: string;
-  status: 'created' | 'active' | 'released' | 'expired';
+  status: ReserveBlockStatus;
   released_paise: string | null;
 }
+
+/** What a forward-only status write did: null when no row has the id. */
+export type AdvanceResult<S extends string> = { moved: boolean; status: S } | null;
+
+/** The forward-only conditions (gateway-states.ts), built once. */
+const TOKEN_ADVANCES = advanceSql('token', 'status', '$2');
+const BLOCK_ADVANCES = advanceSql('reserveBlock', 'status', '$2');
 
 export type GatewayEventOutcome = 'applied' | 'no_change' | 'unmatched' | 'ignored';
 
@@ -118,13 +128,32 @@ export class GatewayStore {
     );
   }
 
-  /** Token status from the gateway (a webhook or a read); returns whether a row had that token. */
-  async setTokenStatus(tokenId: string, status: MandateTokenStatus): Promise<boolean> {
-    const [, count] = await this.tx.manager.query<[unknown[], number]>(
-      `UPDATE gateway_mandate_tokens SET status = $2, updated_at = now() WHERE token_id = $1`,
+  /**
+   * Token status from the gateway (a webhook or a read), only ever forward along the token's
+   * documented order (gateway-states.ts): a late `confirmed` never revives a cancelled token.
+   * The condition is the UPDATE's own, so a concurrent writer re-checks it on the row it waited
+   * for. Returns the token's status after the call and whether this call moved it; null when no
+   * mandate has that token.
+   */
+  async setTokenStatus(
+    tokenId: string,
+    status: MandateTokenStatus,
+  ): Promise<AdvanceResult<MandateTokenStatus>> {
+    // An UPDATE answers [rows, affected count].
+    const [moved] = await this.tx.manager.query<[{ status: MandateTokenStatus }[], number]>(
+      `UPDATE gateway_mandate_tokens SET status = $2, updated_at = now()
+        WHERE token_id = $1 AND ${TOKEN_ADVANCES}
+        RETURNING status`,
       [tokenId, status],
     );
-    return count > 0;
+    if (moved.length) {
+      return { moved: true, status };
+    }
+    const [row] = await this.tx.manager.query<{ status: MandateTokenStatus }[]>(
+      `SELECT status FROM gateway_mandate_tokens WHERE token_id = $1`,
+      [tokenId],
+    );
+    return row ? { moved: false, status: row.status } : null;
   }
 
   async reserveBlock(mandateId: string): Promise<ReserveBlockRow | null> {
@@ -145,17 +174,35 @@ export class GatewayStore {
     );
   }
 
-  /** The block's state as the gateway reported it. */
+  /**
+   * The block's state as the gateway reported it (a webhook or a read), only ever forward along
+   * the block's documented order (gateway-states.ts), in the UPDATE's own condition: a late
+   * `active` never revives a released or expired block. `releasedPaise` is recorded with a final
+   * state only. Returns the block's status after the call and whether this call moved it; null
+   * when no mandate has that block.
+   */
   async setReserveBlockStatus(
     blockId: string,
-    status: ReserveBlockRow['status'],
+    status: ReserveBlockStatus,
     releasedPaise: number | null,
-  ): Promise<void> {
-    await this.tx.manager.query(
-      `UPDATE gateway_reserve_blocks SET status = $2, released_paise = $3, updated_at = now()
-        WHERE block_id = $1`,
+  ): Promise<AdvanceResult<ReserveBlockStatus>> {
+    // An UPDATE answers [rows, affected count].
+    const [moved] = await this.tx.manager.query<[{ status: ReserveBlockStatus }[], number]>(
+      `UPDATE gateway_reserve_blocks
+          SET status = $2, updated_at = now(),
+              released_paise = CASE WHEN $2 IN ('released', 'expired') THEN $3::bigint END
+        WHERE block_id = $1 AND ${BLOCK_ADVANCES}
+        RETURNING status`,
       [blockId, status, releasedPaise],
     );
+    if (moved.length) {
+      return { moved: true, status };
+    }
+    const [row] = await this.tx.manager.query<{ status: ReserveBlockStatus }[]>(
+      `SELECT status FROM gateway_reserve_blocks WHERE block_id = $1`,
+      [blockId],
+    );
+    return row ? { moved: false, status: row.status } : null;
   }
 
   /**

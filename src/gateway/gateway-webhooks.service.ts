@@ -144,17 +144,33 @@ export class GatewayWebhooksService implements OnModuleInit {
           return ignored();
         }
         const status = event.event.slice('token.'.length) as 'confirmed' | 'rejected' | 'cancelled';
-        return (await this.store.setTokenStatus(token.id, status))
-          ? { outcome: 'applied', subject: token.id }
-          : { outcome: 'unmatched', subject: token.id };
+        // Forward only (gateway-states.ts): a late token.confirmed never revives a cancelled token.
+        return advanced(await this.store.setTokenStatus(token.id, status), token.id);
       }
-      case 'payment_link.paid':
+      case 'reserve_pay.block.active':
+      case 'reserve_pay.block.released': {
+        const block = event.payload.reserve_pay_block?.entity;
+        if (!block) {
+          return ignored();
+        }
+        const status = event.event === 'reserve_pay.block.active' ? 'active' : 'released';
+        // Forward only: a late block.active never revives a released or expired block.
+        return advanced(
+          await this.store.setReserveBlockStatus(block.id, status, block.released),
+          block.id,
+        );
+      }
+      case 'payment_link.paid': {
+        // The link's captured payment, the same as its payment.captured: settled (once) through
+        // the link's hosted order, whichever of the three events comes first.
+        const payment = event.payload.payment?.entity;
+        return payment ? this.onPayment('payment.captured', payment) : ignored();
+      }
       case 'payment_link.cancelled':
       case 'settlement.processed':
-      case 'reserve_pay.block.active':
-      case 'reserve_pay.block.released':
       default:
-        // Settlements, payment links, Reserve Pay: not used by the service yet (recorded only).
+        // A link's own state is its hosted checkout's (moved only by its payment); settlements
+        // are read from the gateway's report (src/settlements): recorded only.
         return ignored();
     }
   }
@@ -259,6 +275,17 @@ export class GatewayWebhooksService implements OnModuleInit {
     }
     return applied;
   }
+}
+
+/** A forward-only status write's outcome: moved, not moved (late or repeated), or no such row. */
+function advanced(
+  result: { moved: boolean } | null,
+  subject: string,
+): { outcome: GatewayEventOutcome; subject: string } {
+  return {
+    outcome: result === null ? 'unmatched' : result.moved ? 'applied' : 'no_change',
+    subject,
+  };
 }
 
 function ignored(): { outcome: GatewayEventOutcome; subject: null } {

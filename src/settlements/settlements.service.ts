@@ -118,7 +118,11 @@ export class SettlementsService {
     );
   }
 
-  /** Inserts or updates one report line (unique per kind and gateway entity); values in column order. */
+  /**
+   * Inserts or updates one report line (unique per kind and gateway entity); values in column
+   * order. Forward only (src/gateway/gateway-states.ts "settlement line"): a line matched to our
+   * transfer is never replaced by an unmatched (`unknown`) one from an older, overlapping run.
+   */
   async upsertLine(values: unknown[]): Promise<void> {
     await this.tx.manager.query(
       `INSERT INTO settlement_lines (id, kind, gateway_entity_id, gateway_settlement_id, utr,
@@ -135,7 +139,8 @@ export class SettlementsService {
          intent_id = EXCLUDED.intent_id, refund_id = EXCLUDED.refund_id,
          seller_agent_id = EXCLUDED.seller_agent_id,
          expected_amount_paise = EXCLUDED.expected_amount_paise, mismatch = EXCLUDED.mismatch,
-         updated_at = EXCLUDED.updated_at`,
+         updated_at = EXCLUDED.updated_at
+       WHERE settlement_lines.intent_id IS NULL OR EXCLUDED.intent_id IS NOT NULL`,
       values,
     );
   }
