@@ -57,7 +57,29 @@ export interface GatewayConfig {
   webhookSecret: Secret;
   /** Per-call HTTP timeout; a call without an answer leaves the payment to the reconciler. */
   timeoutMs: number;
+  /**
+   * What the gateway refunds (GATEWAY_REFUND_MIN_PAISE, GATEWAY_REFUND_MAX_PAISE). loadConfig
+   * always sets it; a configuration built by hand without it gets DEFAULT_GATEWAY_REFUND_LIMITS.
+   */
+  refundLimits?: GatewayRefundLimits;
 }
+
+/** The gateway's own refund limits (README "Refund limits"). */
+export interface GatewayRefundLimits {
+  /** The smallest refund the gateway accepts, in paise. */
+  minimumPaise: number;
+  /** The largest single refund it accepts, in paise; null: none beyond what is left of the payment. */
+  maximumPaise: number | null;
+}
+
+/**
+ * The gateway refunds at least ₹1 (100 paise; its API answers "The amount must be between 100 and
+ * …" below that, as the simulator does) and at most what is left of the payment, with no other cap.
+ */
+export const DEFAULT_GATEWAY_REFUND_LIMITS: GatewayRefundLimits = {
+  minimumPaise: 100,
+  maximumPaise: null,
+};
 
 export interface AppConfig {
   mode: Mode;
@@ -375,6 +397,8 @@ const railEnv = z.object({
   GATEWAY_KEY_SECRET: z.string().min(8, { error: 'must be at least 8 characters' }).optional(),
   GATEWAY_WEBHOOK_SECRET: z.string().min(8, { error: 'must be at least 8 characters' }).optional(),
   GATEWAY_TIMEOUT_MS: integer(100).default(10_000),
+  GATEWAY_REFUND_MIN_PAISE: integer(1).default(DEFAULT_GATEWAY_REFUND_LIMITS.minimumPaise),
+  GATEWAY_REFUND_MAX_PAISE: integer(1).optional(),
 });
 
 const istWindows = z.string().transform((v, ctx) => {
@@ -553,6 +577,14 @@ function gatewayConfig(e: z.infer<typeof appEnv>, live: boolean): GatewayConfig 
   if (live && (!apiUrl.startsWith('https:') || !checkoutUrl.startsWith('https:'))) {
     throw new ConfigError('GATEWAY_API_URL and GATEWAY_CHECKOUT_URL must be https in live mode');
   }
+  if (
+    e.GATEWAY_REFUND_MAX_PAISE !== undefined &&
+    e.GATEWAY_REFUND_MAX_PAISE < e.GATEWAY_REFUND_MIN_PAISE
+  ) {
+    throw new ConfigError(
+      `GATEWAY_REFUND_MAX_PAISE must be at least GATEWAY_REFUND_MIN_PAISE (${e.GATEWAY_REFUND_MIN_PAISE})`,
+    );
+  }
   if (e.RAIL_RECONCILE_AFTER_MS <= e.GATEWAY_TIMEOUT_MS) {
     throw new ConfigError(
       `RAIL_RECONCILE_AFTER_MS must be greater than GATEWAY_TIMEOUT_MS (${e.GATEWAY_TIMEOUT_MS})`,
@@ -565,6 +597,10 @@ function gatewayConfig(e: z.infer<typeof appEnv>, live: boolean): GatewayConfig 
     keySecret: new Secret(e.GATEWAY_KEY_SECRET as string),
     webhookSecret: new Secret(e.GATEWAY_WEBHOOK_SECRET as string),
     timeoutMs: e.GATEWAY_TIMEOUT_MS,
+    refundLimits: {
+      minimumPaise: e.GATEWAY_REFUND_MIN_PAISE,
+      maximumPaise: e.GATEWAY_REFUND_MAX_PAISE ?? null,
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 
-import type { AppConfig, GatewayConfig } from '../config/app.config';
+import { AppConfig, DEFAULT_GATEWAY_REFUND_LIMITS, GatewayConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { mandateParts } from '../mandates/mandate.repository';
 import type {
@@ -10,6 +10,7 @@ import type {
   RailFailureCode,
   RailResult,
   RailStatus,
+  RefundLimits,
 } from '../payments/payment-rail';
 import { GatewayClient, GatewayError } from './gateway-client';
 import type {
@@ -157,6 +158,16 @@ export class GatewayRail implements PaymentRail {
 
   private get gateway(): GatewayConfig {
     return this.config.gateway as GatewayConfig;
+  }
+
+  /**
+   * The gateway's own limits (GATEWAY_REFUND_MIN_PAISE, default ₹1; GATEWAY_REFUND_MAX_PAISE,
+   * default none), partial refunds allowed: a refund outside them is refused when it is asked, not
+   * by the gateway after a person approved it.
+   */
+  get refundLimits(): RefundLimits {
+    const limits = this.gateway.refundLimits ?? DEFAULT_GATEWAY_REFUND_LIMITS;
+    return { ...limits, partialAllowed: true };
   }
 
   async debit(req: RailDebitRequest): Promise<RailResult> {

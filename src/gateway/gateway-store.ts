@@ -48,7 +48,31 @@ export const gatewayParts = {
   /** True when the mandate pays on a recurring (AutoPay) token registered with the gateway. */
   hasMandateToken: (mandateId: string) =>
     `EXISTS (SELECT 1 FROM gateway_mandate_tokens t WHERE t.mandate_id = ${mandateId})`,
+  /** Inbound events stored for review, per outcome: [{outcome, n}] or null (scrape-time gauge). */
+  eventsForReviewByOutcome: () =>
+    `(SELECT json_agg(json_build_object('outcome', g.outcome, 'n', g.n)) FROM
+       (SELECT outcome, count(*)::int AS n FROM gateway_events
+         WHERE ${EVENTS_FOR_REVIEW} GROUP BY outcome) g)`,
 };
+
+/**
+ * Inbound events an operator looks at (/app/ops/gateway-events): signed events that did not parse
+ * (`unprocessable`) and events for no order of ours (`unmatched`); partial index
+ * gateway_events_review_idx (migration 1764000000100-GatewayEventsEdge).
+ */
+export const REVIEW_OUTCOMES = ['unprocessable', 'unmatched'] as const;
+export type ReviewOutcome = (typeof REVIEW_OUTCOMES)[number];
+const EVENTS_FOR_REVIEW = `outcome IN ('unprocessable', 'unmatched')`;
+
+export interface ReviewEventRow {
+  id: string;
+  type: string;
+  outcome: ReviewOutcome;
+  order_id: string | null;
+  payment_id: string | null;
+  reason: string | null;
+  received_at: Date;
+}
 
 /**
  * The gateway tables (migration 1763700001600-GatewayRail): the orders we opened and what each
@@ -245,5 +269,45 @@ export class GatewayStore {
       `UPDATE gateway_events SET outcome = $2, subject_id = $3 WHERE id = $1`,
       [id, outcome, subjectId],
     );
+  }
+
+  /**
+   * Records a signed event that did not parse, once, as `unprocessable` with why (payload null
+   * when the body is not storable JSON): true when this call inserted it, false when the id is
+   * known (a retry, answered duplicate as any repeat).
+   */
+  async claimUnprocessableEvent(e: {
+    id: string;
+    type: string;
+    payload: unknown;
+    reason: string;
+  }): Promise<boolean> {
+    const rows = await this.tx.manager.query<{ id: string }[]>(
+      `INSERT INTO gateway_events (id, type, payload, outcome, reason)
+       VALUES ($1, $2, $3, 'unprocessable', $4) ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [e.id, e.type, e.payload === null ? null : JSON.stringify(e.payload), e.reason],
+    );
+    return rows.length === 1;
+  }
+
+  /** Events for review, oldest first, at most `limit`, and how many there are per outcome. */
+  async eventsForReview(
+    limit: number,
+  ): Promise<{ rows: ReviewEventRow[]; counts: Record<ReviewOutcome, number> }> {
+    // One after the other: inside a transaction they would share one connection.
+    const rows = await this.tx.manager.query<ReviewEventRow[]>(
+      `SELECT id, type, outcome, order_id, payment_id, reason, received_at FROM gateway_events
+        WHERE ${EVENTS_FOR_REVIEW} ORDER BY received_at, id LIMIT $1`,
+      [limit],
+    );
+    const counts = await this.tx.manager.query<{ outcome: ReviewOutcome; n: number }[]>(
+      `SELECT outcome, count(*)::int AS n FROM gateway_events
+        WHERE ${EVENTS_FOR_REVIEW} GROUP BY outcome`,
+    );
+    const byOutcome: Record<ReviewOutcome, number> = { unprocessable: 0, unmatched: 0 };
+    for (const c of counts) {
+      byOutcome[c.outcome] = c.n;
+    }
+    return { rows, counts: byOutcome };
   }
 }

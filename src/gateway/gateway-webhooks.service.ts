@@ -3,11 +3,13 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { BusinessMetrics } from '../metrics/business-metrics';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentsService } from '../payments/payments.service';
 import { RefundsService } from '../refunds/refunds.service';
 import { gatewayErrors } from './gateway.errors';
 import type { GatewayPayment, GatewayRefund, GatewayWebhookEvent } from './gateway-client.types';
+import { gatewayEventLabel, ParsedGatewayEvent, parseGatewayEvent } from './gateway-events.schema';
 import { failureCodeOf, resultOfPayments, resultOfRefund } from './gateway-rail';
 import { verifyWebhookSignature } from './gateway-signatures';
 import { GatewayEventOutcome, GatewayOrderRow, GatewayStore } from './gateway-store';
@@ -25,10 +27,15 @@ export interface HostedGatewayPayments {
 export interface WebhookAnswer {
   received: true;
   event_id: string;
-  outcome: GatewayEventOutcome | 'duplicate';
+  outcome: GatewayEventOutcome | 'unprocessable' | 'duplicate';
 }
 
-const EVENT_ID = /^[A-Za-z0-9_]{1,64}$/;
+/**
+ * X-Gateway-Event-Id: any id the gateway may send, 1–128 printable ASCII characters `!` to `~`
+ * (hyphens, dots, colons…). No spaces (a proxy may fold or trim them, so a retry could arrive with
+ * another id), no controls, nothing beyond ASCII. gateway_events.id is text.
+ */
+const EVENT_ID = /^[\x21-\x7e]{1,128}$/;
 
 /**
  * Inbound gateway webhooks (spec §5 rule 7; README "Going live on the gateway"):
@@ -42,6 +49,10 @@ const EVENT_ID = /^[A-Za-z0-9_]{1,64}$/;
  * - effects go through the same idempotent steps as the request and the reconciler
  *   (PaymentsService.applyDebit, RefundsService.applyCredit, the hosted page's settleCaptured), so
  *   a state never moves backwards: payment.failed after payment.captured changes nothing;
+ * - the body is parsed only then, against a schema (gateway-events.schema.ts); a signed event
+ *   that does not parse is stored `unprocessable` with a short reason, answered 200 (a retry would
+ *   not parse either), counted and listed for operators (/app/ops/gateway-events), never applied;
+ * - correctly signed events are never rate limited (GatewayWebhookGuard);
  * - an event for an order we do not know is stored `unmatched` and answered 200 (no retry loop);
  *   a sweep applies it if its order becomes known (a race with our own bookkeeping), and the rest
  *   stay for a person to reconcile.
@@ -58,6 +69,7 @@ export class GatewayWebhooksService implements OnModuleInit {
     private readonly intents: PaymentIntentRepository,
     private readonly refunds: RefundsService,
     private readonly sweeper: Sweeper,
+    private readonly metrics: BusinessMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -73,11 +85,15 @@ export class GatewayWebhooksService implements OnModuleInit {
     this.hosted = handler;
   }
 
+  /**
+   * One delivery: the signature over the raw bytes first (nothing is parsed before it), then the
+   * event id, then the body against the schema (gateway-events.schema.ts). A signed body that does
+   * not parse is stored `unprocessable` and answered 200, never applied.
+   */
   async receive(
     raw: Buffer | undefined,
     signature: string | undefined,
     eventId: string | undefined,
-    body: unknown,
   ): Promise<WebhookAnswer> {
     const gateway = this.config.gateway;
     if (!gateway) {
@@ -89,24 +105,17 @@ export class GatewayWebhooksService implements OnModuleInit {
     if (!eventId || !EVENT_ID.test(eventId)) {
       throw gatewayErrors.missingEventId();
     }
-    const event = body as GatewayWebhookEvent;
-    if (
-      typeof event?.event !== 'string' ||
-      typeof event.payload !== 'object' ||
-      event.payload === null
-    ) {
-      throw gatewayErrors.invalidEvent();
+    const parsed = parseGatewayEvent(raw);
+    if (!parsed.ok) {
+      return this.receiveUnprocessable(eventId, parsed);
     }
-    const payment = event.payload.payment?.entity;
-    const refund = event.payload.refund?.entity;
+    const { event, ids } = parsed;
     return this.tx.run(async () => {
       const claimed = await this.store.claimEvent({
         id: eventId,
         type: event.event,
         payload: event,
-        orderId: payment?.order_id ?? event.payload.order?.entity.id ?? null,
-        paymentId: payment?.id ?? refund?.payment_id ?? null,
-        refundId: refund?.id ?? null,
+        ...ids,
       });
       if (!claimed) {
         return { received: true as const, event_id: eventId, outcome: 'duplicate' as const };
@@ -115,6 +124,35 @@ export class GatewayWebhooksService implements OnModuleInit {
       await this.store.settleEvent(eventId, outcome, subject);
       this.logger.log({ event_id: eventId, event: event.event, outcome }, 'gateway event');
       return { received: true as const, event_id: eventId, outcome };
+    });
+  }
+
+  /**
+   * A correctly signed event we cannot read: recorded once with why (a repeat is `duplicate`),
+   * counted (svc_gateway_events_unprocessable_total) and listed at /app/ops/gateway-events.
+   * Answered 200 so the gateway stops retrying: a retry would carry the same bytes.
+   */
+  private receiveUnprocessable(
+    eventId: string,
+    parsed: Extract<ParsedGatewayEvent, { ok: false }>,
+  ): Promise<WebhookAnswer> {
+    const type = parsed.type ?? '';
+    return this.tx.run(async () => {
+      const claimed = await this.store.claimUnprocessableEvent({
+        id: eventId,
+        type,
+        payload: parsed.stored,
+        reason: parsed.reason,
+      });
+      if (!claimed) {
+        return { received: true as const, event_id: eventId, outcome: 'duplicate' as const };
+      }
+      this.metrics.gatewayEventUnprocessable(gatewayEventLabel(parsed.type));
+      this.logger.warn(
+        { event_id: eventId, event: type, reason: parsed.reason },
+        'gateway event unprocessable',
+      );
+      return { received: true as const, event_id: eventId, outcome: 'unprocessable' as const };
     });
   }
 

@@ -22,11 +22,9 @@ export const gatewayErrors = {
       400,
       'invalid_request',
       'invalid',
-      'X-Gateway-Event-Id is required (1-64 letters, digits or _)',
+      'X-Gateway-Event-Id is required: 1-128 printable ASCII characters (! to ~, no spaces)',
       'X-Gateway-Event-Id',
     ),
-  invalidEvent: () =>
-    new AppError(400, 'invalid_request', 'invalid', 'The body is not a gateway event', '$.event'),
   /** The payment signature is not the gateway's for this checkout's order (forged, or another order). */
   invalidPaymentSignature: () =>
     new AppError(

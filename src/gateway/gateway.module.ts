@@ -1,8 +1,12 @@
 import { Module } from '@nestjs/common';
 
 import { MandatesModule } from '../mandates/mandates.module';
+import { OpsModule } from '../ops/ops.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { RefundsModule } from '../refunds/refunds.module';
+import { WebModule } from '../web/web.module';
+import { GatewayEventsOpsController } from './gateway-events-ops.controller';
+import { GatewayEventsReview } from './gateway-events-review.service';
 import { GatewayWebhooksController } from './gateway-webhooks.controller';
 import { GatewayWebhooksService } from './gateway-webhooks.service';
 import { MandateRegistration } from './mandate-registration';
@@ -15,12 +19,18 @@ import { ReserveBlockReleaser } from './reserve-blocks';
  * configuration; the reconciler is PaymentsModule's RailReconciler; the hosted page's gateway
  * glue lives in src/public-pay and registers with GatewayWebhooksService. ReserveBlockReleaser
  * gives back what is left of a Reserve Pay block when its mandate ends; MandateRegistration
- * registers a mandate with the gateway once a person authorises it.
+ * registers a mandate with the gateway once a person authorises it. GatewayEventsOpsController
+ * lists the inbound events an operator should look at (/app/ops/gateway-events).
  */
 @Module({
-  imports: [PaymentsModule, RefundsModule, MandatesModule],
-  controllers: [GatewayWebhooksController],
-  providers: [GatewayWebhooksService, ReserveBlockReleaser, MandateRegistration],
+  imports: [PaymentsModule, RefundsModule, MandatesModule, OpsModule, WebModule],
+  controllers: [GatewayWebhooksController, GatewayEventsOpsController],
+  providers: [
+    GatewayWebhooksService,
+    GatewayEventsReview,
+    ReserveBlockReleaser,
+    MandateRegistration,
+  ],
   exports: [GatewayWebhooksService, ReserveBlockReleaser],
 })
 export class GatewayModule {}

@@ -4,6 +4,7 @@ import { decodeCursor, Page, toPage } from '../common/pagination';
 import type { IntentStatus } from '../payments/entities/payment-intent.entity';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { ReceiptsService } from '../receipts/receipts.service';
+import type { Refundability } from '../refunds/refund-limits';
 import { RefundsService } from '../refunds/refunds.service';
 import type { IntentDetailResponse, IntentResponse } from './dto/intent.response';
 import type { IntentSide } from './dto/list-intents.query';
@@ -31,7 +32,10 @@ export class IntentsService {
       limit,
       decodeCursor(q.startingAfter),
     );
-    return toPage(rows, limit, (i) => toIntentResponse(i, q.side));
+    const refundability = await this.refunds.refundabilityOf(rows);
+    return toPage(rows, limit, (i) =>
+      toIntentResponse(i, q.side, refundability.get(i.id) as Refundability),
+    );
   }
 
   /** The intent with its receipt and refunds, for its buyer or seller; anyone else gets 404. */
@@ -41,12 +45,13 @@ export class IntentsService {
       throw intentErrors.notFound(intentId);
     }
     const side: IntentSide = intent.sellerAgentId === agentId ? 'seller' : 'buyer';
-    const [receipt, refunds] = await Promise.all([
+    const [receipt, refunds, refundability] = await Promise.all([
       intent.receiptId ? this.receipts.viewFor(intent.receiptId, agentId) : Promise.resolve(null),
       this.refunds.listForIntent(intent.id, 100),
+      this.refunds.refundabilityOf([intent]),
     ]);
     return {
-      ...toIntentResponse(intent, side),
+      ...toIntentResponse(intent, side, refundability.get(intent.id) as Refundability),
       receipt,
       refunds,
     };

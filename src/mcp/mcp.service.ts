@@ -4,7 +4,9 @@ import type { Request, Response } from 'express';
 
 import type { AgentPrincipal, ProtocolKeyPrincipal } from '../common/auth/principal';
 import { requestIdOf } from '../common/http/request-id';
+import { RateLimiter } from '../common/rate-limit/rate-limiter.service';
 import { AcpCheckoutMcpFactory } from './checkout/acp-checkout-mcp.factory';
+import { oversizedBatchError } from './mcp-batch';
 import { McpServerFactory } from './mcp-server.factory';
 
 /** JSON-RPC "server error" range; the SDK's own examples use it for a 405 in stateless mode. */
@@ -20,6 +22,7 @@ export class McpService {
   constructor(
     private readonly factory: McpServerFactory,
     private readonly checkout: AcpCheckoutMcpFactory,
+    private readonly limiter: RateLimiter,
   ) {}
 
   async handle(
@@ -27,6 +30,12 @@ export class McpService {
     req: Request,
     res: Response,
   ): Promise<void> {
+    // A batch over the cap runs nothing (mcp-batch.ts); it was counted as one request.
+    const oversized = oversizedBatchError(req.body, this.limiter.policies.credential.limit);
+    if (oversized) {
+      res.status(400).json(oversized);
+      return;
+    }
     const server =
       caller.kind === 'agent'
         ? this.factory.create({ caller, requestId: requestIdOf(req) })

@@ -83,6 +83,13 @@ export class BusinessMetrics {
     });
   }
 
+  /** A signed gateway event was stored unprocessable in this transaction; the label is bounded by the caller. */
+  gatewayEventUnprocessable(eventType: string): void {
+    this.tx.afterCommit(() =>
+      this.metrics.gatewayEventsUnprocessable.inc({ event_type: eventType }),
+    );
+  }
+
   /** One webhook attempt, reported after its record committed (WebhookDeliveriesService.attempt). */
   webhookAttempt(a: WebhookAttemptFacts): void {
     const eventType = eventTypeLabel(a.eventType);

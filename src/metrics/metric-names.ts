@@ -77,6 +77,13 @@ export const METRICS = {
     buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400],
   },
 
+  // Inbound gateway events, when the record commits (GatewayWebhooksService).
+  gatewayEventsUnprocessable: {
+    name: 'svc_gateway_events_unprocessable_total',
+    help: 'Correctly signed gateway events that did not parse, stored as unprocessable (answered 2xx, not applied), by event type (a known gateway event name, else other)',
+    labelNames: ['event_type'],
+  },
+
   // Read at scrape time (src/metrics/scrape-state.ts).
   approvalsWaiting: {
     name: 'svc_approvals_waiting',
@@ -122,6 +129,11 @@ export const METRICS = {
     name: 'svc_db_pool_max_connections',
     help: 'Configured PostgreSQL pool size (DATABASE_POOL_MAX)',
     labelNames: [],
+  },
+  gatewayEventsForReview: {
+    name: 'svc_gateway_events_for_review',
+    help: 'Gateway events stored for an operator to look at (/app/ops/gateway-events), by outcome: unprocessable (signed, did not parse), unmatched (no order of ours)',
+    labelNames: ['outcome'],
   },
   collectorUp: {
     name: 'svc_metrics_source_up',

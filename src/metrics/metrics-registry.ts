@@ -30,10 +30,14 @@ export class MetricsRegistry {
   readonly outboxUndispatched = this.gauge(METRICS.outboxUndispatched);
   readonly outboxLag = this.gauge(METRICS.outboxLag);
   readonly webhookPending = this.gauge(METRICS.webhookPending);
+  readonly capturesAwaitingRefund = this.gauge(METRICS.capturesAwaitingRefund);
+  readonly captureRefundOldestAge = this.gauge(METRICS.captureRefundOldestAge);
   readonly queueJobs = this.gauge(METRICS.queueJobs);
   readonly dbPoolConnections = this.gauge(METRICS.dbPoolConnections);
   readonly dbPoolWaiting = this.gauge(METRICS.dbPoolWaiting);
   readonly dbPoolMax = this.gauge(METRICS.dbPoolMax);
+  readonly gatewayEventsUnprocessable = this.counter(METRICS.gatewayEventsUnprocessable);
+  readonly gatewayEventsForReview = this.gauge(METRICS.gatewayEventsForReview);
   readonly sourceUp = this.gauge(METRICS.collectorUp);
 
   constructor() {

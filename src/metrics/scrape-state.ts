@@ -7,6 +7,7 @@ import { approvalParts } from '../approvals/approvals.service';
 import { Clock } from '../common/clock';
 import { allQueues } from '../common/queues/all-queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { gatewayParts, REVIEW_OUTCOMES } from '../gateway/gateway-store';
 import { outboxParts } from '../payments/outbox.service';
 import { deliveryParts } from '../webhooks/webhook-deliveries.service';
 import { APPROVAL_KINDS, QUEUE_JOB_STATES } from './metric-names';
@@ -32,6 +33,7 @@ interface StateRow {
   outbox_waiting: number;
   outbox_oldest: string | null;
   deliveries_pending: number;
+  gateway_events_review: { outcome: string; n: number }[] | null;
 }
 
 /** The pg Pool behind TypeORM's postgres driver (its counters are in-memory). */
@@ -46,7 +48,8 @@ interface PgPool {
  * - one Postgres round trip over partial indexes that hold only the rows in question: approvals
  *   waiting (`approvals_kind_subject_id_pending_key`, WHERE status = 'pending'), undispatched
  *   outbox events (`outbox_events_undispatched_idx`), pending webhook deliveries
- *   (`webhook_deliveries_due_idx`). These sets stay small while things work, so the reads stay
+ *   (`webhook_deliveries_due_idx`), gateway events for review (`gateway_events_review_idx`).
+ *   These sets stay small while things work, so the reads stay
  *   cheap; when they grow, that is what the gauges are there to show.
  * - Bull job counts per queue (a few Redis commands per queue);
  * - the pg pool's own counters (no I/O).
@@ -84,7 +87,8 @@ export class ScrapeState {
           `SELECT ${approvalParts.pendingByKind()} AS approvals,
                   ${outboxParts.waitingCount()} AS outbox_waiting,
                   ${outboxParts.oldestWaiting()} AS outbox_oldest,
-                  ${deliveryParts.pendingCount()} AS deliveries_pending`,
+                  ${deliveryParts.pendingCount()} AS deliveries_pending,
+                  ${gatewayParts.eventsForReviewByOutcome()} AS gateway_events_review`,
         ),
         SOURCE_TIMEOUT_MS,
       );
@@ -102,6 +106,11 @@ export class ScrapeState {
       m.outboxUndispatched.set(row.outbox_waiting);
       m.outboxLag.set(ageOf(row.outbox_oldest));
       m.webhookPending.set(row.deliveries_pending);
+      const review = new Map((row.gateway_events_review ?? []).map((r) => [r.outcome, r.n]));
+      m.gatewayEventsForReview.reset();
+      for (const outcome of REVIEW_OUTCOMES) {
+        m.gatewayEventsForReview.set({ outcome }, review.get(outcome) ?? 0);
+      }
       m.sourceUp.set({ source: 'postgres' }, 1);
     } catch (err) {
       for (const g of [m.approvalsWaiting, m.approvalsOldestAge, m.outboxUndispatched]) {
@@ -109,6 +118,7 @@ export class ScrapeState {
       }
       m.outboxLag.reset();
       m.webhookPending.reset();
+      m.gatewayEventsForReview.reset();
       m.sourceUp.set({ source: 'postgres' }, 0);
       this.logger.warn({ err: (err as Error).message }, 'metrics: Postgres read failed');
     }

@@ -68,8 +68,25 @@ export type RailFailureCode =
   /** The gateway refused the request itself (4xx): a bug or a configuration problem, not the bank. */
   | 'gateway_refused';
 
+/**
+ * What a rail refunds (README "Refund limits"), stated up front so a request outside it is refused
+ * when it is asked (RefundsService), never after a person approved it. Besides these, a refund is
+ * never more than what is left of the payment: the amount paid less every refund succeeded,
+ * processing or waiting for approval.
+ */
+export interface RefundLimits {
+  /** The smallest refund the rail pays out, in paise; a remainder below it cannot be refunded. */
+  minimumPaise: number;
+  /** The largest single refund the rail pays out, in paise; null: no limit but what is left. */
+  maximumPaise: number | null;
+  /** Whether a payment may be refunded in parts; false: only the whole amount, at once. */
+  partialAllowed: boolean;
+}
+
 export interface PaymentRail {
   readonly name: 'sandbox' | 'gateway';
+  /** What this rail refunds; checked before a refund is stored or a person is asked. */
+  readonly refundLimits: RefundLimits;
   /** Charges the intent once; repeating it never charges twice. */
   debit(req: RailDebitRequest): Promise<RailResult>;
   /** What the rail knows of this intent's debit, without charging anything. */

@@ -9,6 +9,7 @@ import {
   RailFailureCode,
   RailResult,
   RailStatus,
+  RefundLimits,
 } from './payment-rail';
 
 /**
@@ -16,7 +17,7 @@ import {
  * outcome, so any flow can be driven to a failure deterministically:
  *   …51 paise → insufficient_funds, …52 → mandate_declined_by_bank, …53 → bank_unavailable,
  *   anything else succeeds. (₹10.51 = 1051 paise fails with insufficient_funds.)
- * Credits (refunds) always succeed. No money moves.
+ * Credits (refunds) of any whole number of paise always succeed. No money moves.
  *
  * The answer is a function of the intent (or refund) alone, reference included, so asking again
  * (the reconciler, after a crash between the rail call and the settlement) gets the same answer:
@@ -36,6 +37,12 @@ function referenceOf(prefix: string, id: string, length: number): string {
 @Injectable()
 export class SandboxRail implements PaymentRail {
   readonly name = 'sandbox' as const;
+  /** The sandbox credits any whole number of paise, in as many parts as asked. */
+  readonly refundLimits: RefundLimits = {
+    minimumPaise: 1,
+    maximumPaise: null,
+    partialAllowed: true,
+  };
 
   debit(req: RailDebitRequest): Promise<RailResult> {
     const reference = referenceOf('SBX', req.intentId, 12);

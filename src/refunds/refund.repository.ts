@@ -26,6 +26,19 @@ export class RefundRepository {
     return paiseFromSql(row.total);
   }
 
+  /** committedPaise of several intents in one query; an intent without refunds is left out. */
+  async committedPaiseByIntent(intentIds: string[]): Promise<Map<string, number>> {
+    if (intentIds.length === 0) {
+      return new Map();
+    }
+    const rows = await this.tx.manager.query<{ intent_id: string; total: string }[]>(
+      `SELECT intent_id, SUM(amount_paise)::text AS total FROM refunds
+        WHERE intent_id = ANY($1) AND status = ANY($2) GROUP BY intent_id`,
+      [intentIds, REFUND_COMMITTED],
+    );
+    return new Map(rows.map((r) => [r.intent_id, paiseFromSql(r.total)]));
+  }
+
   async insert(refund: Refund): Promise<void> {
     await this.tx.manager.insert(Refund, refund);
   }

@@ -22,6 +22,8 @@ export class RefundsController {
     operationId: 'requestRefund',
     summary:
       'Seller agent: ask a full (default) or partial refund of a settled payment; it waits for a person in the seller workspace to approve',
+    description:
+      "The rail's refund limits are checked first, before anything is stored or a person is asked (the intent shows them: refundable_paise, refund_minimum_paise, refund_maximum_paise, not_refundable_reason): 400 refund_below_minimum (below the rail's smallest refund: ₹1.00 on the payment gateway by default), refund_above_maximum, partial_refund_not_allowed, or refund_exceeds_amount (more than is left; pending refunds count), each with the limit in rupees and param $.amount_paise.",
   })
   @ApiCreatedResponse({ type: RefundResponse })
   create(

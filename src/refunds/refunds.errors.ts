@@ -1,4 +1,5 @@
 import { AppError } from '../common/errors/app-error';
+import { formatRupees } from '../common/money';
 
 /** Refund codes (README "Errors"). */
 export const refundErrors = {
@@ -26,8 +27,17 @@ export const refundErrors = {
       'invalid_request',
       'refund_exceeds_amount',
       remainingPaise > 0
-        ? `At most ${remainingPaise} paise of this payment is left to refund (pending refunds count)`
+        ? `At most ${formatRupees(remainingPaise)} (${remainingPaise} paise) of this payment is left to refund (pending refunds count)`
         : 'Nothing is left to refund on this payment (pending refunds count)',
       '$.amount_paise',
     ),
+  /** Below the rail's smallest refund (refund-limits.ts words the message, in rupees). */
+  belowMinimum: (message: string) =>
+    new AppError(400, 'invalid_request', 'refund_below_minimum', message, '$.amount_paise'),
+  /** Above the rail's largest single refund. */
+  aboveMaximum: (message: string) =>
+    new AppError(400, 'invalid_request', 'refund_above_maximum', message, '$.amount_paise'),
+  /** The rail refunds only whole payments. */
+  partialNotAllowed: (message: string) =>
+    new AppError(400, 'invalid_request', 'partial_refund_not_allowed', message, '$.amount_paise'),
 };

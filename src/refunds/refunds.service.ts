@@ -23,6 +23,7 @@ import { Refund } from './refund.entity';
 import { toRefundResponse } from './refund.mapper';
 import { RefundRepository } from './refund.repository';
 import { statusAfterRefusal } from './refund.state';
+import { RailRefundLimits, Refundability, refundabilityOf, refundRefusal } from './refund-limits';
 import { refundErrors } from './refunds.errors';
 
 /**
@@ -176,8 +177,15 @@ export class RefundsService implements OnModuleInit {
       }
       const remaining = intent.amountPaise - (await this.refunds.committedPaise(intent.id));
       const amountPaise = input.amountPaise ?? remaining;
-      if (amountPaise <= 0 || amountPaise > remaining) {
-        throw refundErrors.exceedsAmount(remaining);
+      // The rail's limits, before anything is stored or a person is asked (README "Refund limits").
+      const refusal = refundRefusal(this.refundLimits, {
+        amountPaise: intent.amountPaise,
+        leftPaise: remaining,
+        requestedPaise: amountPaise,
+        defaulted: input.amountPaise === undefined,
+      });
+      if (refusal) {
+        throw refusal;
       }
       const now = this.clock.now();
       const refund: Refund = Object.assign(new Refund(), {
@@ -232,6 +240,28 @@ export class RefundsService implements OnModuleInit {
       );
       return toRefundResponse(refund);
     });
+  }
+
+  /**
+   * What can still be refunded of each intent on this rail, and why not (README "Refund limits"),
+   * keyed by intent id: one query for all of them.
+   */
+  async refundabilityOf(
+    intents: Pick<PaymentIntent, 'id' | 'status' | 'amountPaise'>[],
+  ): Promise<Map<string, Refundability>> {
+    const committed = await this.refunds.committedPaiseByIntent(
+      intents.filter((i) => i.status === 'settled').map((i) => i.id),
+    );
+    return new Map(
+      intents.map((i) => [
+        i.id,
+        refundabilityOf(this.refundLimits, {
+          status: i.status,
+          amountPaise: i.amountPaise,
+          committedPaise: committed.get(i.id) ?? 0,
+        }),
+      ]),
+    );
   }
 
   /** Refunds of an intent, for either party of it. */
@@ -396,6 +426,11 @@ export class RefundsService implements OnModuleInit {
       },
     });
     await this.orders.emitRefundChanged(refund);
+  }
+
+  /** This rail's refund limits (README "Refund limits"). */
+  private get refundLimits(): RailRefundLimits {
+    return { ...this.rail.refundLimits, rail: this.rail.name };
   }
 
   /** 404 unless agentId is the seller or the buyer of the intent (no existence leak). */

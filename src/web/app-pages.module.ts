@@ -9,6 +9,7 @@ import { MandatesStoreModule } from '../mandates/mandates-store.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { ProtocolKeysModule } from '../protocol-keys/protocol-keys.module';
 import { QuotesStoreModule } from '../quotes/quotes-store.module';
+import { RefundsModule } from '../refunds/refunds.module';
 import { RefundsStoreModule } from '../refunds/refunds-store.module';
 import { AppHomeController } from './app-home.controller';
 import { AppHomeService } from './app-home.service';
@@ -38,6 +39,7 @@ import { WebModule } from './web.module';
     CheckoutStoreModule,
     QuotesStoreModule,
     RefundsStoreModule,
+    RefundsModule,
   ],
   controllers: [AppHomeController, ApprovalsPageController, AppReceiptsController],
   providers: [

@@ -4,6 +4,7 @@ import { ChainService } from '../chains/chain.service';
 import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { PaymentsService } from '../payments/payments.service';
+import { RefundsService } from '../refunds/refunds.service';
 import { AppLayout } from './app-layout.service';
 import { AppReadModel } from './app-read-model';
 import { itemsOf } from './approval-cards';
@@ -60,6 +61,7 @@ export class AppReceiptsService {
     private readonly payments: PaymentsService,
     private readonly chains: ChainService,
     private readonly read: AppReadModel,
+    private readonly refunds: RefundsService,
     private readonly layout: AppLayout,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -75,12 +77,14 @@ export class AppReceiptsService {
     ) {
       throw commonErrors.notFound('receipt', receiptId);
     }
-    const [entries, names, sessions, quotes] = await Promise.all([
+    const [entries, names, sessions, quotes, refundability] = await Promise.all([
       this.chains.entries(receiptId),
       this.read.agentNames([intent.sellerAgentId, intent.buyerAgentId]),
       this.read.checkoutSessions(intent.sourceKind === 'checkout' ? [intent.sourceId] : []),
       this.read.quotes(intent.sourceKind !== 'checkout' ? [intent.sourceId] : []),
+      this.refunds.refundabilityOf([intent]),
     ]);
+    const refund = refundability.get(intent.id);
     return this.layout.page(person, `Receipt ${receiptId}`, {
       receipt: {
         id: receiptId,
@@ -88,6 +92,13 @@ export class AppReceiptsService {
         buyer: names.get(intent.buyerAgentId) ?? intent.buyerAgentId,
         amountPaise: intent.amountPaise,
         refundedPaise: intent.amountRefundedPaise,
+        // What can still be refunded on this rail; when a settled payment has money left that the
+        // rail cannot refund (below its minimum refund), the reason in words (README "Refund limits").
+        refundablePaise: refund?.refundablePaise ?? 0,
+        notRefundable:
+          refund && refund.leftPaise > 0 && refund.refundablePaise === 0
+            ? refund.notRefundableReason
+            : null,
         paidAt: intent.settledAt ? formatIst(intent.settledAt) : null,
         items: itemsOf(intent, sessions, quotes),
         entries: receiptEntryViews(entries),

@@ -373,6 +373,15 @@ describe('Hostile input', () => {
   const failures: string[] = [];
 
   /**
+   * Routes that read their body as bytes until a MAC over them verifies (http-pipeline.ts
+   * RAW_JSON_ROUTES): the gateway's webhook refuses a hostile body by its signature (401; 404 with
+   * no gateway configured, as here), and a signed one is stored `unprocessable`
+   * (gateway-webhook-edge.e2e-spec.ts). Still checked here: never a 5xx, nothing written.
+   */
+  const macFirst = (route: { method: string; path: string }) =>
+    route.method === 'POST' && route.path === '/v1/webhooks/gateway';
+
+  /**
    * Sends one case and records what is wrong: any 5xx; for input the edge must refuse (`edge`),
    * anything but 400/413/415 or any row written; for other 4xx answers, rows written anywhere but
    * idempotency_records (a business 4xx such as 404 or invalid_state is stored against its
@@ -489,7 +498,7 @@ describe('Hostile input', () => {
                   credential: credentialFor(route.security, r),
                   body: text,
                 }),
-              fragment.edge || key?.edge === true,
+              (fragment.edge || key?.edge === true) && !macFirst(route),
             );
           },
         ),
@@ -557,7 +566,7 @@ describe('Hostile input', () => {
                   body: fragment.text,
                   contentType: type,
                 }),
-              fragment.edge && !type.includes('utf-16'),
+              fragment.edge && !type.includes('utf-16') && !macFirst(route),
             );
           },
         ),

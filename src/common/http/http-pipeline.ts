@@ -4,7 +4,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { bodyParserError } from '../errors/all-exceptions.filter';
 import { AppError } from '../errors/app-error';
 import { refuseOversizedContentLength, ROUTE_BODY_LIMITS, routeBodyLimitOf } from './body-limits';
-import { requireJsonBody, requireJsonObject } from './content-type';
+import { fullPathOf, requireJsonBody, requireJsonObject } from './content-type';
 import { refuseDeepJsonText, refuseHostileFormText, refuseHostileInput } from './hostile-input';
 import { idempotencyKeyEchoMiddleware, requestIdMiddleware } from './request-id';
 
@@ -46,13 +46,43 @@ function jsonParser(limit: string | number): Middleware {
 }
 
 /**
+ * Routes whose JSON body is only bytes (req.rawBody, req.body left undefined) until their handler
+ * has checked a MAC over them: the gateway's webhook verifies X-Gateway-Signature first, then
+ * parses, and answers a signed body that is not a readable event itself (gateway-events.schema.ts)
+ * rather than with a parser error the gateway would retry for a day.
+ */
+const RAW_JSON_ROUTES: readonly { method: string; path: RegExp }[] = [
+  { method: 'POST', path: /^\/v1\/webhooks\/gateway\/?$/i },
+];
+
+function rawJsonParser(limit: string): Middleware {
+  const parser = mappingParserErrors(
+    express.raw({ limit, type: ['application/json', 'application/*+json'] }),
+  );
+  return (req, res, next) =>
+    parser(req, res, (err?: unknown) => {
+      const body: unknown = req.body;
+      if (Buffer.isBuffer(body)) {
+        (req as RawBodyRequest).rawBody = body;
+        req.body = undefined;
+      }
+      next(err);
+    });
+}
+
+/**
  * The JSON parser with the route's limit: BODY_LIMIT, or the larger limit of the few routes in
  * body-limits.ts (the forex document upload), which refuse a larger Content-Length up front.
  */
 function jsonBodies(bodyLimit: string): Middleware {
   const standard = jsonParser(bodyLimit);
   const special = new Map(ROUTE_BODY_LIMITS.map((r) => [r, jsonParser(r.limitBytes)]));
+  const raw = rawJsonParser(bodyLimit);
   return (req, res, next) => {
+    const path = fullPathOf(req);
+    if (RAW_JSON_ROUTES.some((r) => r.method === req.method && r.path.test(path))) {
+      return raw(req, res, next);
+    }
     const route = routeBodyLimitOf(req);
     const parser = route ? special.get(route) : undefined;
     return (parser ?? standard)(req, res, next);

@@ -21,6 +21,13 @@ const NOT_LIMITED = 'rate-limit:none';
 export const NotRateLimited = () => SetMetadata(NOT_LIMITED, true);
 
 /**
+ * A route that counts its anonymous traffic itself, after checking what authenticates it: the
+ * gateway's webhook (GatewayWebhookGuard) never limits a correctly signed event and counts the
+ * rest against `public` per address. Left alone here, like NotRateLimited.
+ */
+export const RateLimitedAfterSignature = () => SetMetadata(NOT_LIMITED, true);
+
+/**
  * Global guard (runs before any route guard): every route without a credential is limited per
  * client address (req.ip; trust proxy is loopback, so X-Forwarded-For counts only from a local
  * proxy). Routes carrying CredentialRateLimitGuard are counted there instead, by credential.

@@ -13,6 +13,7 @@ import {
   RateLimitPolicy,
   RateLimitPolicyName,
 } from './rate-limit.policies';
+import { incrementBy } from './weighted-hit';
 
 /** A Redis round trip slower than this counts as "Redis is down" (fail open), not as a slow request. */
 export const RATE_LIMIT_REDIS_TIMEOUT_MS = 250;
@@ -22,6 +23,11 @@ const WARN_EVERY_MS = 10_000;
 export interface RateLimitCheck {
   policy: RateLimitPolicyName;
   subject: string;
+  /**
+   * How many requests this one counts as (default 1): a JSON-RPC batch to /mcp counts one per
+   * message, so the MCP door and the REST door share one budget (README "Rate limits").
+   */
+  cost?: number;
 }
 
 interface Outcome {
@@ -88,8 +94,9 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Counts one request against every check, sets the limit headers from the tightest bucket and
-   * throws 429 too_many_requests (with Retry-After) when any bucket is exhausted.
+   * Counts one request (or its cost) against every check, sets the limit headers from the
+   * tightest bucket and throws 429 too_many_requests (with Retry-After) when any bucket is
+   * exhausted.
    */
   async enforce(res: Response, checks: RateLimitCheck[]): Promise<void> {
     const outcomes = (await Promise.all(checks.map((c) => this.hit(c)))).filter(
@@ -116,14 +123,28 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
 
   private async hit(check: RateLimitCheck): Promise<Outcome | null> {
     const policy = this.policies[check.policy];
+    // A request costing n counts as n requests, in one atomic step (weighted-hit.ts); never more
+    // than one window's budget, so it can always pass in a fresh window (a route weighing its
+    // requests refuses, itself, those too big to run).
+    const cost = Math.min(policy.limit, Math.max(1, Math.floor(check.cost ?? 1)));
+    const key = `${this.prefix}:${check.subject}`;
     try {
-      const r = await this.storage.increment(
-        `${this.prefix}:${check.subject}`,
-        policy.windowMs,
-        policy.limit,
-        policy.windowMs,
-        policy.name,
-      );
+      const r =
+        cost === 1
+          ? await this.storage.increment(
+              key,
+              policy.windowMs,
+              policy.limit,
+              policy.windowMs,
+              policy.name,
+            )
+          : await incrementBy(this.redis, {
+              key,
+              ttlMs: policy.windowMs,
+              limit: policy.limit,
+              throttlerName: policy.name,
+              cost,
+            });
       return {
         policy,
         blocked: r.isBlocked,

@@ -21,6 +21,34 @@ export class IntentResponse {
   status: string;
   @ApiProperty() amount_paise: number;
   @ApiProperty() amount_refunded_paise: number;
+  @ApiProperty({
+    description:
+      'Paise a refund may still ask on this rail: what is left of the payment (the amount less refunds succeeded, processing or waiting for approval) when the rail can refund it; 0 when nothing can be refunded (not settled, all refunded, or a remainder below refund_minimum_paise; see not_refundable_reason)',
+    example: 15000,
+  })
+  refundable_paise: number;
+  @ApiProperty({
+    description:
+      "The rail's smallest refund, in paise (gateway: 100 = ₹1.00 by default, GATEWAY_REFUND_MIN_PAISE; sandbox: 1). A remainder below it cannot be refunded on this rail",
+    example: 100,
+  })
+  refund_minimum_paise: number;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description:
+      "The rail's largest single refund, in paise; null: no limit beyond what is left (gateway: GATEWAY_REFUND_MAX_PAISE, unset by default)",
+  })
+  refund_maximum_paise: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'Why refundable_paise is 0, in a sentence for people (e.g. a remainder below the rail’s minimum refund); null when something can be refunded',
+    example:
+      'The ₹0.50 left of this payment is less than the smallest refund the payment gateway makes (₹1.00), so it cannot be refunded on this rail.',
+  })
+  not_refundable_reason: string | null;
   @ApiProperty({ enum: ['INR'] }) currency: string;
   @ApiProperty() buyer_agent_id: string;
   @ApiProperty() seller_agent_id: string;

@@ -25,7 +25,7 @@ const input = z.strictObject({
     .max(Number.MAX_SAFE_INTEGER)
     .optional()
     .describe(
-      'Paise to refund (a positive integer). Default: everything not yet refunded or waiting for approval.',
+      "Paise to refund (a positive integer, at least the rail's smallest refund: 100 = ₹1.00 on the payment gateway, 1 on the sandbox). Default: everything not yet refunded or waiting for approval.",
     ),
   reason: z
     .string()

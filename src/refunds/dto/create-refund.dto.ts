@@ -3,7 +3,8 @@ import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'cl
 
 export class CreateRefundDto {
   @ApiPropertyOptional({
-    description: 'Paise to refund; default = everything not yet refunded or waiting for approval',
+    description:
+      "Paise to refund; default = everything not yet refunded or waiting for approval. At least the rail's smallest refund (the intent's refund_minimum_paise: 100 on the payment gateway by default, 1 on the sandbox)",
     minimum: 1,
     example: 15000,
   })
