@@ -41,7 +41,8 @@ export type AdvanceResult<S extends string> = { moved: boolean; status: S } | nu
 const TOKEN_ADVANCES = advanceSql('token', 'status', '$2');
 const BLOCK_ADVANCES = advanceSql('reserveBlock', 'status', '$2');
 
-export type GatewayEventOutcome = 'applied' | 'no_change' | 'unmatched' | 'ignored';
+/** refund_due: a captured payment that cannot settle was held for a full refund (capture-refunds.ts). */
+export type GatewayEventOutcome = 'applied' | 'no_change' | 'unmatched' | 'ignored' | 'refund_due';
 
 /** SQL on the gateway's tables for another owner's statement (docs/architecture.md "Table owners"). */
 export const gatewayParts = {

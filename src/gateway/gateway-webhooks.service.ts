@@ -4,9 +4,11 @@ import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
+import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentsService } from '../payments/payments.service';
 import { RefundsService } from '../refunds/refunds.service';
+import { CaptureRefunds } from './capture-refunds';
 import { gatewayErrors } from './gateway.errors';
 import type { GatewayPayment, GatewayRefund, GatewayWebhookEvent } from './gateway-client.types';
 import { gatewayEventLabel, ParsedGatewayEvent, parseGatewayEvent } from './gateway-events.schema';
@@ -69,6 +71,7 @@ export class GatewayWebhooksService implements OnModuleInit {
     private readonly intents: PaymentIntentRepository,
     private readonly refunds: RefundsService,
     private readonly sweeper: Sweeper,
+    private readonly captures: CaptureRefunds,
     private readonly metrics: BusinessMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -263,20 +266,60 @@ export class GatewayWebhooksService implements OnModuleInit {
           ids: { orderId: order.id, paymentId: payment.id },
         };
     if (!result || result.status === 'pending') {
-      // A capture that does not match the intent (amount, currency) is never settled.
-      this.logger.error({ intent_id: subject, payment_id: payment.id }, 'payment does not match');
-      return { outcome: 'unmatched', subject };
+      // A capture that does not match the intent (amount, currency) is never settled: refunded.
+      return this.refundIntentCapture(intent, payment, {
+        code: 'amount_mismatch',
+        reason: 'The amount paid is not the amount of this payment.',
+      });
     }
-    return {
-      outcome: (await this.payments.applyDebit(subject, result)) ? 'applied' : 'no_change',
-      subject,
-    };
+    const outcome = await this.payments.applyDebit(subject, result);
+    if (captured && outcome === null) {
+      // The intent had already ended (its state is committed, so this read is true): settled on
+      // this payment, or this capture is refunded in full. An outcome of this call is the
+      // settlement itself (written at commit, not readable yet).
+      const now = await this.intents.find(subject);
+      if (now && !(now.status === 'settled' && now.railReference === payment.id)) {
+        return this.refundIntentCapture(
+          now,
+          payment,
+          now.status === 'settled'
+            ? { code: 'duplicate_capture', reason: 'This payment had already been paid.' }
+            : {
+                code: now.declineCode ?? 'payment_not_settled',
+                reason:
+                  'This payment had already ended without being paid, so the amount captured is refunded in full.',
+              },
+        );
+      }
+    }
+    return { outcome: outcome ? 'applied' : 'no_change', subject };
+  }
+
+  private async refundIntentCapture(
+    intent: PaymentIntent,
+    payment: GatewayPayment,
+    why: { code: string; reason: string },
+  ): Promise<{ outcome: GatewayEventOutcome; subject: string }> {
+    const held = await this.captures.hold({
+      payment,
+      reasonCode: why.code,
+      reason: why.reason,
+      intentId: intent.id,
+      buyerWorkspaceId: intent.buyerWorkspaceId,
+      sellerWorkspaceId: intent.sellerWorkspaceId,
+      sellerAgentId: intent.sellerAgentId,
+    });
+    return { outcome: held ? 'refund_due' : 'no_change', subject: intent.id };
   }
 
   private async onRefund(
     type: string,
     refund: GatewayRefund,
   ): Promise<{ outcome: GatewayEventOutcome; subject: string | null }> {
+    const capture = await this.captures.onGatewayRefund(refund);
+    if (capture) {
+      return { outcome: capture, subject: refund.receipt };
+    }
     const ours =
       (refund.receipt ? await this.refunds.findById(refund.receipt) : null) ??
       (await this.refunds.findByRailReference(refund.id));

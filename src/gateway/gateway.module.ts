@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
 
+import { ChainsModule } from '../chains/chains.module';
 import { MandatesModule } from '../mandates/mandates.module';
 import { OpsModule } from '../ops/ops.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { RefundsModule } from '../refunds/refunds.module';
 import { WebModule } from '../web/web.module';
+import { CaptureRefundStore } from './capture-refund.store';
+import { CaptureRefunds } from './capture-refunds';
 import { GatewayEventsOpsController } from './gateway-events-ops.controller';
 import { GatewayEventsReview } from './gateway-events-review.service';
 import { GatewayWebhooksController } from './gateway-webhooks.controller';
@@ -19,18 +22,21 @@ import { ReserveBlockReleaser } from './reserve-blocks';
  * configuration; the reconciler is PaymentsModule's RailReconciler; the hosted page's gateway
  * glue lives in src/public-pay and registers with GatewayWebhooksService. ReserveBlockReleaser
  * gives back what is left of a Reserve Pay block when its mandate ends; MandateRegistration
- * registers a mandate with the gateway once a person authorises it. GatewayEventsOpsController
+ * registers a mandate with the gateway once a person authorises it. CaptureRefunds refunds in
+ * full every captured payment the service cannot settle on one intent. GatewayEventsOpsController
  * lists the inbound events an operator should look at (/app/ops/gateway-events).
  */
 @Module({
-  imports: [PaymentsModule, RefundsModule, MandatesModule, OpsModule, WebModule],
+  imports: [PaymentsModule, RefundsModule, MandatesModule, ChainsModule, OpsModule, WebModule],
   controllers: [GatewayWebhooksController, GatewayEventsOpsController],
   providers: [
     GatewayWebhooksService,
     GatewayEventsReview,
     ReserveBlockReleaser,
     MandateRegistration,
+    CaptureRefunds,
+    CaptureRefundStore,
   ],
-  exports: [GatewayWebhooksService, ReserveBlockReleaser],
+  exports: [GatewayWebhooksService, ReserveBlockReleaser, CaptureRefunds],
 })
 export class GatewayModule {}

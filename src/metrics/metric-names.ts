@@ -110,6 +110,16 @@ export const METRICS = {
     help: 'Webhook deliveries still pending (not yet delivered or failed)',
     labelNames: [],
   },
+  capturesAwaitingRefund: {
+    name: 'svc_gateway_captures_awaiting_refund',
+    help: 'Gateway payments captured that could not settle on an intent and are not yet refunded (README "Going live on the gateway")',
+    labelNames: [],
+  },
+  captureRefundOldestAge: {
+    name: 'svc_gateway_capture_refund_oldest_age_seconds',
+    help: 'Age of the oldest captured payment still awaiting its refund (0 when none)',
+    labelNames: [],
+  },
   queueJobs: {
     name: 'svc_queue_jobs',
     help: 'Bull jobs by queue and state (waiting, active, delayed, failed, completed, paused)',

@@ -30,6 +30,8 @@ export class MetricsRegistry {
   readonly outboxUndispatched = this.gauge(METRICS.outboxUndispatched);
   readonly outboxLag = this.gauge(METRICS.outboxLag);
   readonly webhookPending = this.gauge(METRICS.webhookPending);
+  readonly capturesAwaitingRefund = this.gauge(METRICS.capturesAwaitingRefund);
+  readonly captureRefundOldestAge = this.gauge(METRICS.captureRefundOldestAge);
   readonly queueJobs = this.gauge(METRICS.queueJobs);
   readonly dbPoolConnections = this.gauge(METRICS.dbPoolConnections);
   readonly dbPoolWaiting = this.gauge(METRICS.dbPoolWaiting);

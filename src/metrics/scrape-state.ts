@@ -7,6 +7,7 @@ import { approvalParts } from '../approvals/approvals.service';
 import { Clock } from '../common/clock';
 import { allQueues } from '../common/queues/all-queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { captureRefundParts } from '../gateway/capture-refund.store';
 import { gatewayParts, REVIEW_OUTCOMES } from '../gateway/gateway-store';
 import { outboxParts } from '../payments/outbox.service';
 import { deliveryParts } from '../webhooks/webhook-deliveries.service';
@@ -33,6 +34,8 @@ interface StateRow {
   outbox_waiting: number;
   outbox_oldest: string | null;
   deliveries_pending: number;
+  captures_awaiting: number;
+  captures_oldest: string | null;
   gateway_events_review: { outcome: string; n: number }[] | null;
 }
 
@@ -48,8 +51,9 @@ interface PgPool {
  * - one Postgres round trip over partial indexes that hold only the rows in question: approvals
  *   waiting (`approvals_kind_subject_id_pending_key`, WHERE status = 'pending'), undispatched
  *   outbox events (`outbox_events_undispatched_idx`), pending webhook deliveries
- *   (`webhook_deliveries_due_idx`), gateway events for review (`gateway_events_review_idx`).
- *   These sets stay small while things work, so the reads stay
+ *   (`webhook_deliveries_due_idx`), captured gateway payments awaiting their refund
+ *   (`gateway_capture_refunds_open_idx`), gateway events for review
+ *   (`gateway_events_review_idx`). These sets stay small while things work, so the reads stay
  *   cheap; when they grow, that is what the gauges are there to show.
  * - Bull job counts per queue (a few Redis commands per queue);
  * - the pg pool's own counters (no I/O).
@@ -88,6 +92,8 @@ export class ScrapeState {
                   ${outboxParts.waitingCount()} AS outbox_waiting,
                   ${outboxParts.oldestWaiting()} AS outbox_oldest,
                   ${deliveryParts.pendingCount()} AS deliveries_pending,
+                  ${captureRefundParts.awaitingCount()} AS captures_awaiting,
+                  ${captureRefundParts.oldestAwaiting()} AS captures_oldest,
                   ${gatewayParts.eventsForReviewByOutcome()} AS gateway_events_review`,
         ),
         SOURCE_TIMEOUT_MS,
@@ -106,6 +112,8 @@ export class ScrapeState {
       m.outboxUndispatched.set(row.outbox_waiting);
       m.outboxLag.set(ageOf(row.outbox_oldest));
       m.webhookPending.set(row.deliveries_pending);
+      m.capturesAwaitingRefund.set(row.captures_awaiting);
+      m.captureRefundOldestAge.set(ageOf(row.captures_oldest));
       const review = new Map((row.gateway_events_review ?? []).map((r) => [r.outcome, r.n]));
       m.gatewayEventsForReview.reset();
       for (const outcome of REVIEW_OUTCOMES) {
@@ -118,6 +126,8 @@ export class ScrapeState {
       }
       m.outboxLag.reset();
       m.webhookPending.reset();
+      m.capturesAwaitingRefund.reset();
+      m.captureRefundOldestAge.reset();
       m.gatewayEventsForReview.reset();
       m.sourceUp.set({ source: 'postgres' }, 0);
       this.logger.warn({ err: (err as Error).message }, 'metrics: Postgres read failed');

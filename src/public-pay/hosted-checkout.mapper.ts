@@ -1,3 +1,4 @@
+import type { CaptureRefundView } from '../gateway/capture-refunds';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { payUrlOf } from '../quotes/quote.mapper';
 import { HostedCheckoutResponse } from './dto/public-pay.response';
@@ -20,6 +21,7 @@ export function toCheckoutResponse(
   intent: PaymentIntent | null,
   appUrl: string,
   widget: WidgetFacts | null = null,
+  refunds: CaptureRefundView[] = [],
 ): HostedCheckoutResponse {
   const paid = status === 'paid' && intent !== null;
   const gateway = widget !== null && Boolean(c.gatewayOrderId);
@@ -52,5 +54,6 @@ export function toCheckoutResponse(
     name: gateway ? widget.name : null,
     description: gateway ? widget.description : null,
     callback_url: gateway ? `${payUrlOf(appUrl, c.quoteId)}/return` : null,
+    refunds,
   };
 }

@@ -81,6 +81,38 @@ export class HostedCheckoutRepository {
     });
   }
 
+  /**
+   * Gateway rail, the ended-checkout pass (README "Going live on the gateway"): checkouts with a
+   * gateway order that ended unpaid (failed, expired, or created past expires_at) and were never
+   * looked at, claimed (captures_checked_at = now) under SKIP LOCKED, oldest first. Each is looked
+   * at once; a look that fails is released with `releaseCaptureCheck` for the next pass.
+   */
+  async claimEndedForCaptureCheck(
+    now: Date,
+    limit: number,
+  ): Promise<{ id: string; gateway_order_id: string }[]> {
+    // The driver answers an UPDATE … RETURNING with [rows, count].
+    const [rows] = await this.tx.manager.query<
+      [{ id: string; gateway_order_id: string }[], number]
+    >(
+      `UPDATE hosted_checkouts SET captures_checked_at = $1
+        WHERE id IN (SELECT id FROM hosted_checkouts
+                      WHERE gateway_order_id IS NOT NULL AND captures_checked_at IS NULL
+                        AND (status IN ('failed', 'expired') OR (status = 'created' AND expires_at <= $1))
+                      ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING id, gateway_order_id`,
+      [now, limit],
+    );
+    return rows;
+  }
+
+  async releaseCaptureCheck(id: string): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE hosted_checkouts SET captures_checked_at = NULL WHERE id = $1`,
+      [id],
+    );
+  }
+
   async update(
     id: string,
     changes: Partial<

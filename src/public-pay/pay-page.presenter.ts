@@ -91,6 +91,12 @@ export function payPage(view: PublicPayView) {
 /** Locals of views/pay/status.hbs. */
 export function statusPage(view: PublicPayView, checkout: HostedCheckoutResponse) {
   const pending = checkout.status === 'created' || checkout.status === 'processing';
+  // A payment captured at the gateway that could not settle is refunded in full: said first.
+  const refunds = checkout.refunds.map((r) => ({
+    status: r.status,
+    message: r.message,
+    reference: r.payment_reference,
+  }));
   return {
     ...base(
       view,
@@ -98,8 +104,11 @@ export function statusPage(view: PublicPayView, checkout: HostedCheckoutResponse
         ? 'Payment in progress'
         : checkout.status === 'paid'
           ? 'Payment received'
-          : 'Payment not completed',
+          : refunds.length > 0
+            ? 'You were not charged'
+            : 'Payment not completed',
     ),
+    refunds,
     checkoutId: checkout.id,
     status: checkout.status,
     pending,

@@ -4,8 +4,10 @@ import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { RequestValidationError } from '../common/errors/validation';
 import { formatRupees } from '../common/money';
+import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AfterCommit, Eventually, RefusalKeepingWrites, Tx } from '../database/tx';
+import { CaptureRefunds } from '../gateway/capture-refunds';
 import { gatewayErrors } from '../gateway/gateway.errors';
 import { GatewayClient, GatewayError } from '../gateway/gateway-client';
 import type { GatewayPayment } from '../gateway/gateway-client.types';
@@ -19,7 +21,7 @@ import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
 import type { Quote } from '../quotes/quote.entity';
-import { effectiveStatus, whyNotPayable } from '../quotes/quote.state';
+import { effectiveStatus, NotPayableCode, whyNotPayable } from '../quotes/quote.state';
 import { QuotesService } from '../quotes/quotes.service';
 import { unguessableId } from '../quotes/unguessable-id';
 import type {
@@ -44,6 +46,9 @@ interface NotPayable {
   code: string;
   reason: string;
 }
+
+/** Sweep name of the ended-checkout pass (gateway rail). */
+export const ENDED_CHECKOUT_SWEEP = 'gateway.ended-checkout-captures';
 
 /** What the person reads when their simulated payment fails. */
 const SIMULATED_FAILURE =
@@ -88,12 +93,19 @@ export class PublicPayService implements OnModuleInit {
     private readonly sources: PaymentSources,
     private readonly gatewayStore: GatewayStore,
     private readonly gatewayEvents: GatewayWebhooksService,
+    private readonly captures: CaptureRefunds,
+    private readonly sweeper: Sweeper,
     @Inject(GATEWAY_CLIENT) private readonly gateway: GatewayClient | null,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
+    if (this.gateway) {
+      this.sweeper.register(ENDED_CHECKOUT_SWEEP, () => this.checkEndedCheckouts(), {
+        everyMs: 30_000,
+      });
+    }
     this.gatewayEvents.registerHosted({
       settleCaptured: (checkoutId, payment) => this.settleCaptured(checkoutId, payment),
     });
@@ -377,48 +389,80 @@ export class PublicPayService implements OnModuleInit {
 
   /**
    * A payment captured at the gateway for a hosted checkout's order (verified by the caller: the
-   * browser's signed fields and a fetch, or a signed webhook), settled through the pipeline in the
-   * caller's transaction: quote → checkout locked, created → processing (attempts + 1), the
-   * pipeline records the intent with the rail's answer already known and settles it (receipt,
-   * intent.settled, quote paid, checkout paid). Idempotent: a paid checkout is no_change. A
-   * capture the service can no longer accept (the quote was paid another way or canceled, or the
-   * buyer's rules now refuse) is logged and answered `unmatched` for a person to refund. A payment
-   * link (channel `link`, README "Payment links") is a hosted checkout whose order is the link's,
-   * so its capture settles here too (the receipt also names the link).
+   * browser's signed fields and a fetch, a signed webhook, or the ended-checkout pass's own read),
+   * settled through the pipeline in the caller's transaction: quote → checkout locked, created →
+   * processing (attempts + 1), the pipeline records the intent with the rail's answer already
+   * known and settles it (receipt, intent.settled, quote paid, checkout paid). Idempotent: the
+   * payment a paid checkout settled on is no_change. A payment link (channel `link`, README
+   * "Payment links") is a hosted checkout whose order is the link's, so its capture settles here
+   * too (the receipt also names the link).
+   *
+   * A capture that cannot settle on exactly one intent — the buyer's rules refuse it, the quote
+   * was paid another way, canceled or expired before the payment was made, the amount is not the
+   * checkout's, the checkout had already ended, a second capture on a paid order — is held for a
+   * full refund (CaptureRefunds.hold, README "Going live on the gateway"): `refund_due`.
    */
   async settleCaptured(checkoutId: string, payment: GatewayPayment): Promise<GatewayEventOutcome> {
+    if (payment.status !== 'captured') {
+      return 'no_change';
+    }
     return this.tx.run(async () => {
       const row = await this.checkouts.find(checkoutId);
       const quote = row ? await this.quotes.lockQuote(row.quoteId) : null;
       const checkout = quote ? await this.checkouts.lock(checkoutId) : null;
-      if (
-        !quote ||
-        !checkout ||
-        payment.order_id !== checkout.gatewayOrderId ||
-        payment.amount !== checkout.amountPaise ||
-        payment.status !== 'captured'
-      ) {
-        return 'unmatched';
+      if (!quote || !checkout || payment.order_id !== checkout.gatewayOrderId) {
+        return this.refundCapture(payment, quote, checkout, {
+          code: 'checkout_unknown',
+          reason: 'This payment does not belong to a payment request we can find.',
+        });
+      }
+      if (payment.amount !== checkout.amountPaise || payment.currency !== 'INR') {
+        return this.refundCapture(payment, quote, checkout, {
+          code: 'amount_mismatch',
+          reason: `The amount paid (${formatRupees(payment.amount)}) is not the amount asked (${formatRupees(checkout.amountPaise)}).`,
+        });
       }
       const result = {
         status: 'succeeded' as const,
         reference: payment.id,
         ids: { orderId: payment.order_id, paymentId: payment.id },
       };
-      if (checkout.status === 'paid') {
-        return 'no_change';
-      }
-      if (checkout.status === 'processing' && checkout.intentId) {
-        return (await this.payments.applyDebit(checkout.intentId, result))
-          ? 'applied'
-          : 'no_change';
-      }
-      if (checkout.status !== 'created' || quote.status !== 'open') {
-        this.logger.error(
-          { checkout_id: checkoutId, payment_id: payment.id, quote_status: quote.status },
-          'captured gateway payment for a checkout that can no longer be paid; refund it',
+      if (checkout.intentId && (checkout.status === 'paid' || checkout.status === 'processing')) {
+        const outcome =
+          checkout.status === 'processing'
+            ? await this.payments.applyDebit(checkout.intentId, result)
+            : null;
+        if (outcome?.status === 'settled') {
+          return 'applied';
+        }
+        // Otherwise the intent had ended before (committed): was it on this payment?
+        const intent = outcome?.intent ?? (await this.payments.getIntent(checkout.intentId));
+        if (intent.status === 'settled' && intent.railReference === payment.id) {
+          return 'no_change';
+        }
+        return this.refundCapture(
+          payment,
+          quote,
+          checkout,
+          intent.status === 'settled'
+            ? REFUND_REASONS.quote_already_paid
+            : {
+                code: intent.declineCode ?? 'payment_not_settled',
+                reason: this.words(
+                  { code: intent.declineCode ?? '', reason: intent.declineReason ?? '' },
+                  await this.buyerName(quote),
+                ),
+              },
+          intent.id,
         );
-        return 'unmatched';
+      }
+      // The quote as it stood when the person paid at the gateway (a webhook may come later).
+      const blocked = whyNotPayable(effectiveStatus(quote, paidAt(payment, this.clock.now())));
+      if (blocked) {
+        return this.refundCapture(payment, quote, checkout, refundReasonOf(blocked.code));
+      }
+      if (checkout.status !== 'created') {
+        return this.refundCapture(payment, quote, checkout, REFUND_REASONS.checkout_closed);
       }
       const now = this.clock.now();
       assertMove(checkout.status, 'processing');
@@ -440,19 +484,24 @@ export class PublicPayService implements OnModuleInit {
         },
       });
       if (paid.status !== 'processing') {
-        if (paid.status === 'declined' || paid.status === 'failed') {
-          await this.finish(checkout, {
-            status: 'failed',
-            intentId: paid.intent.id,
-            failureCode: paid.decline.code,
-            failureReason: this.words(paid.decline, await this.buyerName(quote)),
-          });
-        }
-        this.logger.error(
-          { checkout_id: checkoutId, payment_id: payment.id, outcome: paid.status },
-          'captured gateway payment refused by the pipeline; refund it',
+        const decline =
+          paid.status === 'declined' || paid.status === 'failed'
+            ? paid.decline
+            : { code: 'payment_not_settled', reason: '' };
+        const words = this.words(decline, await this.buyerName(quote));
+        await this.finish(checkout, {
+          status: 'failed',
+          intentId: paid.intent.id,
+          failureCode: decline.code,
+          failureReason: words,
+        });
+        return this.refundCapture(
+          payment,
+          quote,
+          checkout,
+          { code: decline.code, reason: words },
+          paid.intent.id,
         );
-        return 'unmatched';
       }
       checkout.intentId = paid.intent.id;
       await this.checkouts.update(checkout.id, { intentId: paid.intent.id });
@@ -470,6 +519,56 @@ export class PublicPayService implements OnModuleInit {
       );
       return 'applied';
     });
+  }
+
+  /**
+   * The ended-checkout pass (gateway rail): for each checkout that ended unpaid, the gateway's own
+   * list of its order's payments; a captured one is settled or held for a refund by
+   * settleCaptured, exactly as if its webhook had come. So a capture whose webhook and page never
+   * reached us still ends settled or refunded. Returns how many checkouts were looked at.
+   */
+  async checkEndedCheckouts(limit = 20): Promise<number> {
+    const gateway = this.gateway;
+    if (!gateway) {
+      return 0;
+    }
+    const claimed = await this.tx.run(() =>
+      this.checkouts.claimEndedForCaptureCheck(this.clock.now(), limit),
+    );
+    for (const c of claimed) {
+      try {
+        const payments = await gateway.listOrderPayments(c.gateway_order_id);
+        for (const p of payments.filter((p) => p.status === 'captured')) {
+          await this.settleCaptured(c.id, p);
+        }
+      } catch (err) {
+        this.logger.warn({ checkout_id: c.id, err: (err as Error).message }, 'ended checkout');
+        await this.tx.run(() => this.checkouts.releaseCaptureCheck(c.id));
+      }
+    }
+    return claimed.length;
+  }
+
+  /** Holds a capture that cannot settle for a full refund (once per payment). */
+  private async refundCapture(
+    payment: GatewayPayment,
+    quote: Quote | null,
+    checkout: HostedCheckout | null,
+    why: { code: string; reason: string },
+    intentId: string | null = null,
+  ): Promise<GatewayEventOutcome> {
+    const held = await this.captures.hold({
+      payment,
+      reasonCode: why.code,
+      reason: why.reason,
+      checkoutId: checkout?.id ?? null,
+      quoteId: quote?.id ?? null,
+      intentId,
+      buyerWorkspaceId: quote?.buyerWorkspaceId ?? null,
+      sellerWorkspaceId: quote?.sellerWorkspaceId ?? null,
+      sellerAgentId: quote?.sellerAgentId ?? null,
+    });
+    return held ? 'refund_due' : 'no_change';
   }
 
   /**
@@ -718,6 +817,8 @@ export class PublicPayService implements OnModuleInit {
             description: describeQuote(quote),
           }
         : null,
+      // Only the gateway captures money the service may have to give back.
+      checkout.gatewayOrderId ? await this.captures.ofCheckout(checkout.id) : [],
     );
   }
 
@@ -744,4 +845,47 @@ function wrongRail(param: string, what: string, code = 'invalid'): RequestValida
 
 function lowerFirst(s: string): string {
   return s.charAt(0).toLowerCase() + s.slice(1);
+}
+
+/** Why a capture on a hosted checkout is refunded, in words for the person who paid. */
+const REFUND_REASONS = {
+  quote_already_paid: {
+    code: 'quote_already_paid',
+    reason:
+      'This payment request had already been paid, so this second payment is refunded in full.',
+  },
+  quote_canceled: {
+    code: 'quote_canceled',
+    reason: 'The seller canceled this payment request before your payment arrived.',
+  },
+  quote_expired: {
+    code: 'quote_expired',
+    reason: 'This payment request had expired before your payment arrived.',
+  },
+  quote_busy: {
+    code: 'quote_payment_in_progress',
+    reason: 'Another payment for this request was already under way.',
+  },
+  checkout_closed: {
+    code: 'checkout_closed',
+    reason: 'This payment attempt had already ended before your payment arrived.',
+  },
+} as const;
+
+function refundReasonOf(code: NotPayableCode): { code: string; reason: string } {
+  switch (code) {
+    case 'quote_already_paid':
+    case 'quote_canceled':
+    case 'quote_expired':
+      return REFUND_REASONS[code];
+    case 'quote_pending_approval':
+    case 'quote_payment_in_progress':
+      return { ...REFUND_REASONS.quote_busy, code };
+  }
+}
+
+/** When the person paid at the gateway (its created_at, seconds), never later than now. */
+function paidAt(payment: GatewayPayment, now: Date): Date {
+  const at = Number.isFinite(payment.created_at) ? payment.created_at * 1000 : now.getTime();
+  return new Date(Math.min(at, now.getTime()));
 }

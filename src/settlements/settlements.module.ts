@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 
+import { GatewayModule } from '../gateway/gateway.module';
 import { OperatorAccess } from '../ops/operator-access';
 import { OpsModule } from '../ops/ops.module';
 import { PaymentsModule } from '../payments/payments.module';
@@ -21,6 +22,7 @@ import { SettlementsOperatorGuard, SettlementsOpsController } from './settlement
 @Module({
   imports: [
     PaymentsModule,
+    GatewayModule,
     WebModule,
     OpsModule,
     BullModule.registerQueue({ name: SETTLEMENTS_QUEUE }),

@@ -14,6 +14,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'forex.rejected',
   'recurring.pre_debit_notice',
   'recurring.charge_cancelled',
+  'capture.refund_started',
+  'capture.refunded',
 ] as const;
 
 export const ALL_EVENTS = '*';

@@ -5,6 +5,7 @@ import type { JSONWebKeySet } from 'jose';
 import request from 'supertest';
 
 import { verifyChain } from '../../src/chains/verify-chain';
+import { CaptureRefunds } from '../../src/gateway/capture-refunds';
 import type { GatewayClient } from '../../src/gateway/gateway-client';
 import { GATEWAY_CLIENT } from '../../src/gateway/gateway-rail';
 import { bearer } from '../factories/intent.factory';
@@ -408,7 +409,7 @@ describe('payment links on the gateway rail', () => {
     );
   });
 
-  it('a link paid after the quote was paid on the hosted page does not settle twice: unmatched', async () => {
+  it('a link paid after the quote was paid on the hosted page does not settle twice: its capture is refunded in full', async () => {
     const { quoteId, link } = await linkFor(21_000);
     // Paying the quote cancels its open link at the gateway; here that cancel loses the race (the
     // link is being paid at that moment), so the link's payment still arrives.
@@ -440,7 +441,27 @@ describe('payment links on the gateway rail', () => {
           WHERE order_id = $1 AND type = 'payment.captured'`,
         [link.gateway_order_id],
       ),
-    ).toEqual({ outcome: 'unmatched', subject_id: link.id });
+    ).toEqual({ outcome: 'refund_due', subject_id: link.id });
+    const held = await app.t
+      .get(CaptureRefunds)
+      .findByPayment(
+        (
+          await one<{ payment_id: string }>(
+            `SELECT payment_id FROM gateway_events WHERE order_id = $1 AND type = 'payment.captured'`,
+            [link.gateway_order_id],
+          )
+        ).payment_id,
+      );
+    expect(held).toMatchObject({ reason_code: 'quote_already_paid', checkout_id: link.id });
+    await waitFor(
+      'the link’s capture to be refunded',
+      async () =>
+        (await app.t.get(CaptureRefunds).findByPayment(held!.payment_id))?.status === 'refunded',
+    );
+    expect(await app.gw.client.getPayment(held!.payment_id)).toMatchObject({
+      amount_refunded: 21_000,
+      refund_status: 'full',
+    });
     expect(await one('SELECT status FROM hosted_checkouts WHERE id = $1', [link.id])).toEqual({
       status: 'created',
     });
@@ -455,7 +476,7 @@ describe('payment links on the gateway rail', () => {
   });
 
   describe("the buyer's daily cap (₹50,000) still applies", () => {
-    it('refuses a link the cap would refuse (boundary), and refuses to settle a capture over it', async () => {
+    it('refuses a link the cap would refuse (boundary), and refunds a capture over it', async () => {
       const w = await seedWorkspace(app.t);
       // A link for ₹30,000, not paid yet.
       const { quoteId: aId, link: a } = await linkFor(3_000_000, w);
@@ -485,10 +506,16 @@ describe('payment links on the gateway rail', () => {
           `SELECT outcome FROM gateway_events WHERE order_id = $1 AND type = 'payment.captured'`,
           [a.gateway_order_id],
         ),
-      ).toEqual({ outcome: 'unmatched' });
+      ).toEqual({ outcome: 'refund_due' });
       expect(
         await count(`payment_intents WHERE source_id = $1 AND status = 'settled'`, [a.id]),
       ).toBe(0);
+      expect(
+        await count(
+          `gateway_capture_refunds WHERE checkout_id = $1 AND reason_code = 'daily_cap_exceeded'`,
+          [a.id],
+        ),
+      ).toBe(1);
       expect((await getLink(aId, w.seller.credential)).body).toMatchObject({
         status: 'failed',
         failure_code: 'daily_cap_exceeded',

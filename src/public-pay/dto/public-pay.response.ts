@@ -7,6 +7,29 @@ const STATES_DOC =
   'created → expired (30 min, never after the quote expires, or the quote is paid, canceled or expires by another path). ' +
   'processing never expires; paid, failed and expired are final (paid never moves again); after failed or expired, start again for a new checkout.';
 
+/** A captured payment on this checkout that could not settle and is refunded in full. */
+export class CaptureRefundResponse {
+  @ApiProperty({ example: 'crf_…', description: 'Also the id of its signed receipt chain' })
+  id: string;
+  @ApiProperty({
+    enum: ['refunding', 'refunded'],
+    description:
+      'refunding: held for a full refund (asked of the gateway, or about to be); refunded: the gateway processed it',
+  })
+  status: 'refunding' | 'refunded';
+  @ApiProperty({ description: 'The amount captured and refunded in full, in paise' })
+  amount_paise: number;
+  @ApiProperty({ description: "The gateway's payment reference (pay_…)" })
+  payment_reference: string;
+  @ApiProperty({ nullable: true, type: String, description: "The gateway's refund (rfnd_…)" })
+  refund_reference: string | null;
+  @ApiProperty({ example: 'daily_cap_exceeded', description: 'Why the payment could not settle' })
+  reason_code: string;
+  @ApiProperty({ description: 'What happened, in words for the person who paid' })
+  message: string;
+  @ApiProperty({ nullable: true, type: String }) refunded_at: string | null;
+}
+
 export class HostedCheckoutResponse {
   @ApiProperty({ example: 'hco_…' }) id: string;
   @ApiProperty({ enum: ['hosted_checkout'] }) object: 'hosted_checkout';
@@ -86,6 +109,12 @@ export class HostedCheckoutResponse {
       'Gateway rail: {app_url}/pay/<quote_id>/return, where the gateway posts gateway_payment_id, gateway_order_id and gateway_signature in redirect mode',
   })
   callback_url: string | null;
+  @ApiProperty({
+    type: [CaptureRefundResponse],
+    description:
+      'Gateway rail: payments captured on this checkout that could not settle (the buyer’s rules refused them, the quote was paid another way, …), each refunded in full; empty otherwise',
+  })
+  refunds: CaptureRefundResponse[];
 }
 
 /** What the hosted payment page shows (spec §2 "Public quote view"). */

@@ -27,6 +27,7 @@ const OWNERS: Record<string, string> = {
   forex_partners: 'src/forex/forex-partner.repository.ts',
   forex_quotes: 'src/forex/forex-file.repository.ts',
   forex_rates: 'src/forex/forex-partner.repository.ts',
+  gateway_capture_refunds: 'src/gateway/capture-refund.store.ts',
   gateway_events: 'src/gateway/gateway-store.ts',
   gateway_mandate_tokens: 'src/gateway/gateway-store.ts',
   gateway_orders: 'src/gateway/gateway-store.ts',
