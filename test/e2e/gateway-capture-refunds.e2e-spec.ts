@@ -11,7 +11,7 @@ import { createMandate } from '../factories/mandate.factory';
 import { TEST_GATEWAY_KEYS } from '../support/gateway';
 import { createQuote, GatewayApp, startGatewayApp, waitFor } from '../support/gateway-app';
 import { scrape } from '../support/prometheus';
-import { seedWorkspace } from '../support/seed';
+import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * Every payment the gateway captures ends settled on exactly one intent or refunded in full
@@ -56,6 +56,16 @@ describe('every capture settles or is refunded (gateway rail)', () => {
   const statusPage = (quoteId: string, checkoutId: string) =>
     request(app.t.url).get(`/app/pay/${quoteId}/status?checkout=${checkoutId}`);
   const gatewayPayment = (id: string) => app.gw.client.getPayment(id);
+
+  /** The seller cancels its quote. */
+  async function cancelQuote(ws: SeededWorkspace, quoteId: string) {
+    const res = await request(app.t.url)
+      .post(`/v1/pay/quotes/${quoteId}/cancel`)
+      .set(bearer(ws.seller.credential))
+      .set('Idempotency-Key', `cancel-${quoteId}`)
+      .send();
+    expect(res.status).toBe(200);
+  }
 
   /** The gateway's own view: the capture refunded in full, by exactly one refund. */
   async function expectRefundedOnceAtGateway(paymentId: string, amount: number) {
@@ -161,12 +171,7 @@ describe('every capture settles or is refunded (gateway rail)', () => {
     const ws = await seedWorkspace(app.t);
     const quoteId = await createQuote(app.t, ws, 250_000);
     const checkout = await start(quoteId);
-    const cancel = await request(app.t.url)
-      .post(`/v1/pay/quotes/${quoteId}/cancel`)
-      .set(bearer(ws.seller.credential))
-      .set('Idempotency-Key', `cancel-${quoteId}`)
-      .send();
-    expect(cancel.status).toBe(200);
+    await cancelQuote(ws, quoteId);
     app.gw.sim.control.refundMode('pending');
     const fields = await app.gw.sim.control.pay(checkout.order_id);
     const done = await complete(quoteId, checkout.id, fields);
@@ -218,12 +223,7 @@ describe('every capture settles or is refunded (gateway rail)', () => {
     const ws = await seedWorkspace(app.t);
     const quoteId = await createQuote(app.t, ws, 120_000);
     const checkout = await start(quoteId);
-    await request(app.t.url)
-      .post(`/v1/pay/quotes/${quoteId}/cancel`)
-      .set(bearer(ws.seller.credential))
-      .set('Idempotency-Key', `cancel-${quoteId}`)
-      .send()
-      .expect(200);
+    await cancelQuote(ws, quoteId);
     app.gw.sim.control.refundMode('fail');
     const fields = await app.gw.sim.control.pay(checkout.order_id);
     await complete(quoteId, checkout.id, fields).expect(200);
@@ -372,12 +372,7 @@ describe('every capture settles or is refunded (gateway rail)', () => {
     const ws = await seedWorkspace(app.t);
     const quoteId = await createQuote(app.t, ws, 130_000);
     const checkout = await start(quoteId);
-    await request(app.t.url)
-      .post(`/v1/pay/quotes/${quoteId}/cancel`)
-      .set(bearer(ws.seller.credential))
-      .set('Idempotency-Key', `cancel-${quoteId}`)
-      .send()
-      .expect(200);
+    await cancelQuote(ws, quoteId);
     const fields = await app.gw.sim.control.pay(checkout.order_id);
     await app.gw.sim.control.webhooksIdle();
     await expectRefundedOnceAtGateway(fields.gateway_payment_id, 130_000);
