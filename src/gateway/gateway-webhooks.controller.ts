@@ -51,7 +51,7 @@ export class GatewayWebhooksController {
   @ApiOperation({
     operationId: 'receiveGatewayWebhook',
     summary:
-      'Inbound payment-gateway events (payment.captured, payment.failed, order.paid, refund.processed, refund.failed, token.confirmed, …). X-Gateway-Signature must be the hex HMAC-SHA256 of the raw body with the webhook secret (else 401, nothing recorded); X-Gateway-Event-Id (1–128 printable ASCII characters, no spaces; else 400) is recorded with the event’s effect in one transaction and a repeat is answered duplicate without effect. Events for unknown orders are stored as unmatched (200); a signed body that is not an event the service can read is stored as unprocessable (200). Correctly signed events are never rate limited; anything else counts against the per-address public limit (429).',
+      'Inbound payment-gateway events (payment.captured, payment.failed, order.paid, refund.processed, refund.failed, token.confirmed, …). X-Gateway-Signature must be the hex HMAC-SHA256 of the raw body with the webhook secret (else 401, nothing recorded); X-Gateway-Event-Id (1–128 printable ASCII characters; else 400) is recorded with the event’s effect in one transaction and a repeat is answered duplicate without effect. Events for unknown orders are stored as unmatched (200); a signed body that is not an event the service can read is stored as unprocessable (200). Correctly signed events are never rate limited; anything else counts against the per-address public limit (429).',
   })
   @ApiHeader({
     name: 'X-Gateway-Signature',
@@ -62,7 +62,7 @@ export class GatewayWebhooksController {
     name: 'X-Gateway-Event-Id',
     required: true,
     description:
-      'evt_…, the same on every retry: 1–128 printable ASCII characters (! to ~; no spaces)',
+      'evt_…, the same on every retry: 1–128 printable ASCII characters (space to ~, not at either end)',
   })
   @ApiBody({
     description:

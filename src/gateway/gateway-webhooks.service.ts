@@ -33,11 +33,11 @@ export interface WebhookAnswer {
 }
 
 /**
- * X-Gateway-Event-Id: any id the gateway may send, 1–128 printable ASCII characters `!` to `~`
- * (hyphens, dots, colons…). No spaces (a proxy may fold or trim them, so a retry could arrive with
- * another id), no controls, nothing beyond ASCII. gateway_events.id is text.
+ * X-Gateway-Event-Id: any id the gateway may send, 1–128 printable ASCII characters (space to `~`:
+ * hyphens, dots, colons, inner spaces…). HTTP trims a header value's ends, so an id neither starts
+ * nor ends with a space; no controls, nothing beyond ASCII. gateway_events.id is text.
  */
-const EVENT_ID = /^[\x21-\x7e]{1,128}$/;
+const EVENT_ID = /^[\x21-\x7e](?:[\x20-\x7e]{0,126}[\x21-\x7e])?$/;
 
 /**
  * Inbound gateway webhooks (spec §5 rule 7; README "Going live on the gateway"):

@@ -22,7 +22,7 @@ export const gatewayErrors = {
       400,
       'invalid_request',
       'invalid',
-      'X-Gateway-Event-Id is required: 1-128 printable ASCII characters (! to ~, no spaces)',
+      'X-Gateway-Event-Id is required: 1-128 printable ASCII characters (space to ~, not starting or ending with a space)',
       'X-Gateway-Event-Id',
     ),
   /** The payment signature is not the gateway's for this checkout's order (forged, or another order). */
