@@ -56,6 +56,15 @@ function base(view: PublicPayView, title: string): PageBase {
   };
 }
 
+function itemsOf(view: PublicPayView) {
+  return view.quote.line_items.map((li) => ({
+    name: li.name,
+    quantity: li.quantity,
+    unit: formatRupees(li.unit_paise),
+    amount: formatRupees(li.amount_paise),
+  }));
+}
+
 /** Locals of views/pay/page.hbs. Templates format; the decisions are made here and in the service. */
 export function payPage(view: PublicPayView) {
   const live =
@@ -66,13 +75,10 @@ export function payPage(view: PublicPayView) {
   return {
     ...base(view, `Pay ${view.quote.seller_name}`),
     quoteId: view.quote.id,
-    items: view.quote.line_items.map((li) => ({
-      name: li.name,
-      quantity: li.quantity,
-      unit: formatRupees(li.unit_paise),
-      amount: formatRupees(li.amount_paise),
-    })),
+    items: itemsOf(view),
     expiresLocal: formatIst(view.quote.expires_at),
+    // A countdown only while the request can still be paid (never above "already paid").
+    countdown: view.payable,
     expiresIso: view.quote.expires_at,
     payable: view.payable,
     reason: view.reason ?? '',
@@ -88,8 +94,19 @@ export function payPage(view: PublicPayView) {
   };
 }
 
+/** How the person paid, in words (the receipt's "Method"). */
+function methodOf(rail: string): string {
+  return rail === 'gateway'
+    ? 'UPI, through our payment gateway'
+    : 'Sandbox payment (a test: no money moved)';
+}
+
 /** Locals of views/pay/status.hbs. */
-export function statusPage(view: PublicPayView, checkout: HostedCheckoutResponse) {
+export function statusPage(
+  view: PublicPayView,
+  checkout: HostedCheckoutResponse,
+  opts: { download?: boolean } = {},
+) {
   const pending = checkout.status === 'created' || checkout.status === 'processing';
   // A payment captured at the gateway that could not settle is refunded in full: said first.
   const refunds = checkout.refunds.map((r) => ({
@@ -115,6 +132,13 @@ export function statusPage(view: PublicPayView, checkout: HostedCheckoutResponse
     paid: checkout.status === 'paid',
     failed: checkout.status === 'failed' || checkout.status === 'expired',
     paymentReference: checkout.payment_reference ?? '',
+    // The receipt a person keeps (status paid): what was bought, when, how; ids under "Details".
+    items: itemsOf(view),
+    paidAt: checkout.completed_at ? formatIst(checkout.completed_at) : '',
+    method: methodOf(checkout.rail),
+    quoteId: view.quote.id,
+    downloadPath: `${statusPathOf(view.quote.id, checkout.id)}&download=1`,
+    download: opts.download === true,
     intentId: checkout.intent_id ?? '',
     receiptId: checkout.receipt_id ?? '',
     failureReason: checkout.failure_reason ?? '',

@@ -160,7 +160,13 @@ export class PayPagesController {
     if (!checkout.ok) {
       return notFound(res);
     }
-    res.render('pay/status', statusPage(view, checkout.value));
+    const download = query.download === '1' && checkout.value.status === 'paid';
+    if (download) {
+      // The same receipt, saved as a file (a person keeps it; no script runs from a saved file).
+      const name = (checkout.value.payment_reference ?? checkout.value.id).replace(/[^\w-]/g, '');
+      res.setHeader('Content-Disposition', `attachment; filename="receipt-${name}.html"`);
+    }
+    res.render('pay/status', statusPage(view, checkout.value, { download }));
   }
 
   @Get('assets/pay.css')

@@ -76,6 +76,44 @@ describeInBrowser('the hosted pay page in a browser', () => {
     expect(await page.getByText('TEST MODE', { exact: true }).isVisible()).toBe(true);
   });
 
+  it('the paid status page is a receipt a person keeps: seller, items, total, paid time (IST), method, reference, next steps; ids only under Details; the pay page stops counting down', async () => {
+    const q = await quote();
+    const page = b.page('mobile');
+    await page.goto(`${t.url}${q.path}`);
+    expect(await page.locator('[data-test="countdown"]').count()).toBe(1);
+    await clickAndWait(page, () => page.getByRole('button', { name: 'Simulate success' }).click());
+    await checkPage(page, { name: 'pay-receipt' });
+    const receipt = page.locator('[data-test="receipt"]');
+    expect(await receipt.isVisible()).toBe(true);
+    const text = (await receipt.innerText()).replace(/\s+/g, ' ');
+    expect(text).toContain('Chai Co');
+    expect(text).toContain('Darjeeling first flush tea hamper');
+    expect(text).toContain('Gift wrap');
+    expect(text).toContain('₹3,500.00');
+    expect(text).toMatch(/Paid on \d{1,2} \w{3} \d{4}, \d{1,2}:\d{2} [ap]m IST/i);
+    expect(text).toContain('Sandbox payment');
+    expect(text).toContain('has been told that you paid');
+    expect(text).toContain('ask Chai Co for a refund');
+    // Ids are folded away under "Details"; what a person reads names no internal id.
+    const visible = await page.locator('main').innerText();
+    expect(visible).not.toMatch(/\b(pi|hco|qt|rcp|agt|mdt|cs)_[A-Za-z0-9]/);
+    await page.getByText('Details', { exact: true }).click();
+    expect(await page.locator('main').innerText()).toMatch(/\bpi_[A-Za-z0-9]/);
+    // A printable and a downloadable receipt.
+    expect(await page.locator('[data-test="print-receipt"]').isVisible()).toBe(true);
+    const href = await page.locator('[data-test="download-receipt"]').getAttribute('href');
+    const saved = await request(t.url).get(href!).expect(200);
+    expect(saved.headers['content-disposition']).toMatch(
+      /^attachment; filename="receipt-[\w-]+\.html"$/,
+    );
+    expect(saved.text).toContain('Darjeeling first flush tea hamper');
+    // Back on the pay page: "already paid", and no countdown above it.
+    await page.goto(`${t.url}${q.path}`);
+    await checkPage(page, { name: 'pay-after-paid' });
+    expect(await page.locator('[data-test="countdown"]').count()).toBe(0);
+    expect(await page.locator('[data-test="reason"]').innerText()).toContain('already been paid');
+  });
+
   it('"Simulate failure" shows why, and "Try again" goes back to a payable page', async () => {
     const q = await quote();
     const page = b.page('mobile');

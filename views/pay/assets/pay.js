@@ -102,6 +102,11 @@
       });
     });
   }
+  var print = document.getElementById('print-receipt');
+  if (print && window.print) {
+    print.hidden = false;
+    print.addEventListener('click', function () { window.print(); });
+  }
   var main = document.querySelector('[data-poll-url]');
   if (main && window.fetch) {
     var url = main.getAttribute('data-poll-url');
