@@ -3,6 +3,7 @@ import express, { NextFunction, Request, Response } from 'express';
 
 import { bodyParserError } from '../errors/all-exceptions.filter';
 import { AppError } from '../errors/app-error';
+import { refuseIdentityNumbers } from '../identity/identity-edge';
 import { refuseOversizedContentLength, ROUTE_BODY_LIMITS, routeBodyLimitOf } from './body-limits';
 import { fullPathOf, requireJsonBody, requireJsonObject } from './content-type';
 import { refuseDeepJsonText, refuseHostileFormText, refuseHostileInput } from './hostile-input';
@@ -55,6 +56,23 @@ const RAW_JSON_ROUTES: readonly { method: string; path: RegExp }[] = [
   { method: 'POST', path: /^\/v1\/webhooks\/gateway\/?$/i },
 ];
 
+function isRawJsonRoute(req: Request): boolean {
+  const path = fullPathOf(req);
+  return RAW_JSON_ROUTES.some((r) => r.method === req.method && r.path.test(path));
+}
+
+/**
+ * Identity numbers (Aadhaar anywhere, a PAN outside the forex `pan` field) are refused after the
+ * hostile-input check (identity-edge.ts), on every route but those above: a signed gateway event
+ * is not personal input, and a 4xx would only make the gateway retry it for a day.
+ */
+function refuseIdentityNumbersExceptRaw(req: Request, res: Response, next: NextFunction): void {
+  if (isRawJsonRoute(req)) {
+    return next();
+  }
+  refuseIdentityNumbers(req, res, next);
+}
+
 function rawJsonParser(limit: string): Middleware {
   const parser = mappingParserErrors(
     express.raw({ limit, type: ['application/json', 'application/*+json'] }),
@@ -79,8 +97,7 @@ function jsonBodies(bodyLimit: string): Middleware {
   const special = new Map(ROUTE_BODY_LIMITS.map((r) => [r, jsonParser(r.limitBytes)]));
   const raw = rawJsonParser(bodyLimit);
   return (req, res, next) => {
-    const path = fullPathOf(req);
-    if (RAW_JSON_ROUTES.some((r) => r.method === req.method && r.path.test(path))) {
+    if (isRawJsonRoute(req)) {
       return raw(req, res, next);
     }
     const route = routeBodyLimitOf(req);
@@ -93,7 +110,8 @@ function jsonBodies(bodyLimit: string): Middleware {
  * Middleware in the order every request meets it. Registered through Nest's MiddlewareConsumer
  * (not app.use) so parser errors reach the global exception filter and get our error bodies.
  * The raw bytes are kept on req.rawBody for HMAC checks over exactly what was sent. The last
- * step refuses hostile input (hostile-input.ts) before any guard or handler sees the request.
+ * steps refuse hostile input (hostile-input.ts) and identity numbers (identity-edge.ts) before any
+ * guard or handler sees the request.
  */
 export function httpPipeline(bodyLimit: string): Middleware[] {
   return [
@@ -112,5 +130,6 @@ export function httpPipeline(bodyLimit: string): Middleware[] {
     ),
     cookieParser(),
     refuseHostileInput,
+    refuseIdentityNumbersExceptRaw,
   ];
 }

@@ -4,6 +4,7 @@ import type { Options } from 'pino-http';
 import pretty from 'pino-pretty';
 
 import type { AppConfig } from '../../config/app.config';
+import { identityNumberIn } from '../identity/identity-numbers';
 import { assignRequestId } from './request-id';
 
 /**
@@ -41,11 +42,30 @@ function pathOf(url: string): string {
   return url.split('?')[0];
 }
 
+/** Logged text that holds an identity number (a refused request's path or key) is withheld. */
+export const WITHHELD = '[withheld: identity number]';
+
+function withheld<T extends string | undefined>(value: T, decode = false): T | string {
+  if (value === undefined) {
+    return value;
+  }
+  let text: string = value;
+  if (decode) {
+    try {
+      text = decodeURIComponent(value);
+    } catch {
+      // Logged as sent; the edge refused it as not UTF-8.
+    }
+  }
+  return identityNumberIn(text) === null ? value : WITHHELD;
+}
+
 /**
  * pino-http options. Every line written while a request runs carries its `request_id` at the top
  * level (quietReqLogger binds it on the request's child logger, which nestjs-pino hands to every
  * Nest Logger call in that request); the completion line adds req {method, path, …}, res {status}
- * and responseTime. Credentials, signatures, cookies, query strings and bodies are never logged.
+ * and responseTime. Credentials, signatures, cookies, query strings and bodies are never logged, nor a path,
+ * Idempotency-Key or User-Agent holding an identity number (the edge refuses such requests).
  */
 export function pinoHttpOptions(config: AppConfig): Options {
   return {
@@ -57,10 +77,10 @@ export function pinoHttpOptions(config: AppConfig): Options {
     serializers: {
       req: (req: LoggedRequest) => ({
         method: req.method,
-        path: pathOf(req.url),
+        path: withheld(pathOf(req.url), true),
         request_id: req.id,
-        idempotency_key: req.headers['idempotency-key'],
-        user_agent: req.headers['user-agent'],
+        idempotency_key: withheld(req.headers['idempotency-key']),
+        user_agent: withheld(req.headers['user-agent']),
       }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 
 import type { NextFunction, Request, Response } from 'express';
 
+import { identityNumberIn } from '../identity/identity-numbers';
+
 const HEADER = 'Request-Id';
 const SAFE = /^[A-Za-z0-9._:-]{1,200}$/;
 
@@ -19,7 +21,9 @@ export function assignRequestId(req: Request, res: Response): string {
     return holder.requestId;
   }
   const given = req.header(HEADER);
-  const id = given && SAFE.test(given) ? given : `req_${randomBytes(12).toString('hex')}`;
+  // An id that looks like an Aadhaar number or a PAN is not echoed or logged: a fresh one is used.
+  const usable = given !== undefined && SAFE.test(given) && identityNumberIn(given) === null;
+  const id = usable ? given : `req_${randomBytes(12).toString('hex')}`;
   holder.requestId = id;
   res.setHeader(HEADER, id);
   return id;
