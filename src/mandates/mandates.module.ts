@@ -15,6 +15,6 @@ import { MandatesStoreModule } from './mandates-store.module';
   imports: [WebModule, AccountsModule, MandatesStoreModule, TokensStoreModule],
   controllers: [MandatesController, MandateAuthorisationController],
   providers: [MandatesService, MandateViews, MandatePagesService],
-  exports: [MandatesService, MandateViews],
+  exports: [MandatesService, MandateViews, MandatePagesService],
 })
 export class MandatesModule {}

@@ -3,16 +3,19 @@ import type { Response } from 'express';
 
 import { Clock } from '../common/clock';
 import { formatRupees } from '../common/money';
+import { MandatePagesService } from '../mandates/mandate-pages.service';
 import { MandatesService } from '../mandates/mandates.service';
 import { AppLayout } from '../web/app-layout.service';
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
 import { DecisionForm } from '../web/dto/app-forms.dto';
 import { formatIst, relativeTo } from '../web/local-time';
 import type { SignedInPerson } from '../web/signed-in-person';
+import { AutopayNotices } from './autopay-notices';
 import { CANCELLABLE, ChargeStatus, RecurringCharge } from './recurring-charge.entity';
 import { RecurringChargesService } from './recurring-charges.service';
 
 const LIST_LIMIT = 100;
+const NOTIFICATIONS_LIMIT = 30;
 
 const STATUS_LABEL: Record<ChargeStatus, string> = {
   awaiting_authorisation: 'needs your authorisation',
@@ -27,9 +30,12 @@ const STATUS_LABEL: Record<ChargeStatus, string> = {
 
 /**
  * {appUrl}/app/autopay: the person's pre-debit notices (README "Recurring payments (UPI AutoPay)"):
- * every upcoming debit on the workspace's recurring mandates with the exact amount, the seller and
- * the debit time, a Cancel button (through a confirmation page), and a link to authorise the ones
- * that need it; then the recent ones with their outcome and receipt.
+ * every upcoming debit on the workspace's recurring mandates with the merchant, exact amount, debit
+ * time (IST), the mandate reference and the seller's reason, an "Opt out of this debit" button
+ * (through a confirmation page; `…/cancel` is its earlier name), and a link to authorise the ones
+ * that need it; then the recent ones with their outcome and receipt, and the person's
+ * notifications (each pre-debit notice and post-debit alert, in the words the webhook event
+ * carries). Also gives the mandate authorisation page its first-debit block.
  */
 @AppController()
 @SignedIn()
@@ -40,16 +46,41 @@ export class AutopayPagesController implements OnModuleInit {
     private readonly mandates: MandatesService,
     private readonly layout: AppLayout,
     private readonly clock: Clock,
+    private readonly notices: AutopayNotices,
+    private readonly mandatePages: MandatePagesService,
   ) {}
 
   onModuleInit(): void {
     this.layout.registerNav({ key: 'autopay', label: 'AutoPay', href: '/app/autopay', order: 25 });
+    this.mandatePages.showFirstDebit(async (mandateId) => {
+      const c = await this.charges.findAwaitingRegistration(mandateId);
+      if (!c) {
+        return null;
+      }
+      const [v] = await this.views([c]);
+      return {
+        chargeId: c.id,
+        amount: v.amount,
+        debitAt: v.debitAt,
+        seller: v.seller,
+        reason: c.reason,
+      };
+    });
   }
 
   @Get()
   async page(@CurrentPerson() person: SignedInPerson, @Res() res: Response): Promise<void> {
     const rows = await this.charges.listForBuyerWorkspace(person.workspaceId, LIST_LIMIT);
     const views = await this.views(rows.slice(0, LIST_LIMIT));
+    const notifications = (await this.notices.forPerson(rows))
+      .slice(0, NOTIFICATIONS_LIMIT)
+      .map((n) => ({
+        kind: n.kind,
+        chargeId: n.chargeId,
+        at: formatIst(n.at),
+        title: n.text.title,
+        body: n.text.body,
+      }));
     res.render(
       'app/autopay',
       this.layout.page(
@@ -58,13 +89,15 @@ export class AutopayPagesController implements OnModuleInit {
         {
           upcoming: views.filter((v) => v.cancellable),
           past: views.filter((v) => !v.cancellable),
+          notifications,
         },
         'autopay',
       ),
     );
   }
 
-  @Get('charges/:id/cancel')
+  /** Opt out of one debit: the confirmation page (`…/cancel` is the earlier address). */
+  @Get(['charges/:id/opt-out', 'charges/:id/cancel'])
   async confirm(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
@@ -78,11 +111,12 @@ export class AutopayPagesController implements OnModuleInit {
     const [view] = await this.views([charge]);
     res.render(
       'app/autopay-cancel',
-      this.layout.page(person, 'Cancel this debit?', { charge: view }, 'autopay'),
+      this.layout.page(person, 'Opt out of this debit?', { charge: view }, 'autopay'),
     );
   }
 
-  @Post('charges/:id/cancel')
+  /** The person's opt-out (signed in, CSRF-checked): this debit only; the mandate stays active. */
+  @Post(['charges/:id/opt-out', 'charges/:id/cancel'])
   async cancel(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
@@ -90,7 +124,7 @@ export class AutopayPagesController implements OnModuleInit {
     @Res() res: Response,
   ): Promise<void> {
     if (form.confirm !== 'yes') {
-      res.redirect(303, `/app/autopay/charges/${encodeURIComponent(id)}/cancel`);
+      res.redirect(303, `/app/autopay/charges/${encodeURIComponent(id)}/opt-out`);
       return;
     }
     await this.charges.cancelByPerson(person.workspaceId, id, person.personId);
@@ -108,6 +142,11 @@ export class AutopayPagesController implements OnModuleInit {
       buyer: names.get(c.buyerAgentId) ?? c.buyerAgentId,
       amount: formatRupees(c.amountPaise),
       description: c.description,
+      reason: c.reason,
+      upiMandateRef: c.upiMandateRef,
+      firstDebit: c.firstDebit,
+      withRegistration: c.authorisation === 'with_registration',
+      receiptHref: c.receiptId ? `/app/receipts/${c.receiptId}` : null,
       debitAt: formatIst(c.debitAt),
       debitIn: relativeTo(c.debitAt, now),
       noticeAt: formatIst(c.noticeAt),
@@ -116,7 +155,12 @@ export class AutopayPagesController implements OnModuleInit {
       statusLabel: STATUS_LABEL[c.status],
       needsAuthorisation: c.status === 'awaiting_authorisation',
       afa: c.authorisation === 'upi_afa',
-      approvalHref: c.approvalId ? `/app/approvals/${c.approvalId}` : null,
+      approvalHref:
+        c.authorisation === 'with_registration'
+          ? `/app/mandates/${c.mandateId}/authorize`
+          : c.approvalId
+            ? `/app/approvals/${c.approvalId}`
+            : null,
       cancellable: CANCELLABLE.includes(c.status),
       failureReason: c.failureReason,
       intentId: c.intentId,

@@ -19,10 +19,13 @@ export type ChargeStatus =
 
 /**
  * What the person must do for this debit before it is taken: `none` (at or below the approval
- * threshold), `approval` (above ₹2,000, the product's rule), `upi_afa` (above ₹15,000: UPI's
- * additional factor of authentication, DOMAIN.md A.3, given as the same approval in the app).
+ * threshold, not the mandate's first debit), `approval` (above ₹2,000, the product's rule, or the
+ * mandate's first debit, DOMAIN.md 12a), `upi_afa` (above ₹15,000: UPI's additional factor of
+ * authentication, DOMAIN.md A.3, given as the same approval in the app), `with_registration` (a
+ * first debit scheduled while the mandate awaited the person: authorising the mandate, on the
+ * page that shows this debit, authorises it too).
  */
-export type ChargeAuthorisation = 'none' | 'approval' | 'upi_afa';
+export type ChargeAuthorisation = 'none' | 'approval' | 'upi_afa' | 'with_registration';
 
 /** Statuses in which a charge holds its billing cycle (the unique index on mandate + cycle). */
 export const CYCLE_HOLDING: readonly ChargeStatus[] = [
@@ -51,6 +54,16 @@ export class RecurringCharge {
   @Column('text') sellerAgentId: string;
   @Column('bigint', { transformer: paise }) amountPaise: number;
   @Column('text') description: string;
+  /** Why the seller debits, as it said when scheduling (the notice names it). */
+  @Column('text') reason: string;
+  /** The gateway's UPI mandate (token) reference when the notice went out; null on the sandbox. */
+  @Column('text', { nullable: true }) upiMandateRef: string | null;
+  /** Scheduled before any debit on its mandate settled: the person authenticates it. */
+  @Column('boolean') firstDebit: boolean;
+  /** When the post-debit alert went out (once per charge). */
+  @Column('timestamptz', { nullable: true }) alertedAt: Date | null;
+  /** The debit's receipt, named in the post-debit alert. */
+  @Column('text', { nullable: true }) receiptId: string | null;
   @Column('text') status: ChargeStatus;
   @Column('timestamptz') noticeAt: Date;
   @Column('timestamptz') debitAt: Date;

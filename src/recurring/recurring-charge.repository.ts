@@ -19,8 +19,10 @@ export class RecurringChargeRepository {
     const rows = await this.tx.manager.query<{ id: string }[]>(
       `INSERT INTO recurring_charges (id, mandate_id, buyer_workspace_id, buyer_agent_id,
          seller_workspace_id, seller_agent_id, amount_paise, description, status, notice_at, debit_at,
-         cycle_index, cycle_start, cycle_end, authorisation, approval_id, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
+         cycle_index, cycle_start, cycle_end, authorisation, approval_id, created_at, updated_at,
+         reason, upi_mandate_ref, first_debit)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17,
+         $18, $19, $20)
        ON CONFLICT (mandate_id, cycle_index)
          -- The index's own predicate (CYCLE_HOLDING), spelled as the migration does.
          WHERE status IN ('awaiting_authorisation', 'scheduled', 'processing', 'settled')
@@ -43,6 +45,9 @@ export class RecurringChargeRepository {
         c.authorisation,
         c.approvalId,
         c.createdAt,
+        c.reason,
+        c.upiMandateRef,
+        c.firstDebit,
       ],
     );
     return rows.length === 1;
@@ -81,13 +86,15 @@ export class RecurringChargeRepository {
   }
 
   /**
-   * Charges to look at now: scheduled ones whose debit time has come, and live ones whose mandate
-   * has ended (revoked or past valid_until) or whose cycle is over. Oldest first, bounded.
+   * Charges to look at now: scheduled ones whose debit time has come, first debits scheduled with
+   * a registration the person has since decided, and live ones whose mandate has ended (revoked or past valid_until) or whose cycle is over. Oldest first, bounded.
    */
   async dueIds(now: Date, limit: number): Promise<string[]> {
     const rows = await this.tx.manager.query<{ id: string }[]>(
       `SELECT c.id FROM recurring_charges c
         WHERE (c.status = 'scheduled' AND c.debit_at <= $1)
+           OR (c.status = 'awaiting_authorisation' AND c.authorisation = 'with_registration'
+               AND ${mandateParts.statusOf('c.mandate_id')} <> 'pending_authorisation')
            OR (c.status IN ('awaiting_authorisation', 'scheduled')
                AND (c.cycle_end <= $1
                     OR ${mandateParts.endedAt('c.mandate_id', '$1', `'active', 'pending_authorisation'`)}))
@@ -95,6 +102,44 @@ export class RecurringChargeRepository {
       [now, limit],
     );
     return rows.map((r) => r.id);
+  }
+
+  /** Whether any debit on the mandate settled (a charge scheduled before one is its first debit). */
+  async hasSettled(mandateId: string): Promise<boolean> {
+    const rows = await this.tx.manager.query<unknown[]>(
+      `SELECT 1 FROM recurring_charges WHERE mandate_id = $1 AND status = 'settled' LIMIT 1`,
+      [mandateId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Serialises the schedulers of a mandate's first debit with its registration (a transaction
+   * advisory lock on the mandate id), so two sellers cannot both attach one. Always true.
+   */
+  async serialiseFirstDebit(mandateId: string): Promise<true> {
+    await this.tx.manager.query(`SELECT pg_advisory_xact_lock(hashtext('rch-first-' || $1))`, [
+      mandateId,
+    ]);
+    return true;
+  }
+
+  /** Whether the mandate has any charge at all (one first debit may come with registration). */
+  async hasAny(mandateId: string): Promise<boolean> {
+    const rows = await this.tx.manager.query<unknown[]>(
+      `SELECT 1 FROM recurring_charges WHERE mandate_id = $1 LIMIT 1`,
+      [mandateId],
+    );
+    return rows.length > 0;
+  }
+
+  /** The first debit scheduled with the mandate's registration, still waiting for it. */
+  findAwaitingRegistration(mandateId: string): Promise<RecurringCharge | null> {
+    return this.tx.manager.findOneBy(RecurringCharge, {
+      mandateId,
+      status: 'awaiting_authorisation',
+      authorisation: 'with_registration',
+    });
   }
 
   /** Newest first, limit + 1 rows (toPage decides has_more). */

@@ -31,6 +31,7 @@ export class RecurringChargesController {
     return this.charges.schedule(caller, mandateId, {
       amountPaise: body.amount_paise,
       description: body.description,
+      reason: body.reason,
       debitAfter: body.debit_after ? new Date(body.debit_after) : undefined,
     });
   }
@@ -68,7 +69,8 @@ export class RecurringChargesController {
   @Idempotent()
   @ApiOperation({
     operationId: 'cancelCharge',
-    summary: 'Cancel a charge before its debit (the buyer side or its seller); nothing is debited',
+    summary:
+      'Cancel a charge before its debit (the buyer side or its seller); nothing is debited. The person opting out uses opt-out',
   })
   @ApiOkResponse({ type: ChargeResponse })
   cancel(
@@ -77,5 +79,22 @@ export class RecurringChargesController {
     @Param('chargeId') chargeId: string,
   ): Promise<ChargeResponse> {
     return this.charges.cancelByCaller(caller, mandateId, chargeId);
+  }
+
+  @Post(':chargeId/opt-out')
+  @HttpCode(200)
+  @Idempotent()
+  @ApiOperation({
+    operationId: 'optOutOfCharge',
+    summary:
+      "The person opts out of this one debit, through the buyer's side (its agent or API key): nothing is debited for it, the mandate stays active",
+  })
+  @ApiOkResponse({ type: ChargeResponse })
+  optOut(
+    @Caller() caller: ChargeCaller,
+    @Param('mandateId') mandateId: string,
+    @Param('chargeId') chargeId: string,
+  ): Promise<ChargeResponse> {
+    return this.charges.optOutByCaller(caller, mandateId, chargeId);
   }
 }

@@ -25,6 +25,7 @@ import { OutboxService } from '../payments/outbox.service';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
 import { formatIst } from '../web/local-time';
+import { AutopayNotices, PRE_DEBIT_NOTICE_EVENT } from './autopay-notices';
 import {
   AFA_THRESHOLD_PAISE,
   billingCycle,
@@ -37,8 +38,6 @@ import { recurringErrors } from './recurring.errors';
 import { CANCELLABLE, ChargeAuthorisation, RecurringCharge } from './recurring-charge.entity';
 import { RecurringChargeRepository } from './recurring-charge.repository';
 
-/** Event to the buyer's webhook endpoints: the pre-debit notice (README "Recurring payments"). */
-export const PRE_DEBIT_NOTICE_EVENT = 'recurring.pre_debit_notice';
 /** Event to the buyer's endpoints when a charge is cancelled before its debit. */
 export const CHARGE_CANCELLED_EVENT = 'recurring.charge_cancelled';
 
@@ -48,6 +47,8 @@ const YEAR_MS = 365 * 86_400_000;
 export interface ScheduleChargeInput {
   amountPaise: number;
   description: string;
+  /** Why the seller debits, named in the notice; absent: the description. */
+  reason?: string;
   /** The seller's wish: not before this instant (still ≥ 24 h after the notice, outside the windows). */
   debitAfter?: Date;
 }
@@ -85,6 +86,7 @@ export class RecurringChargesService implements OnModuleInit {
     private readonly approvals: ApprovalsService,
     private readonly outbox: OutboxService,
     private readonly sweeper: Sweeper,
+    private readonly notices: AutopayNotices,
     @InjectQueue(QUEUES.recurring) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -104,14 +106,28 @@ export class RecurringChargesService implements OnModuleInit {
     // The delayed job is the fast path; this sweep is the net for a job lost with Redis, for a
     // charge authorised after its debit time, and for charges whose mandate or cycle ended.
     this.sweeper.register('recurring-charges-due', () => this.runDue(), { everyMs: 5000 });
+    // A first debit scheduled with the registration goes ahead (or ends) once the person decides
+    // on the mandate; the sweep is the net (dueIds).
+    this.mandates.onAuthorised((m) => this.afterMandateDecided(m.id));
+    this.mandates.onEnded((m) => this.afterMandateDecided(m.id));
   }
 
-  /** What the person must do before this amount is debited. */
-  authorisationFor(amountPaise: number): ChargeAuthorisation {
+  /**
+   * What the person must do before this amount is debited. The mandate's first debit always
+   * needs their authentication (DOMAIN.md 12a), given as the same approval in the app.
+   */
+  authorisationFor(amountPaise: number, firstDebit = false): ChargeAuthorisation {
     if (amountPaise > AFA_THRESHOLD_PAISE) {
       return 'upi_afa';
     }
-    return amountPaise > this.config.approvalThresholdPaise ? 'approval' : 'none';
+    return amountPaise > this.config.approvalThresholdPaise || firstDebit ? 'approval' : 'none';
+  }
+
+  private async afterMandateDecided(mandateId: string): Promise<void> {
+    const c = await this.charges.findAwaitingRegistration(mandateId);
+    if (c) {
+      await this.attempt(c.id);
+    }
   }
 
   /** POST /v1/pay/mandates/:id/charges: a seller agent on the mandate's payee list. */
@@ -139,7 +155,13 @@ export class RecurringChargesService implements OnModuleInit {
         throw recurringErrors.sellerNotOnMandate(mandateId);
       }
       const status = this.mandates.statusOf(mandate);
-      if (status !== 'active') {
+      // A first debit may come with the registration: scheduled while the mandate awaits the
+      // person, shown on its authorisation page, authorised with it (one per mandate).
+      const withRegistration =
+        status === 'pending_authorisation' &&
+        (await this.charges.serialiseFirstDebit(mandate.id)) &&
+        !(await this.charges.hasAny(mandate.id));
+      if (status !== 'active' && !withRegistration) {
         throw recurringErrors.mandateNotActive(mandateId, status);
       }
       if (input.amountPaise > mandate.perPaymentCapPaise) {
@@ -158,19 +180,23 @@ export class RecurringChargesService implements OnModuleInit {
         throw recurringErrors.endsBeforeDebit(debitAt, mandate.validUntil);
       }
       const cycle = billingCycle(mandate.billingCycle, mandate.validFrom, debitAt);
-      const authorisation = this.authorisationFor(input.amountPaise);
+      const firstDebit = withRegistration || !(await this.charges.hasSettled(mandate.id));
+      const authorisation: ChargeAuthorisation = withRegistration
+        ? 'with_registration'
+        : this.authorisationFor(input.amountPaise, firstDebit);
+      const reason = input.reason ?? input.description;
       const id = newId('rch');
       const sellerName = (await this.mandates.agentNames([caller.id])).get(caller.id) ?? caller.id;
       // The approval first, so the charge is inserted with it (a taken cycle rolls both back).
       const approval =
-        authorisation === 'none'
+        authorisation === 'none' || authorisation === 'with_registration'
           ? null
           : await this.approvals.request({
               workspaceId: mandate.workspaceId,
               kind: 'recurring_charge',
               subjectId: id,
               amountPaise: input.amountPaise,
-              summary: `${sellerName} will debit ${formatRupees(input.amountPaise)} on ${formatIst(debitAt)} under your AutoPay mandate${mandate.description ? ` "${mandate.description}"` : ''}: ${input.description}.${authorisation === 'upi_afa' ? ' Above ₹15,000 UPI needs your additional authorisation for every debit.' : ''}`,
+              summary: `${sellerName} will debit ${formatRupees(input.amountPaise)} on ${formatIst(debitAt)} under your AutoPay mandate${mandate.description ? ` "${mandate.description}"` : ''} (${mandate.id}). Reason: ${reason}.${authorisation === 'upi_afa' ? ' Above ₹15,000 UPI needs your additional authorisation for every debit.' : ''}${firstDebit ? ' This is the first debit under the mandate: it needs your authentication whatever its amount.' : ''}`,
               expiresAt: new Date(Math.min(cycle.end.getTime(), mandate.validUntil.getTime())),
             });
       const charge: RecurringCharge = Object.assign(new RecurringCharge(), {
@@ -182,6 +208,11 @@ export class RecurringChargesService implements OnModuleInit {
         sellerAgentId: caller.id,
         amountPaise: input.amountPaise,
         description: input.description,
+        reason,
+        upiMandateRef: await this.notices.upiMandateRef(mandate.id),
+        firstDebit,
+        alertedAt: null,
+        receiptId: null,
         status: authorisation === 'none' ? 'scheduled' : 'awaiting_authorisation',
         noticeAt: now,
         debitAt,
@@ -209,7 +240,7 @@ export class RecurringChargesService implements OnModuleInit {
         agentId: charge.buyerAgentId,
         type: PRE_DEBIT_NOTICE_EVENT,
         subjectId: charge.id,
-        data: this.noticeData(charge, sellerName),
+        data: this.notices.noticeData(charge, sellerName),
       });
       await this.audit.record(
         charge.buyerWorkspaceId,
@@ -222,6 +253,7 @@ export class RecurringChargesService implements OnModuleInit {
           debit_at: debitAt.toISOString(),
           cycle_index: cycle.index,
           authorisation,
+          first_debit: firstDebit,
         },
       );
       this.enqueueAfterCommit(charge);
@@ -274,6 +306,11 @@ export class RecurringChargesService implements OnModuleInit {
     return c && c.buyerWorkspaceId === workspaceId ? c : null;
   }
 
+  /** The first debit scheduled with a mandate's registration, while it waits for the person. */
+  findAwaitingRegistration(mandateId: string): Promise<RecurringCharge | null> {
+    return this.charges.findAwaitingRegistration(mandateId);
+  }
+
   /** POST …/charges/:id/cancel by the buyer's side or the seller (API). */
   async cancelByCaller(
     caller: ChargeCaller,
@@ -288,13 +325,36 @@ export class RecurringChargesService implements OnModuleInit {
   }
 
   /**
-   * The person cancels in the app (their workspace holds the mandate). A charge of another
-   * workspace, or one already past cancelling, is left as it is (the page shows where it stands).
+   * POST …/charges/:id/opt-out: the person's opt-out of this one debit, through the buyer's side
+   * (the buyer agent's credential or an API key of the buyer's workspace); the seller cannot. The
+   * mandate stays active. Opting out of a charge already cancelled answers it again.
+   */
+  async optOutByCaller(
+    caller: ChargeCaller,
+    mandateId: string,
+    chargeId: string,
+  ): Promise<ChargeResponse> {
+    const peek = await this.charges.get(chargeId);
+    if (!peek || peek.mandateId !== mandateId || !this.mayView(caller, peek)) {
+      throw recurringErrors.chargeNotFound(chargeId);
+    }
+    if (!this.isBuyerSide(caller, peek)) {
+      throw recurringErrors.optOutBuyerOnly();
+    }
+    return this.toResponse(
+      await this.cancel(chargeId, { type: caller.kind, id: caller.id }, { optOut: true }),
+    );
+  }
+
+  /**
+   * The person opts out of one debit in the app (their workspace holds the mandate). A charge of
+   * another workspace, or one already past opting out, is left as it is (the page shows where it
+   * stands).
    */
   async cancelByPerson(workspaceId: string, chargeId: string, personId: string): Promise<void> {
     const peek = await this.findForBuyerWorkspace(workspaceId, chargeId);
     if (peek && CANCELLABLE.includes(peek.status)) {
-      await this.cancel(chargeId, { type: 'person', id: personId });
+      await this.cancel(chargeId, { type: 'person', id: personId }, { optOut: true });
     }
   }
 
@@ -303,7 +363,11 @@ export class RecurringChargesService implements OnModuleInit {
    * is withdrawn, and the buyer's endpoints hear `recurring.charge_cancelled`. Cancelling a
    * cancelled charge answers it again; one already debiting or debited is refused.
    */
-  private async cancel(chargeId: string, actor: AuditActor): Promise<RecurringCharge> {
+  private async cancel(
+    chargeId: string,
+    actor: AuditActor,
+    opts: { optOut?: boolean } = {},
+  ): Promise<RecurringCharge> {
     return this.tx.run(async () => {
       const charge = await this.charges.lock(chargeId);
       if (!charge) {
@@ -314,6 +378,13 @@ export class RecurringChargesService implements OnModuleInit {
       }
       if (!CANCELLABLE.includes(charge.status)) {
         throw recurringErrors.notCancellable(chargeId, charge.status);
+      }
+      if (opts.optOut) {
+        await this.end(charge, 'cancelled', actor, {
+          code: 'opted_out',
+          reason: `The person opted out of this debit${actor.type === 'person' ? ' in the app' : ` (through the buyer's ${actor.type === 'agent' ? 'agent' : 'API key'})`}; the mandate stays active`,
+        });
+        return charge;
       }
       await this.end(charge, 'cancelled', actor, {
         code: 'cancelled',
@@ -359,6 +430,33 @@ export class RecurringChargesService implements OnModuleInit {
       const now = this.clock.now();
       const mandate = await this.mandates.findAnyById(charge.mandateId);
       const mandateStatus = mandate ? this.mandates.statusOf(mandate) : 'revoked';
+      const withRegistration =
+        charge.status === 'awaiting_authorisation' && charge.authorisation === 'with_registration';
+      if (withRegistration && mandateStatus === 'pending_authorisation') {
+        if (now < charge.cycleEnd) {
+          return 'not_due';
+        }
+        await this.end(charge, 'expired', SYSTEM, {
+          code: 'cycle_ended',
+          reason:
+            'Nobody authorised the mandate, and with it this first debit, before its cycle ended',
+        });
+        return 'ended';
+      }
+      if (withRegistration && mandateStatus === 'active' && mandate?.authorisedAt) {
+        // The person's authorisation of the mandate, on the page that showed this debit, is this
+        // debit's authorisation too (one AFA for registration and first debit, DOMAIN.md 12a).
+        await this.move(
+          charge,
+          {
+            status: 'scheduled',
+            authorisedBy: mandate.authorisedBy,
+            authorisedAt: mandate.authorisedAt,
+          },
+          now,
+        );
+        this.enqueueAfterCommit(charge);
+      }
       if (mandateStatus !== 'active') {
         await this.end(charge, 'cancelled', SYSTEM, {
           code: `mandate_${mandateStatus}`,
@@ -427,6 +525,16 @@ export class RecurringChargesService implements OnModuleInit {
             end: charge.cycleEnd.toISOString(),
           },
           authorisation: charge.authorisation,
+          reason: charge.reason,
+          first_debit: charge.firstDebit,
+          ...(charge.authorisation === 'with_registration'
+            ? {
+                authorised_with_registration: {
+                  decided_by: charge.authorisedBy,
+                  decided_at: charge.authorisedAt?.toISOString() ?? null,
+                },
+              }
+            : {}),
         },
       },
     });
@@ -441,6 +549,7 @@ export class RecurringChargesService implements OnModuleInit {
         },
         now,
       );
+      await this.notices.postDebitAlert(charge, outcome.intent.receiptId ?? null);
       await this.audit.record(
         charge.buyerWorkspaceId,
         SYSTEM,
@@ -457,7 +566,10 @@ export class RecurringChargesService implements OnModuleInit {
     return 'debiting';
   }
 
-  /** The pipeline's outcome for the charge's intent (caller holds the charge's lock). */
+  /**
+   * The pipeline's outcome for the charge's intent (caller holds the charge's lock), then the
+   * post-debit alert (once per charge).
+   */
   private async onIntentOutcome(intent: PaymentIntent): Promise<void> {
     const now = this.clock.now();
     if (intent.status === 'settled') {
@@ -466,15 +578,19 @@ export class RecurringChargesService implements OnModuleInit {
         intentId: intent.id,
         updatedAt: now,
       });
-      return;
+    } else {
+      await this.charges.update(intent.sourceId, {
+        status: intent.status === 'failed' ? 'failed' : 'declined',
+        intentId: intent.id,
+        failureCode: intent.declineCode,
+        failureReason: intent.declineReason,
+        updatedAt: now,
+      });
     }
-    await this.charges.update(intent.sourceId, {
-      status: intent.status === 'failed' ? 'failed' : 'declined',
-      intentId: intent.id,
-      failureCode: intent.declineCode,
-      failureReason: intent.declineReason,
-      updatedAt: now,
-    });
+    const charge = await this.charges.get(intent.sourceId);
+    if (charge) {
+      await this.notices.postDebitAlert(charge, intent.receiptId);
+    }
   }
 
   /** The person's answer on a charge's authorisation (caller holds the charge's lock). */
@@ -598,32 +714,11 @@ export class RecurringChargesService implements OnModuleInit {
     );
   }
 
-  private noticeData(charge: RecurringCharge, sellerName: string) {
-    return {
-      charge_id: charge.id,
-      mandate_id: charge.mandateId,
-      buyer_agent_id: charge.buyerAgentId,
-      seller_agent_id: charge.sellerAgentId,
-      seller_name: sellerName,
-      amount_paise: charge.amountPaise,
-      currency: 'INR',
-      description: charge.description,
-      notice_at: charge.noticeAt.toISOString(),
-      debit_at: charge.debitAt.toISOString(),
-      billing_cycle: {
-        index: charge.cycleIndex,
-        start: charge.cycleStart.toISOString(),
-        end: charge.cycleEnd.toISOString(),
-      },
-      authorisation: charge.authorisation,
-      authorisation_url: charge.approvalId
-        ? `${this.config.appUrl}/approvals/${charge.approvalId}`
-        : null,
-      cancel: {
-        url: `${this.config.appUrl}/autopay/charges/${charge.id}/cancel`,
-        api: `POST /v1/pay/mandates/${charge.mandateId}/charges/${charge.id}/cancel`,
-      },
-    };
+  private isBuyerSide(caller: ChargeCaller, c: RecurringCharge): boolean {
+    return (
+      caller.workspaceId === c.buyerWorkspaceId &&
+      (caller.kind === 'api_key' || caller.id === c.buyerAgentId)
+    );
   }
 
   private mayView(caller: ChargeCaller, c: RecurringCharge): boolean {
@@ -646,6 +741,9 @@ export class RecurringChargesService implements OnModuleInit {
       amount_paise: c.amountPaise,
       currency: 'INR',
       description: c.description,
+      reason: c.reason,
+      mandate_reference: { id: c.mandateId, upi_mandate_ref: c.upiMandateRef },
+      first_debit: c.firstDebit,
       status: c.status,
       notice_at: c.noticeAt.toISOString(),
       debit_at: c.debitAt.toISOString(),
@@ -660,6 +758,9 @@ export class RecurringChargesService implements OnModuleInit {
       failure_code: c.failureCode,
       failure_reason: c.failureReason,
       cancelled_at: c.cancelledAt ? c.cancelledAt.toISOString() : null,
+      opt_out: CANCELLABLE.includes(c.status)
+        ? { url: this.notices.optOutUrl(c), api: this.notices.optOutApi(c) }
+        : null,
       created_at: c.createdAt.toISOString(),
     };
   }

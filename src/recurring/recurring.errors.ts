@@ -60,6 +60,10 @@ export const recurringErrors = {
       'charge_not_cancellable',
       `Charge ${id} is ${status}; only a charge not yet debited can be cancelled`,
     ),
+  optOutBuyerOnly: () =>
+    commonErrors.forbidden(
+      "Only the buyer's side (the person, through their agent or API key) can opt out of a debit; a seller cancels it",
+    ),
   debitAfterTooLate: () =>
     commonErrors.invalid('$.debit_after', 'debit_after can be at most one year from now'),
 };

@@ -4,6 +4,7 @@ import { ApprovalsModule } from '../approvals/approvals.module';
 import { MandatesModule } from '../mandates/mandates.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { WebModule } from '../web/web.module';
+import { AutopayNotices } from './autopay-notices';
 import { AutopayPagesController } from './autopay-pages.controller';
 import { RecurringChargeProcessor } from './recurring-charge.processor';
 import { RecurringChargeRepository } from './recurring-charge.repository';
@@ -18,7 +19,12 @@ import { RecurringChargesService } from './recurring-charges.service';
 @Module({
   imports: [PaymentsModule, MandatesModule, ApprovalsModule, WebModule],
   controllers: [RecurringChargesController, AutopayPagesController],
-  providers: [RecurringChargeRepository, RecurringChargesService, RecurringChargeProcessor],
+  providers: [
+    RecurringChargeRepository,
+    RecurringChargesService,
+    RecurringChargeProcessor,
+    AutopayNotices,
+  ],
   exports: [RecurringChargesService],
 })
 export class RecurringModule {}

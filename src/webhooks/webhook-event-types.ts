@@ -14,6 +14,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'forex.rejected',
   'recurring.pre_debit_notice',
   'recurring.charge_cancelled',
+  'recurring.post_debit_alert',
   'capture.refund_started',
   'capture.refunded',
 ] as const;

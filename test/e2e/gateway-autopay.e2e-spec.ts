@@ -1,5 +1,6 @@
 import request from 'supertest';
 
+import { ApprovalsService } from '../../src/approvals/approvals.service';
 import type { Clock } from '../../src/common/clock';
 import { MandatesService } from '../../src/mandates/mandates.service';
 import { RecurringChargesService } from '../../src/recurring/recurring-charges.service';
@@ -69,6 +70,15 @@ describe('gateway rail: a recurring AutoPay charge', () => {
       .set(bearer(ws.seller.credential))
       .send({ amount_paise: 49_900, description: 'December plan' });
     expect(charge.status).toBe(201);
+    // The mandate's first debit waits for the person's approval, whatever its amount.
+    expect(charge.body).toMatchObject({ status: 'awaiting_authorisation', first_debit: true });
+    const [pending] = await app.t.db.query<{ approval_id: string }[]>(
+      `SELECT approval_id FROM recurring_charges WHERE id = $1`,
+      [charge.body.id],
+    );
+    await app.t
+      .get(ApprovalsService)
+      .decide(ws.workspaceId, pending.approval_id, ws.personId, 'approved');
     // 15:00 IST + 24 h is allowed (13:00–17:00): exactly a day after the notice.
     expect(
       new Date(charge.body.debit_at).getTime() - new Date(charge.body.notice_at).getTime(),
@@ -98,6 +108,19 @@ describe('gateway rail: a recurring AutoPay charge', () => {
       mandateId,
     ]);
     expect(token.status).toBe('confirmed');
+    // The notice names both mandate references: ours and the gateway's UPI mandate (token).
+    expect(charge.body.mandate_reference).toEqual({
+      id: mandateId,
+      upi_mandate_ref: token.token_id,
+    });
+    const [notice] = await app.t.db.query<{ payload: { data: { mandate_reference: unknown } } }[]>(
+      `SELECT payload FROM outbox_events WHERE type = 'recurring.pre_debit_notice' AND subject_id = $1`,
+      [charge.body.id],
+    );
+    expect(notice.payload.data.mandate_reference).toEqual({
+      id: mandateId,
+      upi_mandate_ref: token.token_id,
+    });
     const tokens = await app.gw.client.listTokens(token.customer_id);
     expect(tokens).toEqual([
       expect.objectContaining({ id: token.token_id, frequency: 'monthly', max_amount: 99_900 }),

@@ -112,6 +112,16 @@ export function recurringSuite(rail: string, start: () => Promise<RecurringHarne
       );
     }
 
+    /**
+     * The person approves the charge in the app's Approvals: the mandate's first debit always
+     * asks (RBI E-Mandate Framework 2026, DOMAIN.md 12a), whatever its amount.
+     */
+    async function authorise(chargeId: string): Promise<void> {
+      const c = await charge(chargeId);
+      expect(c.status).toBe('awaiting_authorisation');
+      await t.get(ApprovalsService).decide(ws.workspaceId, c.approval_id!, ws.personId, 'approved');
+    }
+
     async function settles(chargeId: string): Promise<void> {
       const deadline = Date.now() + 10_000;
       while ((await charge(chargeId)).status !== 'settled') {
@@ -191,12 +201,15 @@ export function recurringSuite(rail: string, start: () => Promise<RecurringHarne
       const noticeAt = new Date(res.body.notice_at);
       expect(res.body).toMatchObject({
         object: 'recurring_charge',
-        status: 'scheduled',
+        // The mandate's first debit waits for the person, whatever its amount.
+        status: 'awaiting_authorisation',
         amount_paise: 150_000,
-        authorisation: 'none',
+        authorisation: 'approval',
+        first_debit: true,
         // Daily cycles start at 00:00 IST of the mandate's first day: tomorrow is cycle 1.
         billing_cycle: { index: 1 },
       });
+      await authorise(res.body.id);
       // 08:00 IST + 24 h is outside every blocked window: exactly 24 h after the notice.
       expect(new Date(res.body.debit_at).getTime() - noticeAt.getTime()).toBe(24 * HOUR);
       const again = await schedule(mandateId, { amount_paise: 150_000 }).set(
@@ -282,9 +295,9 @@ export function recurringSuite(rail: string, start: () => Promise<RecurringHarne
         t.db.query(
           `INSERT INTO recurring_charges (id, mandate_id, buyer_workspace_id, buyer_agent_id, seller_workspace_id,
            seller_agent_id, amount_paise, description, status, notice_at, debit_at, cycle_index, cycle_start,
-           cycle_end, authorisation, created_at, updated_at)
+           cycle_end, authorisation, created_at, updated_at, reason)
          SELECT 'rch_dup', mandate_id, buyer_workspace_id, buyer_agent_id, seller_workspace_id, seller_agent_id,
-           100, 'dup', 'scheduled', notice_at, debit_at, cycle_index, cycle_start, cycle_end, 'none', now(), now()
+           100, 'dup', 'scheduled', notice_at, debit_at, cycle_index, cycle_start, cycle_end, 'none', now(), now(), 'dup'
            FROM recurring_charges WHERE id = $1`,
           [res.body.id],
         ),
@@ -293,6 +306,12 @@ export function recurringSuite(rail: string, start: () => Promise<RecurringHarne
       const next = await schedule(mandateId, { amount_paise: 1000 });
       expect(next.status).toBe(201);
       expect(next.body.billing_cycle.index).toBe(2);
+      // After a settled debit, a debit at or below ₹2,000 needs nothing more from the person.
+      expect(next.body).toMatchObject({
+        status: 'scheduled',
+        authorisation: 'none',
+        first_debit: false,
+      });
     });
 
     it('never debits inside a blocked window: the schedule skips it and a late job is deferred to its end', async () => {
@@ -314,6 +333,7 @@ export function recurringSuite(rail: string, start: () => Promise<RecurringHarne
       expect(
         Math.abs(new Date(b.body.debit_at).getTime() - ist(2026, 12, 11, 9, 30).getTime()),
       ).toBeLessThan(5000);
+      await authorise(b.body.id);
       setNow(ist(2026, 12, 11, 10, 15));
       expect(await svc.attempt(b.body.id)).toBe('deferred');
       expect((await charge(b.body.id)).debit_at.toISOString()).toBe(
@@ -378,6 +398,7 @@ export function recurringSuite(rail: string, start: () => Promise<RecurringHarne
 
       // A debit being made or made cannot be cancelled.
       const c = await schedule(mandateId, { amount_paise: 1000 });
+      await authorise(c.body.id);
       setNow(new Date(new Date(c.body.debit_at).getTime() + 1000));
       await svc.attempt(c.body.id);
       const late = await request(t.url)
