@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 import { parseAes256Key } from '../common/crypto/sealed';
 import type { TcsTable } from '../forex/forex-rules';
+import { registryTcsTable, RULES } from '../rules/rule-catalog';
 
 /**
  * The only reader of process.env (a lint rule keeps it so). Each area of the service has one zod
@@ -253,24 +254,11 @@ const msList = z
   .pipe(z.array(integer(1, 'must be comma-separated positive integers')));
 
 /**
- * Sandbox TCS values (DOMAIN.md B.15, B.16; to be confirmed): ₹10 lakh per PAN per financial year;
- * education funded by a loan nil; education and medical 5% above it (2% from FY 2026-27); any
- * other LRS purpose 20% above it.
+ * TCS values by financial year from the rules registry (`forex.tcs`, docs/rules.md; DOMAIN.md B.15,
+ * B.16, FY 2026-27 uncertain): ₹10 lakh per PAN per financial year; education funded by a loan
+ * nil; education and medical 5% above it (2% from FY 2026-27); any other LRS purpose 20% above it.
  */
-export const DEFAULT_FOREX_TCS_TABLE: TcsTable = {
-  '2025-26': {
-    thresholdPaise: 100_000_000,
-    educationLoan: { withinThresholdBps: 0, aboveThresholdBps: 0 },
-    educationMedical: { withinThresholdBps: 0, aboveThresholdBps: 500 },
-    other: { withinThresholdBps: 0, aboveThresholdBps: 2000 },
-  },
-  '2026-27': {
-    thresholdPaise: 100_000_000,
-    educationLoan: { withinThresholdBps: 0, aboveThresholdBps: 0 },
-    educationMedical: { withinThresholdBps: 0, aboveThresholdBps: 200 },
-    other: { withinThresholdBps: 0, aboveThresholdBps: 2000 },
-  },
-};
+export const DEFAULT_FOREX_TCS_TABLE: TcsTable = registryTcsTable();
 
 const bps = z.number().int().min(0).max(10_000);
 const tcsRate = z
@@ -348,9 +336,9 @@ const storageEnv = z.object({
 });
 
 const paymentsEnv = z.object({
-  APPROVAL_THRESHOLD_PAISE: integer(0).default(200_000),
+  APPROVAL_THRESHOLD_PAISE: integer(0).default(RULES.latest<number>('payments.approval_threshold')),
   APPROVAL_TTL_S: integer(1).default(24 * 3600),
-  DAILY_CAP_PAISE: integer(1).default(5_000_000),
+  DAILY_CAP_PAISE: integer(1).default(RULES.latest<number>('payments.daily_cap_default')),
   CHECKOUT_SESSION_TTL_S: integer(1).default(15 * 60),
 });
 
@@ -426,10 +414,9 @@ const settlementsEnv = z.object({
 });
 
 const autopayEnv = z.object({
-  AUTOPAY_BLOCKED_WINDOWS_IST: istWindows.default([
-    { startMinute: 600, endMinute: 780 },
-    { startMinute: 1020, endMinute: 1290 },
-  ]),
+  AUTOPAY_BLOCKED_WINDOWS_IST: istWindows.default(
+    RULES.latest<IstWindow[]>('autopay.blocked_windows_ist'),
+  ),
 });
 
 const scaleOutEnv = z.object({
@@ -550,7 +537,7 @@ export function loadConfig(
     },
     autopay: {
       blockedWindowsIst: e.AUTOPAY_BLOCKED_WINDOWS_IST,
-      noticeLeadMs: 24 * 3_600_000,
+      noticeLeadMs: RULES.latest<number>('autopay.pre_debit_notice_lead'),
     },
     pgListen: e.PG_LISTEN,
     databaseListenUrl: e.DATABASE_LISTEN_URL ?? null,

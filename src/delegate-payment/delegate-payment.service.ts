@@ -14,6 +14,7 @@ import type { Mandate } from '../mandates/mandate.entity';
 import { authorizationUrl } from '../mandates/mandate.mapper';
 import { MandatesService } from '../mandates/mandates.service';
 import { parseRfc3339 } from '../mandates/rfc3339';
+import { RULES } from '../rules/rule-catalog';
 import { delegatePaymentErrors as errors } from './delegate-payment.errors';
 import { DelegatedToken } from './delegated-token.entity';
 import { DelegatedTokenRepository } from './delegated-token.repository';
@@ -22,7 +23,7 @@ import { DelegatePaymentResponse } from './dto/delegate-payment.response';
 import { parsePaymentMethod } from './payment-method';
 
 /** A delegated token lives at most 7 days (docs/acp.md §6). */
-const MAX_TOKEN_LIFETIME_MS = 7 * 24 * 3600_000;
+const MAX_TOKEN_LIFETIME_MS = RULES.latest<number>('delegated_token.max_lifetime');
 const OPEN_SESSION: ReadonlySet<CheckoutStatus> = new Set([
   'ready_for_payment',
   'not_ready_for_payment',

@@ -1,3 +1,4 @@
+import { RULES } from '../rules/rule-catalog';
 import { basisPointsOf } from './forex-amounts';
 
 /**
@@ -98,17 +99,17 @@ export const KIND_RULES: Record<FileKind, KindRule> = {
 };
 
 /** Forex may be drawn at most this many days before departure (DOMAIN.md B.23). */
-export const MAX_DAYS_BEFORE_DEPARTURE = 60;
+export const MAX_DAYS_BEFORE_DEPARTURE = RULES.latest<number>('forex.max_days_before_departure');
 
 /** LRS: USD 250,000 per person per financial year, in US cents (DOMAIN.md B.14). */
-export const LRS_LIMIT_USD_CENTS = 25_000_000;
+export const LRS_LIMIT_USD_CENTS = RULES.latest<number>('forex.lrs_limit');
 
 /** Private visits to Nepal and Bhutan are outside LRS: no foreign currency is released. */
 export const NO_FOREX_DESTINATIONS = ['NP', 'BT'];
 
 /** Cash per trip (DOMAIN.md B.21), in US cents; null = the whole entitlement may be cash. */
-export const CASH_LIMIT_USD_CENTS = 300_000;
-const CASH_LIMIT_IRAQ_LIBYA = 500_000;
+export const CASH_LIMIT_USD_CENTS = RULES.latest<number>('forex.cash_per_trip');
+const CASH_LIMIT_IRAQ_LIBYA = RULES.latest<number>('forex.cash_per_trip_iraq_libya');
 /** Iran, Russia and the other CIS republics: the whole entitlement may be taken in cash. */
 const WHOLE_IN_CASH = [
   'IR',

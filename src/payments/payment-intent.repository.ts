@@ -10,6 +10,7 @@ import { QueuedStatement, Tx } from '../database/tx';
 import { tokenParts } from '../delegate-payment/delegated-token.repository';
 import { mandateParts } from '../mandates/mandate.repository';
 import { IntentSourceKind, IntentStatus, PaymentIntent } from './entities/payment-intent.entity';
+import { statusCheckParts } from './rail-status-check.repository';
 
 /** SQL on payment_intents for another owner's statement (see `agentParts`). */
 export const intentParts = {
@@ -96,13 +97,15 @@ export class PaymentIntentRepository {
   /**
    * The reconciler's claim: processing intents untouched since `olderThan`, oldest first, taken
    * with SKIP LOCKED and touched (updated_at = now), so another instance or the next sweep leaves
-   * them alone for another interval.
+   * them alone for another interval. AutoPay debits paced by StatusCheckPacing are left out until
+   * their next status check is due, and for good once their checks ran out.
    */
   async claimProcessing(olderThan: Date, limit: number, now: Date, id?: string): Promise<string[]> {
     const [rows] = await this.tx.manager.query<[{ id: string }[], number]>(
       `UPDATE payment_intents SET updated_at = $4
         WHERE id IN (SELECT id FROM payment_intents
                       WHERE status = 'processing' AND updated_at <= $1 AND ($3::text IS NULL OR id = $3)
+                        AND ${statusCheckParts.notPaced('payment_intents.id', '$4')}
                       ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
         RETURNING id`,
       [olderThan, limit, id ?? null, now],

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 
 import { PaymentIntentRepository } from './payment-intent.repository';
+import { RailStatusCheckRepository } from './rail-status-check.repository';
 import { RailTransferRepository } from './rail-transfer.repository';
 
 /**
@@ -10,7 +11,7 @@ import { RailTransferRepository } from './rail-transfer.repository';
  * imports them without importing the pipeline.
  */
 @Module({
-  providers: [PaymentIntentRepository, RailTransferRepository],
-  exports: [PaymentIntentRepository, RailTransferRepository],
+  providers: [PaymentIntentRepository, RailTransferRepository, RailStatusCheckRepository],
+  exports: [PaymentIntentRepository, RailTransferRepository, RailStatusCheckRepository],
 })
 export class PaymentsStoreModule {}

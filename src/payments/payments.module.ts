@@ -18,6 +18,7 @@ import { PaymentsService } from './payments.service';
 import { PaymentsStoreModule } from './payments-store.module';
 import { RailReconcileProcessor, RailReconciler } from './rail-reconciler';
 import { SandboxRail } from './sandbox-rail';
+import { StatusCheckPacing } from './status-check-pacing';
 
 /**
  * The payment pipeline. The rail is chosen by configuration (RAIL): the sandbox rail, or the
@@ -40,6 +41,7 @@ import { SandboxRail } from './sandbox-rail';
     OutboxService,
     RailReconciler,
     RailReconcileProcessor,
+    StatusCheckPacing,
     GatewayStore,
     { provide: GATEWAY_CLIENT, inject: [APP_CONFIG], useFactory: gatewayClientOf },
     {
@@ -62,6 +64,7 @@ import { SandboxRail } from './sandbox-rail';
     PaymentSources,
     OutboxService,
     RailReconciler,
+    StatusCheckPacing,
     PAYMENT_RAIL,
     GATEWAY_CLIENT,
     GatewayStore,

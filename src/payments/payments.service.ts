@@ -29,6 +29,7 @@ import { PaymentSources } from './payment-sources';
 import { paymentErrors } from './payments.errors';
 import { RailReconciler } from './rail-reconciler';
 import { RailTransferRepository } from './rail-transfer.repository';
+import { StatusCheckPacing } from './status-check-pacing';
 
 /**
  * Who authorised a payment. Agents pay under a mandate their person authorised beforehand (and a
@@ -124,6 +125,7 @@ export class PaymentsService implements OnModuleInit {
     private readonly receipts: ReceiptsService,
     private readonly sweeper: Sweeper,
     private readonly reconciler: RailReconciler,
+    private readonly pacing: StatusCheckPacing,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: BusinessMetrics,
@@ -314,6 +316,11 @@ export class PaymentsService implements OnModuleInit {
       return null;
     }
     const req = railDebitRequest(intent);
+    // An AutoPay debit is asked about within NPCI's limits (StatusCheckPacing).
+    if (mode === 'reconcile' && !(await this.pacing.takeCheck(intent))) {
+      return { status: 'processing', intent };
+    }
+    const askedAt = this.clock.now();
     let result: RailResult;
     try {
       if (mode === 'reconcile') {
@@ -331,7 +338,13 @@ export class PaymentsService implements OnModuleInit {
         { intent_id: intentId, rail: this.rail.name, reason: result.message },
         'rail debit not final; left processing for the reconciler',
       );
-      this.reconciler.schedule('intent', intentId);
+      const delayMs =
+        mode === 'reconcile'
+          ? await this.pacing.afterPendingCheck(intent)
+          : await this.pacing.afterDebit(intent, askedAt);
+      if (delayMs !== null) {
+        this.reconciler.schedule('intent', intentId, delayMs);
+      }
       return { status: 'processing', intent };
     }
     return this.applyDebit(intentId, result, { kind: intent.sourceKind, id: intent.sourceId });

@@ -58,16 +58,17 @@ export class RailReconciler implements OnModuleInit {
   }
 
   /**
-   * Asks again after RAIL_RECONCILE_AFTER_MS (a delayed job; fire and forget: if Redis is down
-   * the sweep finds the row all the same).
+   * Asks again after RAIL_RECONCILE_AFTER_MS, or after `atLeastMs` when that is longer (an AutoPay
+   * debit's next status check, StatusCheckPacing): a delayed job; fire and forget: if Redis is down
+   * the sweep finds the row all the same.
    */
-  schedule(kind: ReconcileKind, id: string): void {
+  schedule(kind: ReconcileKind, id: string, atLeastMs?: number): void {
     this.queue
       .add(JOBS.reconcileRail, { kind, id } satisfies ReconcileRailJob, {
         ...JOB_PRESETS.singleShot,
         // One waiting job per row; a later request to reconcile it is folded into this one.
         jobId: `reconcile-${kind}-${id}`,
-        delay: this.config.railReconcileAfterMs,
+        delay: Math.max(this.config.railReconcileAfterMs, atLeastMs ?? 0),
       })
       .catch((err: Error) =>
         this.logger.warn(

@@ -1,4 +1,5 @@
 import type { IstWindow } from '../config/app.config';
+import { RULES } from '../rules/rule-catalog';
 
 /**
  * The rules of a UPI AutoPay debit's timing and size, as pure functions (README "Recurring
@@ -16,11 +17,11 @@ const IST_OFFSET_MS = 330 * 60_000;
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-/** Least time between the pre-debit notice and the debit. */
-export const PRE_DEBIT_NOTICE_MS = 24 * 3_600_000;
+/** Least time between the pre-debit notice and the debit (rules registry, docs/rules.md). */
+export const PRE_DEBIT_NOTICE_MS = RULES.latest<number>('autopay.pre_debit_notice_lead');
 
-/** Largest recurring debit without the person's additional authorisation (₹15,000). */
-export const AFA_THRESHOLD_PAISE = 1_500_000;
+/** Largest recurring debit without the person's additional authorisation (₹15,000; registry). */
+export const AFA_THRESHOLD_PAISE = RULES.latest<number>('autopay.afa_free_ceiling');
 
 export const AUTOPAY_FREQUENCIES = [
   'daily',

@@ -7,6 +7,9 @@ import { Tx } from '../database/tx';
 import type { GatewayClient } from '../gateway/gateway-client';
 import type { GatewayReconLine } from '../gateway/gateway-client.types';
 import { GATEWAY_CLIENT } from '../gateway/gateway-rail';
+import { GatewayStore } from '../gateway/gateway-store';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
+import { PaymentsService } from '../payments/payments.service';
 import { GatewayTransfer, RailTransferRepository } from '../payments/rail-transfer.repository';
 import { istDaysEnding } from './ist-days';
 import type { SettlementMismatch } from './settlement-line.entity';
@@ -36,6 +39,12 @@ export interface ReconcileSummary {
  * - `missing`: a succeeded gateway debit or credit of ours older than SETTLEMENT_MISSING_AFTER_MS
  *   (service clock) that no report line carries. A later line for it replaces the row.
  *
+ * A payment line whose order is the order of one of our intents still `processing` (its outcome
+ * never reached us: webhooks lost, or an AutoPay debit whose status checks ran out, see
+ * StatusCheckPacing) settles that intent first, through the pipeline (PaymentsService.applyDebit:
+ * signed receipt, intent.settled), when the amounts agree; the line then matches it. The report is
+ * the gateway's word that the payment was captured and paid out, so this ends the intent once.
+ *
  * Every write is an upsert on (kind, gateway_entity_id), so runs may overlap or repeat (the Bull
  * job, the manual trigger) and end in the same rows. Gateway calls are made outside any
  * transaction; each line is written in its own short one.
@@ -49,6 +58,9 @@ export class SettlementReconciler {
     private readonly clock: Clock,
     private readonly transfers: RailTransferRepository,
     private readonly store: SettlementsService,
+    private readonly intents: PaymentIntentRepository,
+    private readonly gatewayOrders: GatewayStore,
+    private readonly payments: PaymentsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(GATEWAY_CLIENT) private readonly client: GatewayClient | null,
   ) {}
@@ -66,6 +78,7 @@ export class SettlementReconciler {
       for (const line of lines) {
         summary.lines++;
         settlementIds.add(line.settlement_id);
+        await this.settleProcessingIntent(line);
         const mismatch = await this.tx.run(() => this.recordLine(line, now));
         if (mismatch === null) {
           summary.matched++;
@@ -95,6 +108,39 @@ export class SettlementReconciler {
       utr: s.utr,
       settledAt: new Date(s.created_at * 1000),
     });
+  }
+
+  /**
+   * A captured payment of an intent still `processing` (no succeeded transfer of ours carries it):
+   * settles the intent when the line's order is the intent's order (receipt = intent id) and the
+   * amount is the intent's. Outside any transaction: applyDebit takes its own, under the locks.
+   */
+  private async settleProcessingIntent(line: GatewayReconLine): Promise<void> {
+    if (line.type !== 'payment' || !line.order_receipt || !line.order_id) {
+      return;
+    }
+    if (await this.transfers.succeededForGateway('payment', line.entity_id)) {
+      return;
+    }
+    const intent = await this.intents.find(line.order_receipt);
+    if (!intent || intent.status !== 'processing' || intent.amountPaise !== line.amount) {
+      return;
+    }
+    const order = await this.gatewayOrders.orderOf('intent', intent.id);
+    if (order?.id !== line.order_id) {
+      return;
+    }
+    const outcome = await this.payments.applyDebit(intent.id, {
+      status: 'succeeded',
+      reference: line.entity_id,
+      ids: { orderId: line.order_id, paymentId: line.entity_id },
+    });
+    if (outcome) {
+      this.logger.log(
+        { intent_id: intent.id, payment_id: line.entity_id, status: outcome.status },
+        'processing intent ended by the settlement report',
+      );
+    }
   }
 
   /** Matches one report line and upserts its row; returns its mismatch (null: agrees). */

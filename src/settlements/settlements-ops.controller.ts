@@ -15,6 +15,7 @@ import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import { CredentialRateLimitGuard } from '../common/rate-limit/credential-rate-limit.guard';
 import { CaptureRefunds } from '../gateway/capture-refunds';
+import { StatusCheckPacing } from '../payments/status-check-pacing';
 import { AppLayout } from '../web/app-layout.service';
 import { AppController, CurrentPerson } from '../web/current-person.decorator';
 import { NoStoreInterceptor } from '../web/no-store.interceptor';
@@ -71,6 +72,7 @@ export class SettlementsOpsController {
   constructor(
     private readonly settlements: SettlementsService,
     private readonly captures: CaptureRefunds,
+    private readonly pacing: StatusCheckPacing,
     private readonly clock: Clock,
     private readonly layout: AppLayout,
   ) {}
@@ -82,6 +84,7 @@ export class SettlementsOpsController {
     const settlements = await this.settlements.settlements(50);
     const awaiting = await this.captures.awaiting(200);
     const refunded = await this.captures.refunded(20);
+    const leftDebits = await this.pacing.leftOpen(100);
     const now = this.clock.now().getTime();
     return this.layout.page(person, 'Settlements', {
       mismatches: mismatches.map((m) => ({
@@ -96,6 +99,14 @@ export class SettlementsOpsController {
         settlementId: m.gatewaySettlementId,
       })),
       settlements: settlements.map((s) => ({ ...s, settledAt: s.settledAt.toISOString() })),
+      // AutoPay debits whose status checks ran out (StatusCheckPacing): the report settles them.
+      leftToReconciliation: leftDebits.map((d) => ({
+        intentId: d.intentId,
+        chargeId: d.sourceId,
+        amountPaise: d.amountPaise,
+        checks: d.checks,
+        leftAt: d.leftAt.toISOString(),
+      })),
       // Captures that could not settle on an intent, refunded in full (CaptureRefunds).
       awaitingRefund: awaiting.map((c) => ({
         id: c.id,

@@ -44,6 +44,7 @@ const OWNERS: Record<string, string> = {
   persons: 'src/accounts/accounts.service.ts',
   protocol_keys: 'src/protocol-keys/protocol-keys.service.ts',
   quotes: 'src/quotes/quote.repository.ts',
+  rail_status_checks: 'src/payments/rail-status-check.repository.ts',
   rail_transfers: 'src/payments/rail-transfer.repository.ts',
   recurring_charges: 'src/recurring/recurring-charge.repository.ts',
   refunds: 'src/refunds/refund.repository.ts',
