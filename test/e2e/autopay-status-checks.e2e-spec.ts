@@ -10,7 +10,7 @@ import { RecurringChargesService } from '../../src/recurring/recurring-charges.s
 import { SettlementReconciler } from '../../src/settlements/settlement-reconciler';
 import { signIn } from '../factories/app-session.factory';
 import { bearer } from '../factories/intent.factory';
-import { GatewayApp, startGatewayApp } from '../support/gateway-app';
+import { GatewayApp, startGatewayApp, waitFor } from '../support/gateway-app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
@@ -157,10 +157,13 @@ describe('AutoPay status checks (gateway rail)', () => {
       expect(waiting.text).toContain(`data-left-intent="${intent.id}"`);
 
       // The gateway lets the payment go (captured); the report carries it; the reconciliation ends it.
-      app.gw.sim.control.release('succeed');
-      await new Promise((r) => setTimeout(r, 200));
       setNow(new Date(last + 20 * HOUR));
-      expect(app.gw.sim.control.settle()).not.toBeNull();
+      expect(app.gw.sim.control.release('succeed')).toBe(1);
+      // The simulator's settlement cycle pays out the payment once it is captured.
+      await waitFor(
+        'the released payment in a settlement',
+        () => app.gw.sim.control.settle() !== null,
+      );
       const summary = await app.t.get(SettlementReconciler).run();
       expect(summary.unknown).toBe(0);
       expect(await one('SELECT status FROM payment_intents WHERE id = $1', [intent.id])).toEqual({
