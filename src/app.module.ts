@@ -29,6 +29,7 @@ import { OpsModule } from './ops/ops.module';
 import { OrdersModule } from './orders/orders.module';
 import { PaymentsModule } from './payments/payments.module';
 import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
+import { PersonalDataModule } from './personal-data/personal-data.module';
 import { PublicPayModule } from './public-pay/public-pay.module';
 import { QuotesModule } from './quotes/quotes.module';
 import { ReceiptsModule } from './receipts/receipts.module';
@@ -76,6 +77,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     ConsentModule,
     McpModule,
     QuotesModule,
+    PersonalDataModule,
     IntentsModule,
     RefundsModule,
     SellerModule,

@@ -10,6 +10,7 @@ import { validationErrorFactory } from './common/errors/validation';
 import { securityHeaders } from './common/http/security-headers';
 import { APP_CONFIG, AppConfig } from './config/app.config';
 import { buildOpenApiDocument } from './openapi/openapi.document';
+import { grievanceContact } from './personal-data/grievance';
 import { registerViewHelpers } from './views/view-helpers';
 
 /** The global ValidationPipe's options; the MCP checkout tools validate payloads with the same pipe. */
@@ -44,6 +45,8 @@ export function configureApp(
     maxAge: '1h',
   });
   app.setViewEngine('hbs');
+  // Every notice and the legal pages name the grievance officer (docs/personal-data.md).
+  app.setLocal('grievance', grievanceContact(app.get<AppConfig>(APP_CONFIG)));
   registerViewHelpers();
   app.enableShutdownHooks();
   const document = buildOpenApiDocument(app);

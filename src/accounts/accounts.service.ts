@@ -140,6 +140,131 @@ export async function insertPerson(m: EntityManager, person: Partial<Person>): P
   await m.insert(Person, m.create(Person, person));
 }
 
+/** A person's own record as the "Your data" page shows it (src/personal-data). */
+export interface PersonProfile {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  role: string;
+  createdAt: Date;
+  workspace: { id: string; name: string; kind: string; createdAt: Date };
+}
+
+/**
+ * Personal data (src/personal-data, docs/personal-data.md): the reads and writes a person's data
+ * rights need on persons, workspaces and api_keys, in the caller's transaction.
+ */
+export const personalDataAccounts = {
+  async profile(m: EntityManager, personId: string): Promise<PersonProfile | null> {
+    const [r] = await m.query<
+      {
+        id: string;
+        name: string;
+        email: string;
+        phone: string | null;
+        role: string;
+        created_at: Date;
+        workspace_id: string;
+        workspace_name: string;
+        workspace_kind: string;
+        workspace_created_at: Date;
+      }[]
+    >(
+      `SELECT p.id, p.name, p.email, p.phone, p.role, p.created_at, w.id AS workspace_id,
+              w.name AS workspace_name, w.kind AS workspace_kind, w.created_at AS workspace_created_at
+         FROM persons p JOIN workspaces w ON w.id = p.workspace_id
+        WHERE p.id = $1 AND p.erased_at IS NULL`,
+      [personId],
+    );
+    return r
+      ? {
+          id: r.id,
+          name: r.name,
+          email: r.email,
+          phone: r.phone,
+          role: r.role,
+          createdAt: new Date(r.created_at),
+          workspace: {
+            id: r.workspace_id,
+            name: r.workspace_name,
+            kind: r.workspace_kind,
+            createdAt: new Date(r.workspace_created_at),
+          },
+        }
+      : null;
+  },
+
+  /** True when another person signs in with this email (emails are stored lower-case). */
+  async emailTaken(m: EntityManager, email: string, personId: string): Promise<boolean> {
+    const rows = await m.query<unknown[]>('SELECT 1 FROM persons WHERE email = $1 AND id <> $2', [
+      email,
+      personId,
+    ]);
+    return rows.length > 0;
+  },
+
+  async correct(
+    m: EntityManager,
+    personId: string,
+    c: { name: string; email: string; phone: string | null },
+  ): Promise<void> {
+    await m.query('UPDATE persons SET name = $2, email = $3, phone = $4 WHERE id = $1', [
+      personId,
+      c.name,
+      c.email,
+      c.phone,
+    ]);
+  },
+
+  /** People of the workspace other than this one who are not erased. */
+  async othersInWorkspace(m: EntityManager, workspaceId: string, personId: string) {
+    const [r] = await m.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM persons
+        WHERE workspace_id = $1 AND id <> $2 AND erased_at IS NULL`,
+      [workspaceId, personId],
+    );
+    return r.n;
+  },
+
+  /**
+   * Irreversible pseudonymisation of the person row: the id stays (records a law requires us to
+   * keep point at it), name, email and phone go, and the password can never match (not scrypt).
+   */
+  async erasePerson(m: EntityManager, personId: string, now: Date): Promise<void> {
+    await m.query(
+      `UPDATE persons SET name = 'Erased person', email = 'erased-' || md5(id) || '@erased.invalid',
+              phone = NULL, password_hash = 'erased', erased_at = $2
+        WHERE id = $1`,
+      [personId, now],
+    );
+  },
+
+  /** A workspace whose last person was erased: renamed, marked, records held until holdUntil. */
+  async closeWorkspace(m: EntityManager, workspaceId: string, now: Date, holdUntil: Date) {
+    await m.query(
+      `UPDATE workspaces SET name = 'Erased workspace', erased_at = $2, legal_hold_until = $3
+        WHERE id = $1`,
+      [workspaceId, now, holdUntil],
+    );
+  },
+
+  async apiKeys(m: EntityManager, workspaceId: string): Promise<ApiKey[]> {
+    return m.find(ApiKey, { where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  },
+
+  /** Revokes every live API key of the workspace and blanks all key names; returns the revoked ids. */
+  async revokeApiKeys(m: EntityManager, workspaceId: string, now: Date): Promise<string[]> {
+    const rows = await m.query<{ id: string }[]>(
+      `WITH u AS (UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2), name = 'erased'
+                   WHERE workspace_id = $1 RETURNING id)
+       SELECT id FROM u`,
+      [workspaceId, now],
+    );
+    return rows.map((r) => r.id);
+  },
+};
+
 /** Workspaces, their people, API keys and agents. Secrets are returned once and stored hashed. */
 @Injectable()
 export class AccountsService {

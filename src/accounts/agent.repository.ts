@@ -27,6 +27,23 @@ export const agentParts = {
   nameOf: (id: string) => `(SELECT name FROM agents WHERE id = ${id})`,
 };
 
+/** Personal data (src/personal-data): a workspace's agents, and disabling them on erasure. */
+export const personalDataAgents = {
+  all(m: EntityManager, workspaceId: string): Promise<Agent[]> {
+    return m.find(Agent, { where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  },
+  /** Disables every agent of the workspace and blanks their names; returns their ids. */
+  async disableAll(m: EntityManager, workspaceId: string, now: Date): Promise<string[]> {
+    const rows = await m.query<{ id: string }[]>(
+      `WITH u AS (UPDATE agents SET disabled_at = COALESCE(disabled_at, $2), name = 'Erased agent'
+                   WHERE workspace_id = $1 RETURNING id)
+       SELECT id FROM u`,
+      [workspaceId, now],
+    );
+    return rows.map((r) => r.id);
+  },
+};
+
 /** The enabled agent holding this credential (its hash), or null: the credential lookup. */
 export function findAgentByCredentialHash(m: EntityManager, hash: string): Promise<Agent | null> {
   return m.findOneBy(Agent, { credentialHash: hash, disabledAt: IsNull() });

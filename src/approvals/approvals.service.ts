@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bull';
+import type { EntityManager } from 'typeorm';
 
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
@@ -44,6 +45,11 @@ export const approvalParts = {
  * answered only through the app (PersonGuard + CSRF): no API key, agent credential or protocol
  * key reaches `decide`. Unanswered approvals expire through a delayed Bull job.
  */
+/** Personal data (src/personal-data): a workspace's approvals and their decisions, oldest first. */
+export function approvalsOfWorkspace(m: EntityManager, workspaceId: string): Promise<Approval[]> {
+  return m.find(Approval, { where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
+}
+
 @Injectable()
 export class ApprovalsService implements OnModuleInit {
   private readonly handlers = new Map<ApprovalKind, ApprovalHandler>();

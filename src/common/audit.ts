@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
 import { QueuedStatement, Tx } from '../database/tx';
 
@@ -45,6 +46,24 @@ function insertAuditRows(rows: AuditRow[]): QueuedStatement {
  * business writes (a RefusalKeepingWrites included) and never survive a rollback. Outside a
  * transaction the row is written at once.
  */
+/** Personal data (src/personal-data): a workspace's audit trail, newest first, at most `limit`. */
+export async function auditEventsOf(m: EntityManager, workspaceId: string, limit: number) {
+  return m.query<
+    {
+      at: Date;
+      actor_type: string;
+      actor_id: string;
+      action: string;
+      subject_id: string | null;
+      data: Record<string, unknown>;
+    }[]
+  >(
+    `SELECT created_at AS at, actor_type, actor_id, action, subject_id, data FROM audit_events
+      WHERE workspace_id = $1 ORDER BY id DESC LIMIT $2`,
+    [workspaceId, limit],
+  );
+}
+
 @Injectable()
 export class AuditLog {
   constructor(private readonly tx: Tx) {}

@@ -177,9 +177,34 @@ export interface AppConfig {
   pgListen: boolean;
   /** Where that connection goes; null: databaseUrl. Behind PgBouncer (transaction mode), Postgres itself. */
   databaseListenUrl: string | null;
+  /** A person's data rights (docs/personal-data.md); DEFAULT_DATA_RIGHTS when built by hand. */
+  dataRights?: DataRightsConfig;
   /** How long a resolved credential is reused in process; 0: never (every request reads Postgres). */
   credentialCacheTtlMs: number;
 }
+
+/**
+ * Grievance officer and legal-hold periods (DPDP Act 2023 ss. 8(10), 13; DOMAIN.md 28a, 28b).
+ * Values marked [U] in docs/personal-data.md are sandbox values to be confirmed.
+ */
+export interface DataRightsConfig {
+  grievanceOfficerName: string;
+  grievanceOfficerEmail: string;
+  /** Days within which a grievance is answered [U: the Rules' ceiling is not confirmed here]. */
+  grievanceResponseDays: number;
+  /** Years payment records are kept after the payment [U: commonly 5, RBI/PMLA]. */
+  paymentRecordsYears: number;
+  /** Years KYC and forex records are kept after the file [U: commonly 5, PMLA/FEMA]. */
+  kycRecordsYears: number;
+}
+
+export const DEFAULT_DATA_RIGHTS: DataRightsConfig = {
+  grievanceOfficerName: 'Grievance Officer (sandbox)',
+  grievanceOfficerEmail: 'grievance@example.invalid',
+  grievanceResponseDays: 30,
+  paymentRecordsYears: 5,
+  kycRecordsYears: 5,
+};
 
 export interface SettlementsConfig {
   /** How often the repeatable job pulls the gateway's settlement report (RAIL=gateway only). */
@@ -425,6 +450,19 @@ const scaleOutEnv = z.object({
   CREDENTIAL_CACHE_TTL_MS: integer(0).default(5000),
 });
 
+/** docs/personal-data.md "Your rights and how to use them". */
+const dataRightsEnv = z.object({
+  GRIEVANCE_OFFICER_NAME: z
+    .string()
+    .min(1)
+    .max(200)
+    .default(DEFAULT_DATA_RIGHTS.grievanceOfficerName),
+  GRIEVANCE_OFFICER_EMAIL: z.email().default(DEFAULT_DATA_RIGHTS.grievanceOfficerEmail),
+  GRIEVANCE_RESPONSE_DAYS: integer(1).default(DEFAULT_DATA_RIGHTS.grievanceResponseDays),
+  LEGAL_HOLD_PAYMENT_YEARS: integer(1).default(DEFAULT_DATA_RIGHTS.paymentRecordsYears),
+  LEGAL_HOLD_KYC_YEARS: integer(1).default(DEFAULT_DATA_RIGHTS.kycRecordsYears),
+});
+
 const appEnv = z.object({
   ...serverEnv.shape,
   ...storageEnv.shape,
@@ -438,6 +476,7 @@ const appEnv = z.object({
   ...settlementsEnv.shape,
   ...autopayEnv.shape,
   ...scaleOutEnv.shape,
+  ...dataRightsEnv.shape,
 });
 
 /** Sandbox and test only: fixed, public development keys, so sealed secrets survive restarts. */
@@ -541,6 +580,13 @@ export function loadConfig(
     },
     pgListen: e.PG_LISTEN,
     databaseListenUrl: e.DATABASE_LISTEN_URL ?? null,
+    dataRights: {
+      grievanceOfficerName: e.GRIEVANCE_OFFICER_NAME,
+      grievanceOfficerEmail: e.GRIEVANCE_OFFICER_EMAIL,
+      grievanceResponseDays: e.GRIEVANCE_RESPONSE_DAYS,
+      paymentRecordsYears: e.LEGAL_HOLD_PAYMENT_YEARS,
+      kycRecordsYears: e.LEGAL_HOLD_KYC_YEARS,
+    },
     credentialCacheTtlMs: e.CREDENTIAL_CACHE_TTL_MS,
   };
 }

@@ -6,6 +6,7 @@ import { Clock } from '../common/clock';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { RefusalKeepingWrites, Tx } from '../database/tx';
 import { OutboxService } from '../payments/outbox.service';
+import { recordConsentGiven } from '../personal-data/personal-data.repository';
 import { findAadhaar } from './aadhaar';
 import type { DealerNote, ForexFile } from './entities/forex-file.entity';
 import type { ForexPartner } from './entities/forex-partner.entity';
@@ -102,6 +103,13 @@ export class ForexDeskService implements OnModuleInit {
         'forex.declared',
         file.id,
       );
+      await recordConsentGiven(this.tx.manager, {
+        workspaceId: file.workspaceId,
+        personId: person.personId,
+        kind: 'forex_declaration',
+        subjectId: file.id,
+        at: now,
+      });
       await this.chains.append(file.receiptId, {
         type: 'forex.declared',
         file_id: file.id,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 
 import { findPersonInWorkspace, personNames } from '../accounts/accounts.service';
 import { paiseFromSql } from '../common/money';
@@ -19,6 +19,33 @@ export interface LrsTotals {
 export const LRS_LOCK_CLASS = 0x46584c52; // "FXLR"
 
 /** The only SQL on forex_files, forex_quotes and forex_documents. */
+/**
+ * Personal data (src/personal-data): a person's forex files and their documents' metadata, and
+ * erasing the person's fields of those files. The PAN's keyed hash and masked form stay: they are
+ * the KYC/LRS record a law requires us to keep (docs/personal-data.md).
+ */
+export const personalDataForex = {
+  filesOfPerson(m: EntityManager, personId: string): Promise<ForexFile[]> {
+    return m.find(ForexFile, { where: { personId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  },
+  documentsOf(m: EntityManager, fileIds: string[]): Promise<ForexDocument[]> {
+    return fileIds.length === 0
+      ? Promise.resolve([])
+      : m.find(ForexDocument, { where: { fileId: In(fileIds) }, order: { createdAt: 'ASC' } });
+  },
+  /** Names and notes go; the salt goes, so the chain's traveller-name digest links to nobody. */
+  async eraseOfPerson(m: EntityManager, personId: string, now: Date): Promise<number> {
+    const rows = await m.query<{ id: string }[]>(
+      `WITH u AS (UPDATE forex_files SET traveller_name = 'Erased', beneficiary_name = NULL,
+                         company_name = NULL, notes = NULL, traveller_name_salt = NULL, erased_at = $2
+                   WHERE person_id = $1 RETURNING id)
+       SELECT id FROM u`,
+      [personId, now],
+    );
+    return rows.length;
+  },
+};
+
 @Injectable()
 export class ForexFileRepository {
   constructor(private readonly tx: Tx) {}

@@ -9,6 +9,7 @@ import { newId } from '../common/ids';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { newDigestSalt, personalDigest } from '../personal-data/personal-digest';
 import { findAadhaar } from './aadhaar';
 import type {
   ForexDocumentResponse,
@@ -207,6 +208,8 @@ export class ForexService {
         receiptId: newId('rcp'),
         createdAt: now,
         updatedAt: now,
+        travellerNameSalt: newDigestSalt(),
+        erasedAt: null,
       });
       await this.files.insert(file);
       await this.audit.record(agent.workspaceId, actorOf(agent), 'forex.file_created', file.id, {
@@ -223,7 +226,8 @@ export class ForexService {
         agent_id: agent.id,
         workspace_id: agent.workspaceId,
         person_id: person.id,
-        traveller_name: travellerName,
+        // The name stays out of the signed bytes, so erasing it never breaks the chain.
+        traveller_name_digest: personalDigest(file.travellerNameSalt!, travellerName),
         destination_country: destination,
         departure_date: dates.departure,
         return_date: dates.return,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 
 import { checkoutParts } from '../checkout/checkout-session.repository';
 import { Cursor, newestFirst } from '../common/pagination';
@@ -48,6 +48,11 @@ export const mandateParts = {
 };
 
 /** The owner of mandates (docs/architecture.md "Table owners"); MandatesStoreModule exports it. */
+/** Personal data (src/personal-data): a workspace's mandates, oldest first. */
+export function mandatesOfWorkspace(m: EntityManager, workspaceId: string): Promise<Mandate[]> {
+  return m.find(Mandate, { where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
+}
+
 @Injectable()
 export class MandateRepository {
   constructor(private readonly tx: Tx) {}

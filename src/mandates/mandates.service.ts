@@ -10,6 +10,10 @@ import { decodeCursor, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { RefusalKeepingWrites, Tx } from '../database/tx';
 import { DelegatedTokenRepository } from '../delegate-payment/delegated-token.repository';
+import {
+  recordConsentGiven,
+  recordConsentWithdrawn,
+} from '../personal-data/personal-data.repository';
 import type { AutopayFrequency } from '../recurring/autopay-schedule';
 import { MandateResponse } from './dto/mandate.response';
 import { Mandate, MandateKind, MandateRail, MandateStatus } from './mandate.entity';
@@ -252,6 +256,13 @@ export class MandatesService {
         'mandate.authorised',
         m.id,
       );
+      await recordConsentGiven(this.tx.manager, {
+        workspaceId,
+        personId,
+        kind: 'mandate',
+        subjectId: m.id,
+        at: now,
+      });
       for (const hook of this.authorisedHooks) {
         this.tx.afterCommit(() => hook(m));
       }
@@ -332,6 +343,7 @@ export class MandatesService {
     await this.repo.update(m.id, { status: 'revoked', revokedAt: now });
     const tokenIds = await this.tokens.revokeUsableOnMandate(m.id, now);
     await this.audit.record(m.workspaceId, actor, action, m.id, { revoked_token_ids: tokenIds });
+    await recordConsentWithdrawn(this.tx.manager, 'mandate', m.id, now);
     for (const hook of this.endedHooks) {
       this.tx.afterCommit(() => hook(m));
     }

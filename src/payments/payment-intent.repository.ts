@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import { paiseFromSql } from '../common/money';
@@ -31,6 +31,17 @@ export const intentParts = {
  * queued for the commit's one statement (`Tx.writeBeforeCommit`) by a transaction that does not
  * read the intent back afterwards (README "Tests", "SQL budgets").
  */
+/** Personal data (src/personal-data): every payment a workspace made or received, oldest first. */
+export function intentsOfWorkspace(
+  m: EntityManager,
+  workspaceId: string,
+): Promise<PaymentIntent[]> {
+  return m.find(PaymentIntent, {
+    where: [{ buyerWorkspaceId: workspaceId }, { sellerWorkspaceId: workspaceId }],
+    order: { createdAt: 'ASC', id: 'ASC' },
+  });
+}
+
 @Injectable()
 export class PaymentIntentRepository {
   constructor(private readonly tx: Tx) {}

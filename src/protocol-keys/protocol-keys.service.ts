@@ -12,6 +12,10 @@ import { newId } from '../common/ids';
 import { Page } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
 import { Tx } from '../database/tx';
+import {
+  recordConsentGiven,
+  recordConsentWithdrawn,
+} from '../personal-data/personal-data.repository';
 import { ProtocolKey, ProtocolKeyRole } from './protocol-key.entity';
 import { ProtocolKeyResponse } from './protocol-keys.dto';
 
@@ -57,6 +61,25 @@ export const protocolKeyParts = {
   /** True when the key exists and is not revoked. */
   live: (id: string) =>
     `EXISTS (SELECT 1 FROM protocol_keys pk WHERE pk.id = ${id} AND pk.revoked_at IS NULL)`,
+};
+
+/** Personal data (src/personal-data): a workspace's protocol keys, and revoking them on erasure. */
+export const personalDataProtocolKeys = {
+  all(m: EntityManager, workspaceId: string): Promise<ProtocolKey[]> {
+    return m.find(ProtocolKey, { where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  },
+  /** Revokes every live key of the workspace and blanks all key names; returns the newly revoked ids. */
+  async revokeAll(m: EntityManager, workspaceId: string, now: Date): Promise<string[]> {
+    const rows = await m.query<{ id: string; was_live: boolean }[]>(
+      `WITH u AS (UPDATE protocol_keys k SET revoked_at = COALESCE(k.revoked_at, $2), name = 'erased'
+                    FROM protocol_keys old
+                   WHERE k.id = old.id AND k.workspace_id = $1
+               RETURNING k.id, old.revoked_at IS NULL AS was_live)
+       SELECT id, was_live FROM u`,
+      [workspaceId, now],
+    );
+    return rows.filter((r) => r.was_live).map((r) => r.id);
+  },
 };
 
 /** Protocol keys (README "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
@@ -120,10 +143,15 @@ export class ProtocolKeysService {
         role: input.role,
         agent_id: agent.id,
       });
-      return toProtocolKeyResponse(
-        await m.findOneByOrFail(ProtocolKey, { id: key.id }),
-        secret.plaintext,
-      );
+      const saved = await m.findOneByOrFail(ProtocolKey, { id: key.id });
+      await recordConsentGiven(m, {
+        workspaceId,
+        personId: actor.type === 'person' ? actor.id : null,
+        kind: 'protocol_key',
+        subjectId: key.id,
+        at: saved.createdAt,
+      });
+      return toProtocolKeyResponse(saved, secret.plaintext);
     });
   }
 
@@ -139,8 +167,10 @@ export class ProtocolKeysService {
 
   /** Effective on the very next request: the resolver ignores revoked keys. */
   async revoke(workspaceId: string, id: string, actor: AuditActor): Promise<ProtocolKeyResponse> {
-    return toProtocolKeyResponse(
-      await this.credentials.revoke(PROTOCOL_KEYS, workspaceId, id, actor),
-    );
+    const key = await this.credentials.revoke(PROTOCOL_KEYS, workspaceId, id, actor);
+    if (key.revokedAt) {
+      await recordConsentWithdrawn(this.tx.manager, 'protocol_key', key.id, key.revokedAt);
+    }
+    return toProtocolKeyResponse(key);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 
 import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
@@ -13,6 +13,13 @@ import { REFUND_COMMITTED } from './refund.state';
  * increments and its credit on the rail are the payments module's (PaymentIntentRepository,
  * RailTransferRepository). Lock order is intent → refund → approval everywhere.
  */
+/** Personal data (src/personal-data): the refunds of these payments, oldest first. */
+export function refundsOfIntents(m: EntityManager, intentIds: string[]): Promise<Refund[]> {
+  return intentIds.length === 0
+    ? Promise.resolve([])
+    : m.find(Refund, { where: { intentId: In(intentIds) }, order: { createdAt: 'ASC' } });
+}
+
 @Injectable()
 export class RefundRepository {
   constructor(private readonly tx: Tx) {}

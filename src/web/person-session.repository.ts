@@ -22,6 +22,15 @@ export async function deleteSessionsOf(m: EntityManager, personId: string): Prom
   await m.delete(PersonSession, { personId });
 }
 
+/** A person's sign-ins (src/personal-data): when each started and ends; never a token hash. */
+export async function sessionsOf(
+  m: EntityManager,
+  personId: string,
+): Promise<{ id: string; createdAt: Date; expiresAt: Date }[]> {
+  const rows = await m.find(PersonSession, { where: { personId }, order: { createdAt: 'ASC' } });
+  return rows.map((s) => ({ id: s.id, createdAt: s.createdAt, expiresAt: s.expiresAt }));
+}
+
 /** The only SQL on person_sessions. Lookups are by token hash; the token itself is never stored. */
 @Injectable()
 export class PersonSessionRepository {

@@ -208,6 +208,20 @@ export async function deleteExpiredRecords(manager: EntityManager, now: Date): P
   return row.n;
 }
 
+/**
+ * Erasure (src/personal-data): the stored responses of these credentials (by principal id, any
+ * kind; they may echo personal fields) are removed at once rather than at expiry; returns how many.
+ */
+export async function deleteRecordsOfOwners(manager: EntityManager, principalIds: string[]) {
+  const [row] = await manager.query<{ n: number }[]>(
+    `WITH d AS (DELETE FROM idempotency_records
+                 WHERE substr(owner_id, strpos(owner_id, ':') + 1) = ANY($1::text[]) RETURNING 1)
+     SELECT count(*)::int AS n FROM d`,
+    [principalIds],
+  );
+  return row.n;
+}
+
 /** The live record of a key, if any (MCP tools ask before they call the REST route). */
 export async function findRecord(
   manager: EntityManager,

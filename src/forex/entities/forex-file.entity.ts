@@ -51,4 +51,10 @@ export class ForexFile {
   @Column('text') receiptId: string;
   @Column('timestamptz') createdAt: Date;
   @Column('timestamptz') updatedAt: Date;
+  /**
+   * Salt of the traveller-name digest in the file's chain (src/personal-data/personal-digest.ts);
+   * null once erased (migration 1764000000400-PersonalData).
+   */
+  @Column('text', { nullable: true }) travellerNameSalt: string | null;
+  @Column('timestamptz', { nullable: true }) erasedAt: Date | null;
 }
