@@ -4,6 +4,7 @@ import { LoggerModule } from 'nestjs-pino';
 
 import { AccountsModule } from './accounts/accounts.module';
 import { ApprovalsModule } from './approvals/approvals.module';
+import { BreachesModule } from './breaches/breaches.module';
 import { ChainsModule } from './chains/chains.module';
 import { CheckoutModule } from './checkout/checkout.module';
 import { CommonModule } from './common/common.module';
@@ -28,13 +29,14 @@ import { MetricsModule } from './metrics/metrics.module';
 import { OpsModule } from './ops/ops.module';
 import { OrdersModule } from './orders/orders.module';
 import { PaymentsModule } from './payments/payments.module';
-import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
 import { PersonalDataModule } from './personal-data/personal-data.module';
+import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
 import { PublicPayModule } from './public-pay/public-pay.module';
 import { QuotesModule } from './quotes/quotes.module';
 import { ReceiptsModule } from './receipts/receipts.module';
 import { RecurringModule } from './recurring/recurring.module';
 import { RefundsModule } from './refunds/refunds.module';
+import { RetentionModule } from './retention/retention.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { SellerModule } from './seller/seller.module';
 import { SettlementsModule } from './settlements/settlements.module';
@@ -75,9 +77,9 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     DocumentsModule,
     MandatesModule,
     ConsentModule,
+    PersonalDataModule,
     McpModule,
     QuotesModule,
-    PersonalDataModule,
     IntentsModule,
     RefundsModule,
     SellerModule,
@@ -87,6 +89,8 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     ForexModule,
     GatewayModule,
     SettlementsModule,
+    RetentionModule,
+    BreachesModule,
     PublicPayModule,
     RecurringModule,
     AppPagesModule,

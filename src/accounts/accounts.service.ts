@@ -15,7 +15,7 @@ import { parsePublicKey } from '../common/signing/public-key';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { deleteSessionsOf } from '../web/person-session.repository';
-import { AgentRepository } from './agent.repository';
+import { agentParts, AgentRepository } from './agent.repository';
 import { AgentResponse, ApiKeyResponse } from './dto/accounts.dto';
 import { Agent, AgentRole } from './entities/agent.entity';
 import { ApiKey } from './entities/api-key.entity';
@@ -138,6 +138,50 @@ export async function findOrCreateOperatorWorkspace(
 /** Inserts a person (an operator made by the sandbox). */
 export async function insertPerson(m: EntityManager, person: Partial<Person>): Promise<void> {
   await m.insert(Person, m.create(Person, person));
+}
+
+/** A sign-up nobody came back to (the retention job, src/retention). */
+export interface AbandonedSignup {
+  workspaceId: string;
+  personId: string;
+}
+
+/**
+ * The retention schedule's abandoned sign-ups: a standard workspace created at or before `before`
+ * whose one person has not signed in since then (last_signed_in_at, which the sign-up's own
+ * session sets; created_at for persons from before that column), with no agent and no API key ever
+ * used. Oldest first, workspace and person locked (SKIP LOCKED: instances share the work).
+ */
+export function abandonedSignups(
+  m: EntityManager,
+  before: Date,
+  limit: number,
+): Promise<AbandonedSignup[]> {
+  return m.query(
+    `SELECT w.id AS "workspaceId", p.id AS "personId"
+       FROM workspaces w JOIN persons p ON p.workspace_id = w.id
+      WHERE w.kind = 'standard' AND w.created_at <= $1
+        AND COALESCE(p.last_signed_in_at, p.created_at) <= $1
+        AND NOT EXISTS (SELECT 1 FROM persons o WHERE o.workspace_id = w.id AND o.id <> p.id)
+        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.workspace_id = w.id AND k.last_used_at IS NOT NULL)
+        AND NOT EXISTS (SELECT 1 FROM (${agentParts.enabled()}) a WHERE a.workspace_id = w.id)
+      ORDER BY w.created_at, w.id
+      LIMIT $2
+      FOR UPDATE OF w, p SKIP LOCKED`,
+    [before, limit],
+  );
+}
+
+/**
+ * Deletes an abandoned sign-up: the person's sessions, the workspace's API keys, the person and the
+ * workspace. Anything else that points at them (a disabled agent, a consent, an endpoint) makes
+ * Postgres refuse (foreign keys): the caller runs this in a savepoint and keeps such a workspace.
+ */
+export async function deleteAbandonedSignup(m: EntityManager, s: AbandonedSignup): Promise<void> {
+  await deleteSessionsOf(m, s.personId);
+  await m.query('DELETE FROM api_keys WHERE workspace_id = $1', [s.workspaceId]);
+  await m.query('DELETE FROM persons WHERE id = $1', [s.personId]);
+  await m.query('DELETE FROM workspaces WHERE id = $1', [s.workspaceId]);
 }
 
 /** A person's own record as the "Your data" page shows it (src/personal-data). */
@@ -277,6 +321,14 @@ export class AccountsService {
     private readonly revocations: CredentialRevocations,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** A sign-in (or the sign-up's own session) just started: the retention job's "last seen". */
+  async recordSignIn(personId: string, at: Date): Promise<void> {
+    await this.tx.manager.query('UPDATE persons SET last_signed_in_at = $2 WHERE id = $1', [
+      personId,
+      at,
+    ]);
+  }
 
   async signUp(input: {
     workspaceName: string;

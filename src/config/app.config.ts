@@ -118,6 +118,8 @@ export interface AppConfig {
   signingKeyEncryptionKey: Buffer | null;
   approvalThresholdPaise: number;
   approvalTtlSeconds: number;
+  /** How long a mandate amendment waits for the person before it expires (MANDATE_AMENDMENT_TTL_S). */
+  mandateAmendmentTtlSeconds: number;
   dailyCapPaise: number;
   checkoutSessionTtlSeconds: number;
   runMigrations: boolean;
@@ -181,6 +183,28 @@ export interface AppConfig {
   dataRights?: DataRightsConfig;
   /** How long a resolved credential is reused in process; 0: never (every request reads Postgres). */
   credentialCacheTtlMs: number;
+  /** The retention schedule's periods (src/retention; docs/personal-data.md "Retention schedule"). */
+  retention: RetentionConfig;
+  /** The breach register (src/breaches; docs/personal-data.md "Breach register"). */
+  breaches: BreachesConfig;
+}
+
+/**
+ * The retention job (src/retention/retention-schedule.ts). Forex documents follow the KYC records'
+ * period (dataRights.kycRecordsYears); the abandoned sign-up period is our choice [U].
+ */
+export interface RetentionConfig {
+  /** How often the retention job runs (it deletes at most batchSize rows of each kind per run). */
+  everyMs: number;
+  batchSize: number;
+  /** A sign-up nobody signed in to for this many days, whose workspace holds nothing else [U]. */
+  abandonedSignupDays: number;
+}
+
+/** The breach register; the contact in every notice is the grievance officer (dataRights). */
+export interface BreachesConfig {
+  /** Hours from becoming aware to the detailed report to the Board (DPDP Rules 2025 r.7(2)(b): 72). */
+  boardReportHours: number;
 }
 
 /**
@@ -363,6 +387,7 @@ const storageEnv = z.object({
 const paymentsEnv = z.object({
   APPROVAL_THRESHOLD_PAISE: integer(0).default(RULES.latest<number>('payments.approval_threshold')),
   APPROVAL_TTL_S: integer(1).default(24 * 3600),
+  MANDATE_AMENDMENT_TTL_S: integer(60).default(7 * 24 * 3600),
   DAILY_CAP_PAISE: integer(1).default(RULES.latest<number>('payments.daily_cap_default')),
   CHECKOUT_SESSION_TTL_S: integer(1).default(15 * 60),
 });
@@ -450,6 +475,14 @@ const scaleOutEnv = z.object({
   CREDENTIAL_CACHE_TTL_MS: integer(0).default(5000),
 });
 
+/** docs/personal-data.md "Retention schedule" and "Breach register". */
+const personalDataEnv = z.object({
+  RETENTION_EVERY_MS: integer(1000).default(600_000),
+  RETENTION_BATCH_SIZE: integer(1).default(500),
+  RETENTION_ABANDONED_SIGNUP_DAYS: integer(1).default(30),
+  BREACH_BOARD_REPORT_HOURS: integer(1).default(72),
+});
+
 /** docs/personal-data.md "Your rights and how to use them". */
 const dataRightsEnv = z.object({
   GRIEVANCE_OFFICER_NAME: z
@@ -477,6 +510,7 @@ const appEnv = z.object({
   ...autopayEnv.shape,
   ...scaleOutEnv.shape,
   ...dataRightsEnv.shape,
+  ...personalDataEnv.shape,
 });
 
 /** Sandbox and test only: fixed, public development keys, so sealed secrets survive restarts. */
@@ -548,6 +582,7 @@ export function loadConfig(
       e.SIGNING_KEY_ENCRYPTION_KEY ?? (live ? null : devKey('signing key encryption key')),
     approvalThresholdPaise: e.APPROVAL_THRESHOLD_PAISE,
     approvalTtlSeconds: e.APPROVAL_TTL_S,
+    mandateAmendmentTtlSeconds: e.MANDATE_AMENDMENT_TTL_S,
     dailyCapPaise: e.DAILY_CAP_PAISE,
     checkoutSessionTtlSeconds: e.CHECKOUT_SESSION_TTL_S,
     runMigrations: e.RUN_MIGRATIONS,
@@ -588,6 +623,14 @@ export function loadConfig(
       kycRecordsYears: e.LEGAL_HOLD_KYC_YEARS,
     },
     credentialCacheTtlMs: e.CREDENTIAL_CACHE_TTL_MS,
+    retention: {
+      everyMs: e.RETENTION_EVERY_MS,
+      batchSize: e.RETENTION_BATCH_SIZE,
+      abandonedSignupDays: e.RETENTION_ABANDONED_SIGNUP_DAYS,
+    },
+    breaches: {
+      boardReportHours: e.BREACH_BOARD_REPORT_HOURS,
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
 import { openSealedBytes, sealBytes } from '../common/crypto/sealed';
 import { newId } from '../common/ids';
@@ -33,6 +34,22 @@ export interface StoredDocument {
 export interface DocumentStore {
   put(bytes: Buffer, contentType: string): Promise<StoredDocumentRef>;
   get(id: string): Promise<StoredDocument | null>;
+}
+
+/**
+ * Deletes stored documents by id (the retention job, after the owner of the row pointing at each
+ * has let go of it); returns how many went.
+ */
+export async function deleteStoredDocuments(m: EntityManager, ids: string[]): Promise<number> {
+  if (ids.length === 0) {
+    return 0;
+  }
+  const [row] = await m.query<{ n: number }[]>(
+    `WITH d AS (DELETE FROM stored_documents WHERE id = ANY($1) RETURNING 1)
+     SELECT count(*)::int AS n FROM d`,
+    [ids],
+  );
+  return row.n;
 }
 
 /** Key version written with every row; a rotation adds a key and bumps this. */

@@ -131,7 +131,8 @@ export class ForexDocumentsService {
     documentId: string,
   ): Promise<{ doc: ForexDocument; bytes: Buffer }> {
     const doc = await this.files.findDocument(fileId, documentId);
-    const stored = doc ? await this.store.get(doc.storedDocumentId) : null;
+    // Bytes deleted under the retention schedule (storedDocumentId null) are not found either.
+    const stored = doc?.storedDocumentId ? await this.store.get(doc.storedDocumentId) : null;
     if (!doc || !stored) {
       throw forexErrors.documentNotFound(documentId);
     }

@@ -183,3 +183,49 @@ export class ForexFileRepository {
     return personNames(this.tx.manager, ids);
   }
 }
+
+/** A closed file's document whose sealed bytes are due for deletion (the retention job). */
+export interface DocumentDueForDeletion {
+  id: string;
+  fileId: string;
+  workspaceId: string;
+  storedDocumentId: string;
+}
+
+/**
+ * Documents of files closed at or before `closedBefore` whose bytes are still stored, oldest
+ * first, locked (FOR UPDATE SKIP LOCKED: instances share the work). A file is closed when booked
+ * or rejected (decided_at), or expired (its declaration window ended, declaration_due_at; an
+ * awaiting file past the window reads expired before the sweep writes it, forex-file.state.ts).
+ */
+export function documentsDueForDeletion(
+  m: EntityManager,
+  closedBefore: Date,
+  limit: number,
+): Promise<DocumentDueForDeletion[]> {
+  return m.query(
+    `SELECT d.id, d.file_id AS "fileId", f.workspace_id AS "workspaceId",
+            d.stored_document_id AS "storedDocumentId"
+       FROM forex_documents d JOIN forex_files f ON f.id = d.file_id
+      WHERE d.stored_document_id IS NOT NULL
+        AND CASE WHEN f.status IN ('booked', 'rejected') THEN COALESCE(f.decided_at, f.updated_at)
+                 WHEN f.status IN ('expired', 'awaiting_declaration') THEN f.declaration_due_at
+            END <= $1
+      ORDER BY d.created_at, d.id
+      LIMIT $2
+      FOR UPDATE OF d SKIP LOCKED`,
+    [closedBefore, limit],
+  );
+}
+
+/** The documents' bytes are gone: their metadata (and the receipt's SHA-256) stays. */
+export async function markDocumentsDeleted(
+  m: EntityManager,
+  ids: string[],
+  at: Date,
+): Promise<void> {
+  await m.query(
+    'UPDATE forex_documents SET stored_document_id = NULL, purged_at = $2 WHERE id = ANY($1)',
+    [ids, at],
+  );
+}

@@ -227,7 +227,7 @@ export class ForexService {
         workspace_id: agent.workspaceId,
         person_id: person.id,
         // The name stays out of the signed bytes, so erasing it never breaks the chain.
-        traveller_name_digest: personalDigest(file.travellerNameSalt!, travellerName),
+        traveller_name_digest: personalDigest(file.travellerNameSalt, travellerName),
         destination_country: destination,
         departure_date: dates.departure,
         return_date: dates.return,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { AgentRepository } from '../accounts/agent.repository';
 import { Clock } from '../common/clock';
-import type { AutopayFrequency } from '../recurring/autopay-schedule';
+import type { AutopayFrequency, MandateBillingCycle } from '../recurring/autopay-schedule';
 import { formatIst } from '../web/local-time';
 import type { Mandate, MandateRail, MandateStatus } from './mandate.entity';
 import { effectiveMandateStatus, isRevocable } from './mandate.state';
@@ -25,7 +25,10 @@ const CYCLE_LABEL: Record<AutopayFrequency, string> = {
 };
 
 /** "At most one debit a month, up to ₹…": what a recurring mandate allows, in a sentence. */
-export function recurringLabel(cycle: AutopayFrequency): string {
+export function recurringLabel(cycle: MandateBillingCycle): string {
+  if (cycle === 'as_presented') {
+    return 'Debits as bills fall due, with no fixed cycle; you are told 24 hours before each, and can cancel it';
+  }
   return `At most one debit a ${CYCLE_LABEL[cycle]}; you are told 24 hours before each, and can cancel it`;
 }
 
@@ -47,6 +50,8 @@ export interface MandateView {
   buyerAgentName: string;
   payees: string;
   capPaise: number;
+  /** Recurring mandates: the maximum per debit the agent proposed (the person may lower it). */
+  proposedCapPaise: number | null;
   validFrom: string;
   validUntil: string;
   railLabel: string;
@@ -82,6 +87,8 @@ export class MandateViews {
         buyerAgentName: nameOf(m.buyerAgentId),
         payees: m.payeeAgentIds ? m.payeeAgentIds.map(nameOf).join(', ') : 'any seller',
         capPaise: m.perPaymentCapPaise,
+        proposedCapPaise:
+          m.kind === 'recurring' ? (m.proposedCapPaise ?? m.perPaymentCapPaise) : null,
         validFrom: formatIst(m.validFrom),
         validUntil: formatIst(m.validUntil),
         railLabel: RAIL_LABEL[m.rail],

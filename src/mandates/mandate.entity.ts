@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 import { paise } from '../database/bigint.transformer';
-import type { AutopayFrequency } from '../recurring/autopay-schedule';
+import type { MandateBillingCycle } from '../recurring/autopay-schedule';
 
 export type MandateStatus = 'pending_authorisation' | 'active' | 'revoked' | 'expired';
 export type MandateRail = 'upi_reserve_pay' | 'upi_otm' | 'upi_autopay';
@@ -21,9 +21,15 @@ export class Mandate {
   @Column('text') buyerAgentId: string;
   @Column('text') kind: MandateKind;
   @Column('text') rail: MandateRail;
-  /** Recurring mandates only: how often a debit may be taken (one successful debit per cycle). */
-  @Column('text', { nullable: true }) billingCycle: AutopayFrequency | null;
+  /**
+   * Recurring mandates only: how often a debit may be taken (one successful debit per cycle), or
+   * `as_presented` (no cycle rule).
+   */
+  @Column('text', { nullable: true }) billingCycle: MandateBillingCycle | null;
+  /** For a recurring mandate the maximum per debit the person authorised (or amended to). */
   @Column('bigint', { transformer: paise }) perPaymentCapPaise: number;
+  /** Recurring mandates: the maximum per debit the agent proposed (the person may lower it). */
+  @Column('bigint', { transformer: paise, nullable: true }) proposedCapPaise: number | null;
   @Column('text', { array: true, nullable: true }) payeeAgentIds: string[] | null;
   @Column('timestamptz') validFrom: Date;
   @Column('timestamptz') validUntil: Date;

@@ -13,7 +13,13 @@ export function toMandateResponse(m: Mandate, now: Date, appUrl: string): Mandat
     buyer_agent_id: m.buyerAgentId,
     kind: m.kind,
     rail: m.rail,
-    recurring: m.billingCycle ? { billing_cycle: m.billingCycle } : null,
+    recurring: m.billingCycle
+      ? {
+          billing_cycle: m.billingCycle,
+          max_per_debit_paise: m.perPaymentCapPaise,
+          proposed_max_per_debit_paise: m.proposedCapPaise ?? m.perPaymentCapPaise,
+        }
+      : null,
     per_payment_cap_paise: m.perPaymentCapPaise,
     payee_agent_ids: m.payeeAgentIds,
     valid_from: m.validFrom.toISOString(),

@@ -133,7 +133,18 @@ export class MandateRepository {
 
   async update(
     id: string,
-    patch: Partial<Pick<Mandate, 'status' | 'authorisedBy' | 'authorisedAt' | 'revokedAt'>>,
+    patch: Partial<
+      Pick<
+        Mandate,
+        | 'status'
+        | 'authorisedBy'
+        | 'authorisedAt'
+        | 'revokedAt'
+        | 'perPaymentCapPaise'
+        | 'validUntil'
+        | 'payeeAgentIds'
+      >
+    >,
   ): Promise<void> {
     await this.tx.manager.update(Mandate, { id }, patch);
   }

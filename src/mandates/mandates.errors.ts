@@ -54,6 +54,19 @@ export const mandateErrors = {
       'mandate_not_pending',
       `Mandate ${id} is ${status}; only a mandate awaiting authorisation can be authorised or declined`,
     ),
+  maximumOnlyRecurring: () =>
+    commonErrors.invalid(
+      '$.max_per_debit',
+      'Only a recurring mandate has a maximum per debit the person sets',
+    ),
+  maximumOutOfRange: (proposalPaise: number) =>
+    new AppError(
+      400,
+      'invalid_request',
+      'max_per_debit_out_of_range',
+      `The maximum per debit must be at least ₹1 and at most the ${proposalPaise} paise the agent proposed`,
+      '$.max_per_debit',
+    ),
   expired: (id: string) =>
     new AppError(
       400,

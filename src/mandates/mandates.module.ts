@@ -1,8 +1,16 @@
 import { Module } from '@nestjs/common';
 
 import { AccountsModule } from '../accounts/accounts.module';
+import { ChainsModule } from '../chains/chains.module';
+import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { TokensStoreModule } from '../delegate-payment/tokens-store.module';
+import { PaymentsModule } from '../payments/payments.module';
 import { WebModule } from '../web/web.module';
+import { MandateAmendmentRepository } from './mandate-amendment.repository';
+import { MandateAmendmentPagesController } from './mandate-amendment-pages.controller';
+import { MandateAmendmentPages } from './mandate-amendment-pages.service';
+import { MandateAmendmentsController } from './mandate-amendments.controller';
+import { MandateAmendmentsService } from './mandate-amendments.service';
 import { MandateAuthorisationController } from './mandate-authorisation.controller';
 import { MandatePagesService } from './mandate-pages.service';
 import { MandateViews } from './mandate-views';
@@ -12,9 +20,30 @@ import { MandatesStoreModule } from './mandates-store.module';
 
 /** UPI mandates: the /v1 API, the person's authorisation page, and MandatesService for delegate_payment. */
 @Module({
-  imports: [WebModule, AccountsModule, MandatesStoreModule, TokensStoreModule],
-  controllers: [MandatesController, MandateAuthorisationController],
-  providers: [MandatesService, MandateViews, MandatePagesService],
+  imports: [
+    WebModule,
+    AccountsModule,
+    MandatesStoreModule,
+    TokensStoreModule,
+    // Amendments: the receipt chain, the buyer's events (OutboxService), the expiry sweep.
+    ChainsModule,
+    PaymentsModule,
+    SweeperModule,
+  ],
+  controllers: [
+    MandatesController,
+    MandateAuthorisationController,
+    MandateAmendmentsController,
+    MandateAmendmentPagesController,
+  ],
+  providers: [
+    MandatesService,
+    MandateViews,
+    MandatePagesService,
+    MandateAmendmentsService,
+    MandateAmendmentRepository,
+    MandateAmendmentPages,
+  ],
   exports: [MandatesService, MandateViews, MandatePagesService],
 })
 export class MandatesModule {}

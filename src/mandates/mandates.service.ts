@@ -14,7 +14,7 @@ import {
   recordConsentGiven,
   recordConsentWithdrawn,
 } from '../personal-data/personal-data.repository';
-import type { AutopayFrequency } from '../recurring/autopay-schedule';
+import type { MandateBillingCycle } from '../recurring/autopay-schedule';
 import { MandateResponse } from './dto/mandate.response';
 import { Mandate, MandateKind, MandateRail, MandateStatus } from './mandate.entity';
 import { toMandateResponse } from './mandate.mapper';
@@ -23,6 +23,8 @@ import { effectiveMandateStatus, expiryIsUnpersisted, isRevocable } from './mand
 import { mandateErrors } from './mandates.errors';
 
 const YEAR_MS = 365 * 24 * 3600_000;
+/** The lowest maximum per debit a person may set: ₹1. */
+export const MIN_MAX_PER_DEBIT_PAISE = 100;
 /** A valid_from this far in the past is clock skew, not back-dating. */
 const BACKDATE_TOLERANCE_MS = 5 * 60_000;
 
@@ -36,7 +38,7 @@ export interface CreateMandateInput {
   validUntil: string;
   rail?: MandateRail;
   kind?: 'standing' | 'recurring';
-  billingCycle?: AutopayFrequency;
+  billingCycle?: MandateBillingCycle;
   description?: string;
 }
 
@@ -95,6 +97,8 @@ export class MandatesService {
         buyerAgentId,
         ...terms,
         perPaymentCapPaise: input.perPaymentCapPaise,
+        // A recurring mandate's cap is the agent's proposed maximum per debit; the person may lower it.
+        proposedCapPaise: terms.kind === 'recurring' ? input.perPaymentCapPaise : null,
         payeeAgentIds: payees,
         validFrom,
         validUntil,
@@ -243,18 +247,37 @@ export class MandatesService {
     this.endedHooks.push(hook);
   }
 
-  /** A person of the workspace authorises a pending mandate in the app (the only way to activate one). */
-  async authorise(workspaceId: string, id: string, personId: string): Promise<Mandate> {
+  /**
+   * A person of the workspace authorises a pending mandate in the app (the only way to activate
+   * one). On a recurring mandate the person may set a lower maximum per debit than the agent
+   * proposed (`maxPerDebitPaise`, ₹1 up to the proposal); that maximum is what is stored and used.
+   */
+  async authorise(
+    workspaceId: string,
+    id: string,
+    personId: string,
+    opts: { maxPerDebitPaise?: number } = {},
+  ): Promise<Mandate> {
     return this.decide(workspaceId, id, async (m, now) => {
+      const cap = this.authorisedMaximum(m, opts.maxPerDebitPaise);
       m.status = 'active';
       m.authorisedBy = personId;
       m.authorisedAt = now;
-      await this.repo.update(m.id, { status: 'active', authorisedBy: personId, authorisedAt: now });
+      m.perPaymentCapPaise = cap;
+      await this.repo.update(m.id, {
+        status: 'active',
+        authorisedBy: personId,
+        authorisedAt: now,
+        perPaymentCapPaise: cap,
+      });
       await this.audit.record(
         workspaceId,
         { type: 'person', id: personId },
         'mandate.authorised',
         m.id,
+        m.kind === 'recurring'
+          ? { max_per_debit_paise: cap, proposed_max_per_debit_paise: m.proposedCapPaise }
+          : undefined,
       );
       await recordConsentGiven(this.tx.manager, {
         workspaceId,
@@ -293,6 +316,25 @@ export class MandatesService {
       }
       return m;
     });
+  }
+
+  /** The cap a person authorises: the proposal, or on a recurring mandate a lower maximum. */
+  private authorisedMaximum(m: Mandate, requested: number | undefined): number {
+    if (requested === undefined) {
+      return m.perPaymentCapPaise;
+    }
+    if (m.kind !== 'recurring') {
+      throw mandateErrors.maximumOnlyRecurring();
+    }
+    const proposal = m.proposedCapPaise ?? m.perPaymentCapPaise;
+    if (
+      !Number.isSafeInteger(requested) ||
+      requested < MIN_MAX_PER_DEBIT_PAISE ||
+      requested > proposal
+    ) {
+      throw mandateErrors.maximumOutOfRange(proposal);
+    }
+    return requested;
   }
 
   private async decide(
@@ -447,10 +489,11 @@ export class MandatesService {
       | 'validUntil'
       | 'description'
       | 'createdAt'
-    > & { kind: MandateKind },
+    > & { kind: MandateKind; proposedCapPaise?: number | null },
   ): Promise<Mandate> {
     const mandate = Object.assign(new Mandate(), {
       id: newId('mdt'),
+      proposedCapPaise: null,
       ...fields,
       status: 'pending_authorisation' as const,
       authorisedBy: null,

@@ -78,6 +78,12 @@ export const METRICS = {
   },
 
   // Inbound gateway events, when the record commits (GatewayWebhooksService).
+  // The retention job (src/retention), when each batch's deletion commits; never a personal value.
+  retentionDeleted: {
+    name: 'svc_retention_deleted_total',
+    help: 'Records deleted by the retention schedule, by kind (person_sessions, idempotency_records, seen_signatures, forex_document_bytes, abandoned_signups)',
+    labelNames: ['kind'],
+  },
   gatewayEventsUnprocessable: {
     name: 'svc_gateway_events_unprocessable_total',
     help: 'Correctly signed gateway events that did not parse, stored as unprocessable (answered 2xx, not applied), by event type (a known gateway event name, else other)',

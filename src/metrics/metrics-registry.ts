@@ -37,6 +37,7 @@ export class MetricsRegistry {
   readonly dbPoolWaiting = this.gauge(METRICS.dbPoolWaiting);
   readonly dbPoolMax = this.gauge(METRICS.dbPoolMax);
   readonly gatewayEventsUnprocessable = this.counter(METRICS.gatewayEventsUnprocessable);
+  readonly retentionDeleted = this.counter(METRICS.retentionDeleted);
   readonly gatewayEventsForReview = this.gauge(METRICS.gatewayEventsForReview);
   readonly sourceUp = this.gauge(METRICS.collectorUp);
 

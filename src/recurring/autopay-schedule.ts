@@ -35,6 +35,30 @@ export const AUTOPAY_FREQUENCIES = [
 ] as const;
 export type AutopayFrequency = (typeof AUTOPAY_FREQUENCIES)[number];
 
+/**
+ * A recurring mandate's billing cycle: a fixed frequency, or `as_presented` (the seller debits when
+ * a bill is due: no one-debit-per-cycle rule, every debit still announced 24 h ahead, outside the
+ * windows, within the person's maximum, authorised above the thresholds).
+ */
+export const MANDATE_BILLING_CYCLES = [...AUTOPAY_FREQUENCIES, 'as_presented'] as const;
+export type MandateBillingCycle = (typeof MANDATE_BILLING_CYCLES)[number];
+
+/**
+ * The cycle a charge debited at `debitAt` belongs to: for a fixed frequency its billing cycle;
+ * for `as_presented` none (index null) and the mandate's validity as its bounds, so a charge
+ * still expires when the mandate ends before it could be debited.
+ */
+export function chargeCycle(
+  cycle: MandateBillingCycle,
+  validFrom: Date,
+  validUntil: Date,
+  debitAt: Date,
+): { index: number | null; start: Date; end: Date } {
+  return cycle === 'as_presented'
+    ? { index: null, start: validFrom, end: validUntil }
+    : billingCycle(cycle, validFrom, debitAt);
+}
+
 /** A debit of this amount needs the person's additional authorisation (strictly above ₹15,000). */
 export function needsAdditionalAuthorisation(amountPaise: number): boolean {
   return amountPaise > AFA_THRESHOLD_PAISE;

@@ -67,7 +67,8 @@ export class RecurringCharge {
   @Column('text') status: ChargeStatus;
   @Column('timestamptz') noticeAt: Date;
   @Column('timestamptz') debitAt: Date;
-  @Column('integer') cycleIndex: number;
+  /** null on an `as_presented` mandate: no billing cycle (start/end are the mandate's validity). */
+  @Column('integer', { nullable: true }) cycleIndex: number | null;
   @Column('timestamptz') cycleStart: Date;
   @Column('timestamptz') cycleEnd: Date;
   @Column('text') authorisation: ChargeAuthorisation;

@@ -28,7 +28,7 @@ import { formatIst } from '../web/local-time';
 import { AutopayNotices, PRE_DEBIT_NOTICE_EVENT } from './autopay-notices';
 import {
   AFA_THRESHOLD_PAISE,
-  billingCycle,
+  chargeCycle,
   inBlockedWindow,
   nextAllowedInstant,
   scheduledDebitAt,
@@ -179,7 +179,13 @@ export class RecurringChargesService implements OnModuleInit {
       if (debitAt >= mandate.validUntil) {
         throw recurringErrors.endsBeforeDebit(debitAt, mandate.validUntil);
       }
-      const cycle = billingCycle(mandate.billingCycle, mandate.validFrom, debitAt);
+      // as_presented: no cycle (index null), so the one-per-cycle index never applies.
+      const cycle = chargeCycle(
+        mandate.billingCycle,
+        mandate.validFrom,
+        mandate.validUntil,
+        debitAt,
+      );
       const firstDebit = withRegistration || !(await this.charges.hasSettled(mandate.id));
       const authorisation: ChargeAuthorisation = withRegistration
         ? 'with_registration'
@@ -232,7 +238,8 @@ export class RecurringChargesService implements OnModuleInit {
         updatedAt: now,
       });
       if (!(await this.charges.insertIfCycleFree(charge))) {
-        const holder = await this.charges.findCycleHolder(mandate.id, cycle.index);
+        // Only a fixed cycle can be taken: a charge without one (as_presented) never conflicts.
+        const holder = await this.charges.findCycleHolder(mandate.id, cycle.index ?? -1);
         throw recurringErrors.cycleTaken(holder?.id ?? null);
       }
       await this.outbox.add({

@@ -28,7 +28,7 @@ export const recurringErrors = {
       400,
       'invalid_request',
       'mandate_cap_exceeded',
-      `amount_paise is above the mandate's per-debit cap of ${cap} paise`,
+      `amount_paise is above the mandate's maximum per debit of ${cap} paise (the most the person authorised); nothing was scheduled and no notice went out`,
       '$.amount_paise',
     ),
   endsBeforeDebit: (debitAt: Date, validUntil: Date) =>

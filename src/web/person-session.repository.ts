@@ -79,13 +79,20 @@ export class PersonSessionRepository {
     };
   }
 
-  /** Expired sessions, in bounded batches; returns how many went. */
+  /**
+   * Expired sessions, in bounded batches (rows another instance is deleting are skipped); returns
+   * how many went. (A bare DELETE … RETURNING answers [rows, count] through TypeORM, hence the CTE.)
+   */
   async deleteExpired(now: Date, limit = 500): Promise<number> {
-    const rows: unknown[] = await this.tx.manager.query(
-      `DELETE FROM person_sessions WHERE id IN (SELECT id FROM person_sessions WHERE expires_at <= $1 LIMIT $2) RETURNING id`,
+    const [row] = await this.tx.manager.query<{ n: number }[]>(
+      `WITH d AS (
+         DELETE FROM person_sessions WHERE id IN (
+           SELECT id FROM person_sessions WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM d`,
       [now, limit],
     );
-    return rows.length;
+    return row.n;
   }
 
   async deleteById(id: string): Promise<void> {

@@ -1,10 +1,9 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 
 import { AccountsService } from '../accounts/accounts.service';
 import { Clock } from '../common/clock';
 import { hashPassword, sha256Hex, verifyPassword } from '../common/crypto/secrets';
 import { newId, randomToken } from '../common/ids';
-import { Sweeper } from '../common/sweeper/sweeper';
 import { csrfTokenFor, newBrowserToken } from './csrf';
 import { PersonSessionRepository } from './person-session.repository';
 import type { SignedInPerson } from './signed-in-person';
@@ -28,7 +27,7 @@ export interface IssuedSession {
  * the NOT NULL column holds nothing usable (it is never read).
  */
 @Injectable()
-export class PersonSessionService implements OnModuleInit {
+export class PersonSessionService {
   /** Hash to verify against when the email is unknown, so both paths cost one scrypt. */
   private dummyHash: Promise<string> | null = null;
 
@@ -36,16 +35,14 @@ export class PersonSessionService implements OnModuleInit {
     private readonly sessions: PersonSessionRepository,
     private readonly accounts: AccountsService,
     private readonly clock: Clock,
-    private readonly sweeper: Sweeper,
   ) {}
 
-  /** Sessions are also ended when presented after expiry; this sweep removes the rest. */
-  onModuleInit(): void {
-    this.sweeper.register(
-      'person-sessions-expiry',
-      () => this.sessions.deleteExpired(this.clock.now()),
-      { everyMs: 60_000 },
-    );
+  /**
+   * Sessions are also ended when presented after expiry; the retention job (src/retention,
+   * 'person_sessions' in its schedule) removes the rest, a batch at a time.
+   */
+  deleteExpiredSessions(now: Date, limit: number): Promise<number> {
+    return this.sessions.deleteExpired(now, limit);
   }
 
   /**
@@ -71,7 +68,9 @@ export class PersonSessionService implements OnModuleInit {
   /** Creates a session for a person who has just proven who they are (sign-in, sign-up). */
   async startSession(personId: string): Promise<IssuedSession> {
     const token = newBrowserToken();
-    const expiresAt = new Date(this.clock.now().getTime() + SESSION_TTL_MS);
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+    await this.accounts.recordSignIn(personId, now);
     await this.sessions.insert({
       id: newId('psess'),
       personId,

@@ -14,9 +14,13 @@ export const WEBHOOK_EVENT_TYPES = [
   'forex.rejected',
   'recurring.pre_debit_notice',
   'recurring.charge_cancelled',
+  'mandate.amendment_requested',
+  'mandate.amendment_authorised',
+  'mandate.amendment_declined',
   'recurring.post_debit_alert',
   'capture.refund_started',
   'capture.refunded',
+  'personal_data.breach_notice',
 ] as const;
 
 export const ALL_EVENTS = '*';

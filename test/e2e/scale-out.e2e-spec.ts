@@ -8,6 +8,7 @@ import request from 'supertest';
 
 import { ApprovalsService } from '../../src/approvals/approvals.service';
 import { QUEUES } from '../../src/common/queues/queues';
+import { RetentionJob } from '../../src/retention/retention.job';
 import { bearer } from '../factories/intent.factory';
 import { createOffer } from '../factories/offer.factory';
 import { insertMandate } from '../factories/payment-fixtures';
@@ -23,7 +24,7 @@ import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
  *
  * Shown: no double debit; each outbox event delivered exactly once to the receiver (one delivery,
  * one attempt); an approval-expiry sweep racing on both instances expires each approval once
- * (one audit row, one decline, one refund.expired event, delivered once); one cleanup job.
+ * (one audit row, one decline, one refund.expired event, delivered once); the retention sweep on both.
  */
 
 interface Receiver {
@@ -283,9 +284,12 @@ describe('two instances on one database and one Redis', () => {
     expect(Number(n)).toBe(FLOWS);
   });
 
-  it('the hourly cleanup is one repeatable job in the shared Redis, not one per instance', async () => {
+  it('the retention sweep runs on both instances at once, each kind on one (no hourly Bull job per instance left behind)', async () => {
     const queue = a.get<Queue>(getQueueToken(QUEUES.maintenance) as never);
     const repeatable = await queue.getRepeatableJobs();
-    expect(repeatable.filter((j) => j.name === 'cleanup-idempotency')).toHaveLength(1);
+    expect(repeatable.filter((j) => j.name === 'cleanup-idempotency')).toHaveLength(0);
+    const [one, two] = await Promise.all([a.get(RetentionJob).run(), b.get(RetentionJob).run()]);
+    expect(one).toBeDefined();
+    expect(two).toBeDefined();
   });
 });

@@ -5,11 +5,16 @@ import { DataSource } from 'typeorm';
 
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { Clock } from '../clock';
-import { JOB_PRESETS, JOBS, QUEUES } from '../queues/queues';
+import { JOBS, QUEUES } from '../queues/queues';
 import { deleteExpiredSignatures } from '../signing/request-signature.verifier';
 import { deleteExpiredRecords } from './idempotency.interceptor';
 
-/** Hourly deletion of idempotency records and seen signatures past their retention. */
+/**
+ * Deletion of idempotency records and seen signatures past their expiry, all at once. The
+ * retention job (src/retention) now does this on its timer, a batch at a time, with the rest of
+ * the retention schedule; this processor only answers jobs an older deployment left repeating in
+ * Redis, and removes that repeat at start-up.
+ */
 @Processor(QUEUES.maintenance)
 @Injectable()
 export class IdempotencyCleanup implements OnApplicationBootstrap {
@@ -26,11 +31,10 @@ export class IdempotencyCleanup implements OnApplicationBootstrap {
     if (!this.config.runWorkers) {
       return;
     }
-    await this.queue.add(
-      JOBS.cleanupIdempotency,
-      {},
-      { ...JOB_PRESETS.singleShot, jobId: 'cleanup-idempotency', repeat: { every: 3600_000 } },
-    );
+    await this.queue.removeRepeatable(JOBS.cleanupIdempotency, {
+      every: 3600_000,
+      jobId: 'cleanup-idempotency',
+    });
   }
 
   @Process(JOBS.cleanupIdempotency)

@@ -198,12 +198,21 @@ class RefusalToStore extends Error {
   }
 }
 
-/** Removes expired idempotency records (the hourly cleanup); returns how many. */
-export async function deleteExpiredRecords(manager: EntityManager, now: Date): Promise<number> {
+/** Removes expired idempotency records (the retention job, src/retention); returns how many. */
+export async function deleteExpiredRecords(
+  manager: EntityManager,
+  now: Date,
+  limit: number | null = null,
+): Promise<number> {
+  // limit null: all of them (LIMIT NULL); rows another instance is deleting are skipped.
   const [row] = await manager.query<{ n: number }[]>(
-    `WITH d AS (DELETE FROM idempotency_records WHERE expires_at <= $1 RETURNING 1)
+    `WITH d AS (
+       DELETE FROM idempotency_records WHERE id IN (
+         SELECT id FROM idempotency_records WHERE expires_at <= $1
+          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING 1)
      SELECT count(*)::int AS n FROM d`,
-    [now],
+    [now, limit],
   );
   return row.n;
 }

@@ -18,12 +18,21 @@ const invalidSignature = (message: string) =>
 const staleTimestamp = (message: string) =>
   new AppError(401, 'invalid_request', 'stale_timestamp', message, 'Timestamp');
 
-/** Removes the remembered signatures past their expiry (the hourly cleanup); returns how many. */
-export async function deleteExpiredSignatures(manager: EntityManager, now: Date): Promise<number> {
+/** Removes the remembered signatures past their expiry (the retention job, src/retention); returns how many. */
+export async function deleteExpiredSignatures(
+  manager: EntityManager,
+  now: Date,
+  limit: number | null = null,
+): Promise<number> {
+  // limit null: all of them (LIMIT NULL); rows another instance is deleting are skipped.
   const [row] = await manager.query<{ n: number }[]>(
-    `WITH d AS (DELETE FROM seen_signatures WHERE expires_at <= $1 RETURNING 1)
+    `WITH d AS (
+       DELETE FROM seen_signatures WHERE signature_hash IN (
+         SELECT signature_hash FROM seen_signatures WHERE expires_at <= $1
+          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING 1)
      SELECT count(*)::int AS n FROM d`,
-    [now],
+    [now, limit],
   );
   return row.n;
 }

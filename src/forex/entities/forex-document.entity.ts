@@ -7,7 +7,8 @@ import type { DocumentKind } from '../forex-rules';
 export class ForexDocument {
   @PrimaryColumn('text') id: string;
   @Column('text') fileId: string;
-  @Column('text') storedDocumentId: string;
+  /** null once the retention job deleted the bytes (purgedAt); the metadata stays. */
+  @Column('text', { nullable: true }) storedDocumentId: string | null;
   @Column('text') kind: DocumentKind;
   @Column('text') contentType: 'application/pdf' | 'image/jpeg' | 'image/png';
   @Column('integer') sizeBytes: number;
@@ -16,4 +17,5 @@ export class ForexDocument {
   /** The agent that uploaded it. */
   @Column('text') uploadedBy: string;
   @Column('timestamptz') createdAt: Date;
+  @Column('timestamptz', { nullable: true }) purgedAt: Date | null;
 }

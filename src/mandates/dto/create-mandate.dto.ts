@@ -20,7 +20,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 
-import { AUTOPAY_FREQUENCIES, type AutopayFrequency } from '../../recurring/autopay-schedule';
+import { MANDATE_BILLING_CYCLES, type MandateBillingCycle } from '../../recurring/autopay-schedule';
 import type { MandateRail } from '../mandate.entity';
 
 /**
@@ -31,10 +31,15 @@ export const MAX_PER_PAYMENT_CAP_PAISE = 50_000_000;
 const AGENT_ID = /^agt_[A-Za-z0-9]+$/;
 
 export class RecurringTermsDto {
-  @ApiProperty({ enum: AUTOPAY_FREQUENCIES, example: 'monthly' })
+  @ApiProperty({
+    enum: MANDATE_BILLING_CYCLES,
+    example: 'monthly',
+    description:
+      'A fixed cycle (at most one debit per cycle) or as_presented (debits as bills fall due; each still announced 24 hours ahead)',
+  })
   @IsDefined()
-  @IsIn(AUTOPAY_FREQUENCIES)
-  billing_cycle: AutopayFrequency;
+  @IsIn(MANDATE_BILLING_CYCLES)
+  billing_cycle: MandateBillingCycle;
 }
 
 export class CreateMandateDto {
@@ -51,7 +56,8 @@ export class CreateMandateDto {
     minimum: 1,
     maximum: MAX_PER_PAYMENT_CAP_PAISE,
     example: 500000,
-    description: 'Largest single payment, in paise (sandbox max ₹5,00,000)',
+    description:
+      'Largest single payment, in paise (sandbox max ₹5,00,000). On a recurring mandate this is the maximum per debit the agent proposes: the person may lower it when authorising',
   })
   @IsDefined()
   @IsInt()

@@ -1,10 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { AUTOPAY_FREQUENCIES, type AutopayFrequency } from '../../recurring/autopay-schedule';
+import { MANDATE_BILLING_CYCLES, type MandateBillingCycle } from '../../recurring/autopay-schedule';
 import type { MandateKind, MandateRail, MandateStatus } from '../mandate.entity';
 
 export class RecurringTermsResponse {
-  @ApiProperty({ enum: AUTOPAY_FREQUENCIES }) billing_cycle: AutopayFrequency;
+  @ApiProperty({ enum: MANDATE_BILLING_CYCLES }) billing_cycle: MandateBillingCycle;
+  @ApiProperty({
+    description:
+      'paise: the maximum per debit in force (the person set it at authorisation, at most the proposal; an authorised amendment may change it). Same as per_payment_cap_paise',
+  })
+  max_per_debit_paise: number;
+  @ApiProperty({ description: 'paise: the maximum per debit the buyer agent proposed' })
+  proposed_max_per_debit_paise: number;
 }
 
 export class MandateResponse {

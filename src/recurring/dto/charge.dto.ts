@@ -64,7 +64,13 @@ export class CreateChargeDto {
 export class ListChargesQuery extends PageQuery {}
 
 export class BillingCycleResponse {
-  @ApiProperty({ description: '0 for the cycle that starts with the mandate' }) index: number;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description:
+      '0 for the cycle that starts with the mandate; null on an as_presented mandate (no cycle: start and end are the mandate validity)',
+  })
+  index: number | null;
   @ApiProperty({ format: 'date-time' }) start: string;
   @ApiProperty({ format: 'date-time', description: 'exclusive' }) end: string;
 }

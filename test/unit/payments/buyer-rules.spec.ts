@@ -15,6 +15,7 @@ function mandate(over: Partial<Mandate> = {}): Mandate {
       rail: 'upi_reserve_pay',
       billingCycle: null,
       perPaymentCapPaise: 500_000,
+      proposedCapPaise: null,
       payeeAgentIds: null,
       validFrom: new Date(now.getTime() - 3600_000),
       validUntil: new Date(now.getTime() + 3600_000),
