@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
@@ -19,6 +20,30 @@ export const checkoutParts = {
  * The owner of checkout_sessions (docs/architecture.md "Table owners"): the only file that queries
  * the table (CheckoutStoreModule exports it); joins the ambient transaction (Tx).
  */
+/**
+ * Erasure (docs/personal-data.md "What we keep after erasure, and why"): the ACP buyer contact of
+ * the given checkout sessions (those a workspace's buyer agents paid), when it holds any of the
+ * person's identifiers (email, phone, name; case-insensitive), is removed. The session, its order
+ * and its payment stay as records; no signed chain holds the contact. Returns how many.
+ */
+export async function eraseBuyerContact(
+  m: EntityManager,
+  sessionIds: string[],
+  identifiers: string[],
+): Promise<number> {
+  const needles = identifiers.filter((x) => x.trim().length >= 3).map((x) => x.toLowerCase());
+  if (needles.length === 0 || sessionIds.length === 0) {
+    return 0;
+  }
+  const [, count] = await m.query<[unknown[], number]>(
+    `UPDATE checkout_sessions s SET buyer = NULL
+      WHERE s.id = ANY($1::text[]) AND s.buyer IS NOT NULL
+        AND EXISTS (SELECT 1 FROM unnest($2::text[]) n WHERE position(n IN lower(s.buyer::text)) > 0)`,
+    [sessionIds, needles],
+  );
+  return count;
+}
+
 @Injectable()
 export class CheckoutSessionRepository {
   constructor(private readonly tx: Tx) {}

@@ -4,6 +4,7 @@ import { personalDataAccounts } from '../accounts/accounts.service';
 import { personalDataAgents } from '../accounts/agent.repository';
 import { approvalsOfWorkspace } from '../approvals/approvals.service';
 import { ChainService } from '../chains/chain.service';
+import { eraseBuyerContact } from '../checkout/checkout-session.repository';
 import { AuditActor, auditEventsOf, AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { CredentialRevocations } from '../common/credentials/credential-revocations';
@@ -324,11 +325,10 @@ export class PersonalDataService {
       const ws = person.workspaceId;
       const actor = actorOf(person);
       const closing = (await personalDataAccounts.othersInWorkspace(m, ws, person.personId)) === 0;
-      const [intents, mandates, files] = await Promise.all([
-        intentsOfWorkspace(m, ws),
-        mandatesOfWorkspace(m, ws),
-        personalDataForex.filesOfPerson(m, person.personId),
-      ]);
+      // One after another: a transaction's reads share its one connection.
+      const intents = await intentsOfWorkspace(m, ws);
+      const mandates = await mandatesOfWorkspace(m, ws);
+      const files = await personalDataForex.filesOfPerson(m, person.personId);
       const refunds = await refundsOfIntents(
         m,
         intents.map((i) => i.id),
@@ -352,6 +352,16 @@ export class PersonalDataService {
         null,
       );
       await personalDataForex.eraseOfPerson(m, person.personId, now);
+      // The ACP buyer contact an agent platform gave for the workspace's purchases, when it is
+      // this person's (read before the person's own fields are erased below).
+      const profile = await personalDataAccounts.profile(m, person.personId);
+      await eraseBuyerContact(
+        m,
+        intents
+          .filter((i) => i.sourceKind === 'checkout' && i.buyerWorkspaceId === ws)
+          .map((i) => i.sourceId),
+        [profile?.email, profile?.phone, profile?.name].filter((x): x is string => Boolean(x)),
+      );
       if (closing) {
         for (const md of mandates.filter((x) => isRevocable(x.status))) {
           await this.mandates.revoke(ws, md.id, actor);

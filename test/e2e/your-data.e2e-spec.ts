@@ -14,8 +14,10 @@ import { AppSession, csrfFieldOf, signIn } from '../factories/app-session.factor
 import { readyTravelFile, registerPartner } from '../factories/forex.factory';
 import { bearer, payFreeFormQuote } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
+import { createOffer } from '../factories/offer.factory';
+import { insertToken } from '../factories/payment-fixtures';
 import { startApp, TestApp } from '../support/app';
-import { SeededWorkspace, seedWorkspace } from '../support/seed';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * A person's data rights (issue 22 items 3, 4; docs/personal-data.md): the "Your data" page and
@@ -89,6 +91,32 @@ describe('Your data (DPDP rights)', () => {
     await t
       .get(ApprovalsService)
       .decide(ws.workspaceId, asked.body.approval_id as string, ws.personId, 'approved');
+
+    // An ACP purchase whose agent platform gave the person's contact as the buyer's.
+    const offer = await createOffer(t, ws.seller.id);
+    const session = (
+      await request(t.url)
+        .post('/acp/checkout_sessions')
+        .set(acpHeaders(ws.merchantKey, `idem-${randomUUID()}`))
+        .send({
+          line_items: [{ id: offer.sku, quantity: 1 }],
+          currency: 'inr',
+          capabilities: {},
+          buyer: { first_name: name, email, phone_number: phone },
+        })
+        .expect(201)
+    ).body as { id: string };
+    const token = await insertToken(t, ws, { sessionId: session.id, mandateId });
+    const completed = await request(t.url)
+      .post(`/acp/checkout_sessions/${session.id}/complete`)
+      .set(acpHeaders(ws.merchantKey, `idem-${randomUUID()}`))
+      .send({
+        payment_data: {
+          handler_id: 'svc_upi_mandate',
+          instrument: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token } },
+        },
+      });
+    expect(completed.body.status).toBe('completed');
 
     // A forex file for the person (they are the traveller), submitted and declared (a consent).
     const partner = await registerPartner(t);
@@ -273,6 +301,7 @@ describe('Your data (DPDP rights)', () => {
       expect(await mentions(name)).toEqual(expect.arrayContaining(['persons.name']));
       expect(await mentions(name)).toEqual(expect.arrayContaining(['forex_files.traveller_name']));
       expect(await mentions(phone)).toEqual(expect.arrayContaining(['persons.phone']));
+      expect(await mentions(email)).toEqual(expect.arrayContaining(['checkout_sessions.buyer']));
 
       const confirm = await page(person, '/app/your-data/erase').expect(200);
       expect(confirm.text).toContain('cannot be undone');
@@ -308,7 +337,7 @@ describe('Your data (DPDP rights)', () => {
     });
 
     it('keeps the kept records, and every chain of the workspace still verifies offline', async () => {
-      expect(chainIds.length).toBe(2);
+      expect(chainIds.length).toBe(3);
       const jwks = (await request(t.url).get('/.well-known/jwks.json').expect(200))
         .body as JSONWebKeySet;
       for (const id of chainIds) {
