@@ -1,19 +1,7 @@
 import { execFile } from 'node:child_process';
-import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 
-import { Type } from '@nestjs/common';
-import { NestExpressApplication } from '@nestjs/platform-express';
-import { Test } from '@nestjs/testing';
-import { Logger, PARAMS_PROVIDER_TOKEN } from 'nestjs-pino';
-import { DataSource } from 'typeorm';
-
-import { AppModule } from '../../src/app.module';
-import { configureApp } from '../../src/app.setup';
-import { Clock } from '../../src/common/clock';
-import { loggerOptions } from '../../src/common/http/logging';
 import { randomToken } from '../../src/common/ids';
-import { APP_CONFIG, AppConfig, loadConfig } from '../../src/config/app.config';
 import { verhoeffCheckDigit } from '../../src/forex/aadhaar';
 import {
   forexClient,
@@ -24,9 +12,8 @@ import {
   SeededPartner,
   travelFile,
 } from '../factories/forex.factory';
-import { TestApp, testDatabaseUrl } from '../support/app';
+import { startAppCapturingLogs, TestApp, testDatabaseUrl } from '../support/app';
 import { seedWorkspace } from '../support/seed';
-import { TEST_REDIS_URL } from '../support/test-db';
 
 /**
  * Identity data over HTTP. The raw PAN is never stored, logged, returned or put on a receipt:
@@ -40,54 +27,8 @@ describe('forex identity data (PAN, Aadhaar)', () => {
   let partner: SeededPartner;
   const logs: string[] = [];
 
-  /** startApp, with every log line (pino request logs and the Nest logger) captured. */
-  async function startCapturingApp(): Promise<TestApp> {
-    const config: AppConfig = {
-      ...loadConfig({
-        DATABASE_URL: await testDatabaseUrl(),
-        REDIS_URL: TEST_REDIS_URL,
-        MODE: 'test',
-        LOG_LEVEL: 'trace',
-        RATE_LIMIT_CREDENTIAL_PER_S: '10000',
-      }),
-      queuePrefix: `t${randomToken(8)}`,
-      runMigrations: false,
-    };
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logs.push(chunk.toString('utf8'));
-        done();
-      },
-    });
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(APP_CONFIG)
-      .useValue(config)
-      .overrideProvider(PARAMS_PROVIDER_TOKEN)
-      .useValue({ pinoHttp: [loggerOptions(config).pinoHttp, sink] })
-      .compile();
-    const app = moduleRef.createNestApplication<NestExpressApplication>({
-      bodyParser: false,
-      bufferLogs: true,
-    });
-    configureApp(app);
-    app.useLogger(app.get(Logger));
-    await app.listen(0, '127.0.0.1');
-    const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
-    config.baseUrl = url;
-    config.appUrl = `${url}/app`;
-    return {
-      app,
-      url,
-      config,
-      db: app.get(DataSource),
-      clock: app.get(Clock),
-      get: <T>(type: Type<T>) => app.get(type),
-      close: () => app.close(),
-    };
-  }
-
   beforeAll(async () => {
-    t = await startCapturingApp();
+    t = await startAppCapturingLogs(logs);
     partner = await registerPartner(t);
   });
   afterAll(() => t.close());

@@ -1,22 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 
-import { Type } from '@nestjs/common';
-import { NestExpressApplication } from '@nestjs/platform-express';
-import { Test } from '@nestjs/testing';
 import fc from 'fast-check';
-import { Logger, PARAMS_PROVIDER_TOKEN } from 'nestjs-pino';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 
-import { AppModule } from '../../src/app.module';
-import { configureApp } from '../../src/app.setup';
-import { Clock } from '../../src/common/clock';
-import { loggerOptions, WITHHELD } from '../../src/common/http/logging';
+import { WITHHELD } from '../../src/common/http/logging';
 import { newId, randomToken } from '../../src/common/ids';
-import { APP_CONFIG, AppConfig, loadConfig } from '../../src/config/app.config';
 import {
   ForexClient,
   forexClient,
@@ -26,7 +16,7 @@ import {
   SeededPartner,
   travelFile,
 } from '../factories/forex.factory';
-import { TestApp, testDatabaseUrl } from '../support/app';
+import { startAppCapturingLogs, TestApp, testDatabaseUrl } from '../support/app';
 import {
   aadhaarNumber,
   embedded,
@@ -36,7 +26,6 @@ import {
   rendered,
 } from '../support/identity-arbitraries';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
-import { TEST_REDIS_URL } from '../support/test-db';
 
 /**
  * Identity numbers are refused at the edge (src/common/identity): an Aadhaar number in any
@@ -84,56 +73,11 @@ describe('identity numbers refused at the edge', () => {
   /** Every number sent (digits and as written), looked for in the dump and logs at the end. */
   const sent: Rendered[] = [];
 
-  /** startApp, with every log line (request logs and the Nest logger at trace) captured. */
-  async function startCapturingApp(): Promise<TestApp> {
-    const config: AppConfig = {
-      ...loadConfig({
-        DATABASE_URL: await testDatabaseUrl(),
-        REDIS_URL: TEST_REDIS_URL,
-        MODE: 'test',
-        LOG_LEVEL: 'trace',
-        RATE_LIMIT_CREDENTIAL_PER_S: '10000',
-        RATE_LIMIT_LOGIN_PER_MIN: '10000',
-        RATE_LIMIT_PUBLIC_PER_S: '10000',
-      }),
-      queuePrefix: `t${randomToken(8)}`,
-      runMigrations: false,
-    };
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logs.push(chunk.toString('utf8'));
-        done();
-      },
-    });
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(APP_CONFIG)
-      .useValue(config)
-      .overrideProvider(PARAMS_PROVIDER_TOKEN)
-      .useValue({ pinoHttp: [loggerOptions(config).pinoHttp, sink] })
-      .compile();
-    const app = moduleRef.createNestApplication<NestExpressApplication>({
-      bodyParser: false,
-      bufferLogs: true,
-    });
-    configureApp(app);
-    app.useLogger(app.get(Logger));
-    await app.listen(0, '127.0.0.1');
-    const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
-    config.baseUrl = url;
-    config.appUrl = `${url}/app`;
-    return {
-      app,
-      url,
-      config,
-      db: app.get(DataSource),
-      clock: app.get(Clock),
-      get: <T>(type: Type<T>) => app.get(type),
-      close: () => app.close(),
-    };
-  }
-
   beforeAll(async () => {
-    t = await startCapturingApp();
+    t = await startAppCapturingLogs(logs, {
+      RATE_LIMIT_LOGIN_PER_MIN: '10000',
+      RATE_LIMIT_PUBLIC_PER_S: '10000',
+    });
     ws = await seedWorkspace(t);
     partner = await registerPartner(t);
     fx = forexClient(t, ws.buyer.credential);

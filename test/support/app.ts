@@ -1,12 +1,16 @@
+import { Writable } from 'node:stream';
+
 import { Type } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import { Logger, PARAMS_PROVIDER_TOKEN } from 'nestjs-pino';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { Clock } from '../../src/common/clock';
+import { loggerOptions } from '../../src/common/http/logging';
 import { randomToken } from '../../src/common/ids';
 import { APP_CONFIG, AppConfig, loadConfig } from '../../src/config/app.config';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-db';
@@ -110,6 +114,59 @@ export async function startApp(
   // Links the service prints (authorization_url, permalink_url) point at this instance.
   config.baseUrl = overrides.baseUrl ?? url;
   config.appUrl = overrides.appUrl ?? `${url}/app`;
+  return {
+    app,
+    url,
+    config,
+    db: app.get(DataSource),
+    clock: app.get(Clock),
+    get: <T>(type: Type<T>) => app.get(type),
+    close: () => app.close(),
+  };
+}
+
+/**
+ * startApp with every log line (pino's request logs and the Nest logger, at trace) pushed to
+ * `logs`, for tests that prove a value never reaches a log. `env` adds to the test environment.
+ */
+export async function startAppCapturingLogs(
+  logs: string[],
+  env: Record<string, string> = {},
+): Promise<TestApp> {
+  const config: AppConfig = {
+    ...loadConfig({
+      DATABASE_URL: await testDatabaseUrl(),
+      REDIS_URL: TEST_REDIS_URL,
+      MODE: 'test',
+      LOG_LEVEL: 'trace',
+      RATE_LIMIT_CREDENTIAL_PER_S: '10000',
+      ...env,
+    }),
+    queuePrefix: `t${randomToken(8)}`,
+    runMigrations: false,
+  };
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+    .overrideProvider(APP_CONFIG)
+    .useValue(config)
+    .overrideProvider(PARAMS_PROVIDER_TOKEN)
+    .useValue({ pinoHttp: [loggerOptions(config).pinoHttp, sink] })
+    .compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  configureApp(app);
+  app.useLogger(app.get(Logger));
+  await app.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  config.baseUrl = url;
+  config.appUrl = `${url}/app`;
   return {
     app,
     url,
