@@ -318,16 +318,22 @@ export class RecurringChargesService implements OnModuleInit {
     return this.charges.findAwaitingRegistration(mandateId);
   }
 
+  /** The charge of this mandate if the caller may see it; otherwise 404 (never telling which). */
+  private async visibleCharge(caller: ChargeCaller, mandateId: string, chargeId: string) {
+    const peek = await this.charges.get(chargeId);
+    if (!peek || peek.mandateId !== mandateId || !this.mayView(caller, peek)) {
+      throw recurringErrors.chargeNotFound(chargeId);
+    }
+    return peek;
+  }
+
   /** POST …/charges/:id/cancel by the buyer's side or the seller (API). */
   async cancelByCaller(
     caller: ChargeCaller,
     mandateId: string,
     chargeId: string,
   ): Promise<ChargeResponse> {
-    const peek = await this.charges.get(chargeId);
-    if (!peek || peek.mandateId !== mandateId || !this.mayView(caller, peek)) {
-      throw recurringErrors.chargeNotFound(chargeId);
-    }
+    await this.visibleCharge(caller, mandateId, chargeId);
     return this.toResponse(await this.cancel(chargeId, { type: caller.kind, id: caller.id }));
   }
 
@@ -341,10 +347,7 @@ export class RecurringChargesService implements OnModuleInit {
     mandateId: string,
     chargeId: string,
   ): Promise<ChargeResponse> {
-    const peek = await this.charges.get(chargeId);
-    if (!peek || peek.mandateId !== mandateId || !this.mayView(caller, peek)) {
-      throw recurringErrors.chargeNotFound(chargeId);
-    }
+    const peek = await this.visibleCharge(caller, mandateId, chargeId);
     if (!this.isBuyerSide(caller, peek)) {
       throw recurringErrors.optOutBuyerOnly();
     }
