@@ -2,7 +2,7 @@ import { Session } from 'node:inspector/promises';
 
 /**
  * CPU profile of this process (the app, plus the orchestrator's small share) while a scenario runs
- * (`BENCH_CPU_PROFILE=1`, README "Benchmark"): V8's sampling profiler through the inspector, the
+ * (`BENCH_CPU_PROFILE=1`, bench/README.md "Benchmark"): V8's sampling profiler through the inspector, the
  * raw profile written next to latest.json (open it in Chrome DevTools), and a summary of where the
  * time went by package, self and inclusive.
  */

@@ -59,10 +59,10 @@ export class AcpDocumentsController {
         documentation_url: `${this.config.baseUrl}/docs`,
       },
       api_base_url: `${this.config.baseUrl}/acp`,
-      // mcp: the MCP binding of checkout at /mcp, for a merchant protocol key (README "MCP server").
+      // mcp: the MCP binding of checkout at /mcp, for a merchant protocol key (docs/mcp.md "MCP server").
       transports: ['rest', 'mcp'],
       capabilities: {
-        // orders: order webhooks + GET /acp/orders/{id} (README "Order webhooks").
+        // orders: order webhooks + GET /acp/orders/{id} (docs/webhooks.md "Order webhooks").
         services: ['checkout', 'orders', 'delegate_payment'],
         supported_currencies: ['inr'],
         supported_locales: ['en-IN'],

@@ -65,7 +65,7 @@ export class CheckoutCompletionService implements OnModuleInit {
   /**
    * Sessions locked as a payment's source, per transaction (keyed by its EntityManager, so nothing
    * outlives it): the source's onSettled / onDeclined run under that lock in the same transaction
-   * and use the row it returned instead of reading it again (README "Tests", "SQL budgets").
+   * and use the row it returned instead of reading it again (docs/testing.md "Tests", "SQL budgets").
    */
   private readonly lockedSources = new WeakMap<EntityManager, Map<string, CheckoutSession>>();
 

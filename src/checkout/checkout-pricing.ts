@@ -32,7 +32,7 @@ export const MAX_LINE_QUANTITY = 1000;
 /** A session above this total blocks payment (maximum_exceeded); also keeps sums exact in JS numbers. */
 export const MAX_SESSION_TOTAL_PAISE = 1_000_000_000_000;
 /**
- * Input limits (README "Input limits"): a requested quantity above MAX_REQUESTED_QUANTITY is refused
+ * Input limits (docs/security.md "Input limits"): a requested quantity above MAX_REQUESTED_QUANTITY is refused
  * with 400 by the DTO, and a priced session above MAX_PRICED_TOTAL_PAISE (₹10 lakh crore, well
  * below 2^53) is refused with 400 here, so no stored amount can lose precision. Between
  * MAX_LINE_QUANTITY / MAX_SESSION_TOTAL_PAISE and these, the session is stored not_ready_for_payment

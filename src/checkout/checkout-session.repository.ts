@@ -74,7 +74,7 @@ export class CheckoutSessionRepository {
   /**
    * The session FOR NO KEY UPDATE and, in the same statement, whether each of its line items'
    * offers is still active (sku → active; a sku with no offer row is absent): the two reads a
-   * complete makes before it pays (README "Tests", "SQL budgets"). The offers are read, not locked,
+   * complete makes before it pays (docs/testing.md "Tests", "SQL budgets"). The offers are read, not locked,
    * as `SellerService.findOffers` reads them.
    */
   async lockWithOfferStates(

@@ -10,7 +10,7 @@ import { registryTcsTable, RULES } from '../rules/rule-catalog';
 /**
  * The only reader of process.env (a lint rule keeps it so). Each area of the service has one zod
  * schema of the variables it reads; everything is validated once at boot, and a bad value stops
- * the process with one line naming the variable. The README's "Configuration" table lists them.
+ * the process with one line naming the variable. docs/configuration.md lists them.
  */
 export type Mode = 'sandbox' | 'test' | 'live';
 export type RailName = 'sandbox' | 'gateway';
@@ -44,7 +44,7 @@ export class Secret {
   }
 }
 
-/** The payment gateway (RAIL=gateway; README "Going live on the gateway"). */
+/** The payment gateway (RAIL=gateway; docs/gateway.md "Going live on the gateway"). */
 export interface GatewayConfig {
   /** Base address of the gateway API (without /v1). */
   apiUrl: string;
@@ -65,7 +65,7 @@ export interface GatewayConfig {
   refundLimits?: GatewayRefundLimits;
 }
 
-/** The gateway's own refund limits (README "Refund limits"). */
+/** The gateway's own refund limits (docs/gateway.md "Refund limits"). */
 export interface GatewayRefundLimits {
   /** The smallest refund the gateway accepts, in paise. */
   minimumPaise: number;
@@ -168,12 +168,12 @@ export interface AppConfig {
   railReconcileAfterMs: number;
   /** Set when rail is 'gateway' (validated at boot), null on the sandbox rail. */
   gateway: GatewayConfig | null;
-  /** Settlement reports and reconciliation (README "Settlements and reconciliation"). */
+  /** Settlement reports and reconciliation (docs/gateway.md "Settlements and reconciliation"). */
   settlements: SettlementsConfig;
-  /** Recurring debits under UPI AutoPay (README "Recurring payments (UPI AutoPay)"). */
+  /** Recurring debits under UPI AutoPay (docs/recurring.md "Recurring payments (UPI AutoPay)"). */
   autopay: AutopayConfig;
   /**
-   * One LISTEN connection per instance (README "Running more than one instance"): wakes the outbox
+   * One LISTEN connection per instance (docs/operations.md "Running more than one instance"): wakes the outbox
    * dispatcher on commit and carries credential revocations. false: poll only, no credential cache.
    */
   pgListen: boolean;
@@ -345,7 +345,7 @@ const tcsTable = z
           educationMedical: y.education_medical,
           other: y.other,
         })),
-      { error: 'must map financial years ("2025-26") to TCS rates (README "Configuration")' },
+      { error: 'must map financial years ("2025-26") to TCS rates (docs/configuration.md)' },
     ),
   );
 

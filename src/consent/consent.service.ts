@@ -32,7 +32,7 @@ export interface IssueKeyInput {
 
 /**
  * The consent centre: everything a person has allowed agents to do (protocol keys, mandates,
- * live delegated tokens), each revocable in one tap, plus issuing protocol keys (README "Mandates,
+ * live delegated tokens), each revocable in one tap, plus issuing protocol keys (docs/mandates.md "Mandates,
  * approvals and the consent centre").
  * Revocations are plain row updates that every later request re-reads, so they take effect on
  * the very next request.

@@ -23,10 +23,10 @@ export function statement<R, P extends unknown[]>(text: string): (...values: P) 
 /**
  * Sends hand-written statements through the ambient transaction's connection as named prepared
  * statements (`queryPrepared`): Postgres parses and plans each text once per connection, and later
- * executions send only the name and the values (README "Benchmark": the money path's statements).
+ * executions send only the name and the values (bench/README.md "Benchmark": the money path's statements).
  * The name is a hash of the text, so one text always has one name and no two texts share one.
  * Outside a transaction a pooled connection is taken for the one statement. Behind PgBouncer in
- * transaction mode named statements need its prepared-statement support (README "Running more
+ * transaction mode named statements need its prepared-statement support (docs/operations.md "Running more
  * than one instance").
  */
 @Injectable()

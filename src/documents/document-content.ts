@@ -1,14 +1,14 @@
 import { documentErrors } from './documents.errors';
 
 /**
- * What a document is allowed to be (README "Documents and outbound fetches"): a PDF, JPEG or PNG,
+ * What a document is allowed to be (docs/documents.md "Documents and outbound fetches"): a PDF, JPEG or PNG,
  * recognised by its magic bytes (the declared type must match), at most DOCUMENT_MAX_BYTES once
  * decoded. Pure functions; no I/O.
  */
 
 /**
- * 5 MB, where MB means 10^6 bytes (decimal, as the README section "Documents and outbound
- * fetches" says): exactly 5,000,000 decoded bytes are accepted, 5,000,001 are refused.
+ * 5 MB, where MB means 10^6 bytes (decimal, as docs/documents.md
+ * says): exactly 5,000,000 decoded bytes are accepted, 5,000,001 are refused.
  */
 export const DOCUMENT_MAX_BYTES = 5_000_000;
 

@@ -16,7 +16,7 @@ export interface FetchedDocument {
 /**
  * A document given as a public https URL (the MCP upload tool): safeFetch with the document size
  * cap (the options cannot raise it) and a bounded time, https and the default port only, at most three redirects, each checked again
- * (README "Documents and outbound fetches"). A non-2xx answer is `url_fetch_failed`, an empty one
+ * (docs/documents.md "Documents and outbound fetches"). A non-2xx answer is `url_fetch_failed`, an empty one
  * `document_empty`. The type is not judged here: pass `bytes` and `contentType` to
  * checkDocumentType like a base64 upload.
  */

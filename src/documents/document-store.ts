@@ -66,7 +66,7 @@ function sealingContext(id: string, contentType: string, sha256: string): string
 }
 
 /**
- * Documents encrypted at rest in `stored_documents` (README "Documents and outbound fetches"):
+ * Documents encrypted at rest in `stored_documents` (docs/documents.md "Documents and outbound fetches"):
  * AES-256-GCM (src/common/crypto/sealed.ts) under DOCUMENT_ENCRYPTION_KEY, with the key version
  * on the row. `put` joins the ambient transaction when one is open (src/database/tx.ts), so a
  * document and the business row that points at it commit or roll back together.

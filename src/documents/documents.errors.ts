@@ -1,7 +1,7 @@
 import { AppError } from '../common/errors/app-error';
 
 /**
- * Refusals of a document (README "Documents and outbound fetches"). All 4xx: the bytes came from
+ * Refusals of a document (docs/documents.md "Documents and outbound fetches"). All 4xx: the bytes came from
  * the caller. `param` is the caller's JSONPath of the field that held the document, when given.
  */
 export const documentErrors = {

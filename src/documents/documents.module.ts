@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { DOCUMENT_STORE, PostgresDocumentStore } from './document-store';
 
 /**
- * Documents at rest (README "Documents and outbound fetches"): the DOCUMENT_STORE port, backed by
+ * Documents at rest (docs/documents.md "Documents and outbound fetches"): the DOCUMENT_STORE port, backed by
  * Postgres. The content rules (document-content.ts) and URL fetches (document-fetch.ts) are
  * plain functions.
  */

@@ -1,7 +1,7 @@
 import type { CurrencyInfo } from './currencies';
 
 /**
- * Exact forex arithmetic (README "Forex files", rounding rule). Nothing here touches a float:
+ * Exact forex arithmetic (docs/forex.md "Forex files", rounding rule). Nothing here touches a float:
  *
  * - a foreign amount is a decimal string, parsed into an integer count of the currency's minor
  *   units (cents, or whole yen);

@@ -1,5 +1,5 @@
 /**
- * The forex file's states and moves (README "Forex files", docs/architecture.md "State machines"):
+ * The forex file's states and moves (docs/forex.md "Forex files", docs/architecture.md "State machines"):
  *
  *   draft ──quote──▶ quoted ──quote──▶ quoted
  *   quoted ──submit (agent; checklist complete, rate lock live)──▶ awaiting_declaration

@@ -18,7 +18,7 @@ const EXTENSION: Record<string, string> = {
 };
 
 /**
- * The people's forex pages (README "Forex files"): the file's person confirms the Form A2 / LRS
+ * The people's forex pages (docs/forex.md "Forex files"): the file's person confirms the Form A2 / LRS
  * declaration; the partner's dealers work the desk (queue, file, documents, checklist, quote,
  * book / return / reject, and the rates table). Signed-in session + CSRF token on every post
  * (SignedIn); no bearer credential of any kind reaches these routes. A file outside the person's

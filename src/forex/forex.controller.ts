@@ -28,7 +28,7 @@ import { PanDigestGuard, PanFromBody, RequireIdempotencyKey } from './forex-http
 import type { PanDigest } from './pan';
 
 /**
- * Forex for agents (spec §4 "Forex"; README "Forex files"). A buyer agent prepares a file for one
+ * Forex for agents (spec §4 "Forex"; docs/forex.md "Forex files"). A buyer agent prepares a file for one
  * of its people; only the partner's dealer, a person in the app, books it. Thin: one ForexService
  * call per route (the MCP tools call the same methods).
  */

@@ -3,7 +3,7 @@ import { RequestValidationError } from '../common/errors/validation';
 import type { FileStatus } from './forex-file.state';
 
 /**
- * Forex codes (README "Forex files"). A file, partner or document of someone else is 404, never
+ * Forex codes (docs/forex.md "Forex files"). A file, partner or document of someone else is 404, never
  * 403. Refusals of identity data (Aadhaar, a malformed PAN) are RequestValidationErrors: nothing
  * ran, so nothing is stored, not even against the Idempotency-Key, and the value is never echoed.
  */

@@ -19,7 +19,7 @@ import { ForexViews } from './forex-views';
 import { PanVault } from './pan-vault';
 
 /**
- * Forex files with AD Category-II partners (README "Forex files"): the agent API (ForexController
+ * Forex files with AD Category-II partners (docs/forex.md "Forex files"): the agent API (ForexController
  * → ForexService), the person's declaration and the dealer desk (ForexPagesController →
  * ForexDeskService). ForexService's methods take the agent and plain inputs, so MCP tools wrap
  * them; ForexPartnersService registers partners (sandbox) and sets rates.

@@ -73,7 +73,7 @@ export interface QuoteInput {
 }
 
 /**
- * Forex files for agents (spec §1, §4 "Forex"; README "Forex files"). Every public method takes
+ * Forex files for agents (spec §1, §4 "Forex"; docs/forex.md "Forex files"). Every public method takes
  * the authenticated agent and plain inputs, so REST (ForexController) and MCP tools are thin
  * wrappers over the same rules. A file of another agent is 404. Lock order: file row → the PAN's
  * LRS advisory lock (submit) → chain head (receipt append, last).

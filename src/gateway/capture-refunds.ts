@@ -49,7 +49,7 @@ const SWEEP_EVERY_MS = 5_000;
 const ACTOR = { type: 'system' as const, id: 'gateway' };
 
 /**
- * Every capture settles on one intent or is refunded in full (README "Going live on the
+ * Every capture settles on one intent or is refunded in full (docs/gateway.md "Going live on the
  * gateway", docs/architecture.md "Every capture settles or is refunded").
  *
  * Whoever meets a captured payment it cannot settle (the hosted page's settleCaptured, a

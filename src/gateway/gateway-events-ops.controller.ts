@@ -12,7 +12,7 @@ import { GatewayEventsReview } from './gateway-events-review.service';
 const PAGE_SIZE = 200;
 
 /**
- * GET /app/ops/gateway-events: the gateway's inbound events an operator should look at (README
+ * GET /app/ops/gateway-events: the gateway's inbound events an operator should look at (docs/gateway.md
  * "Going live on the gateway"): correctly signed events that did not parse (`unprocessable`, with
  * what failed) and events for no order of ours (`unmatched`), with their age. Operators only
  * (OperatorGuard: anyone else gets the app's 404 page); read-only, no forms.

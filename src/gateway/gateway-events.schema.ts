@@ -14,7 +14,7 @@ import type {
 } from './gateway-client.types';
 
 /**
- * The schema of an inbound gateway event (README "Going live on the gateway"), checked after its
+ * The schema of an inbound gateway event (docs/gateway.md "Going live on the gateway"), checked after its
  * signature and before any of it is used. Permissive about fields we do not read (the gateway adds
  * fields: every object is a loose object and keeps them), strict about the ones we read: their
  * types, integer paise that are safe and never negative, known statuses. Each event type the

@@ -127,7 +127,7 @@ export function resultOfRefund(refund: GatewayRefund): RailResult {
 }
 
 /**
- * The gateway rail (README "Going live on the gateway"): the PaymentRail port over the gateway's
+ * The gateway rail (docs/gateway.md "Going live on the gateway"): the PaymentRail port over the gateway's
  * HTTP API (src/gateway/gateway-client.ts), chosen by RAIL=gateway in PaymentsModule. Never
  * called inside a database transaction (the pipeline calls it between its two transactions); its
  * own bookkeeping (which order pays what, a mandate's token) is written in short transactions of
@@ -313,7 +313,7 @@ export class GatewayRail implements PaymentRail {
   }
 
   /**
-   * Reserve Pay (README "Reserve Pay"): a `upi_reserve_pay` mandate pays from the block it holds on
+   * Reserve Pay (docs/gateway.md "Reserve Pay"): a `upi_reserve_pay` mandate pays from the block it holds on
    * the gateway. A mandate that already pays on a recurring token (registered before blocks)
    * keeps its token.
    */

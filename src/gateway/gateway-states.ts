@@ -9,7 +9,7 @@ import type {
 } from './gateway-client.types';
 
 /**
- * The one documented order of every state the gateway drives (README "Going live on the gateway",
+ * The one documented order of every state the gateway drives (docs/gateway.md "Going live on the gateway",
  * issue 21 item 3 "Never backwards"), as data: for each entity its states and the moves the
  * gateway itself makes (gateway-client.types.ts, gateway-sim/: tokens.ts, reserve.ts, links.ts,
  * payments.ts, refunds.ts, settlements.ts). Webhooks, our own reads, the reconcilers and API

@@ -8,7 +8,7 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { verifyWebhookSignature } from './gateway-signatures';
 
 /**
- * The rate limit of POST /v1/webhooks/gateway (README "Rate limits"), in place of the public
+ * The rate limit of POST /v1/webhooks/gateway (docs/security.md "Rate limits"), in place of the public
  * per-address limit (the route is marked RateLimitedAfterSignature): the signature is checked
  * first, an HMAC over the raw bytes compared in constant time, and a correctly signed event is
  * never limited, however many the gateway sends from one address. Anything else (no signature, a

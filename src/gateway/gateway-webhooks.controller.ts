@@ -36,7 +36,7 @@ class GatewayWebhookResponse implements WebhookAnswer {
 /**
  * POST /v1/webhooks/gateway (spec §4 "Planned", §5 rule 7): where the payment gateway sends its
  * events. No credential: the body's HMAC (X-Gateway-Signature) is the authentication. Configured
- * at the gateway by the service's operator (README "Going live on the gateway"), not by
+ * at the gateway by the service's operator (docs/gateway.md "Going live on the gateway"), not by
  * integrators.
  */
 @ApiTags('gateway')

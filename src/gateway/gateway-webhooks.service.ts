@@ -40,7 +40,7 @@ export interface WebhookAnswer {
 const EVENT_ID = /^[\x21-\x7e](?:[\x20-\x7e]{0,126}[\x21-\x7e])?$/;
 
 /**
- * Inbound gateway webhooks (spec §5 rule 7; README "Going live on the gateway"):
+ * Inbound gateway webhooks (spec §5 rule 7; docs/gateway.md "Going live on the gateway"):
  *
  * - the signature (X-Gateway-Signature, HMAC-SHA256 of the raw body with GATEWAY_WEBHOOK_SECRET)
  *   is checked in constant time before anything else; a bad or missing one is refused and nothing

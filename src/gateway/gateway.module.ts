@@ -16,7 +16,7 @@ import { MandateRegistration } from './mandate-registration';
 import { ReserveBlockReleaser } from './reserve-blocks';
 
 /**
- * The gateway rail's service side (README "Going live on the gateway"): inbound webhooks
+ * The gateway rail's service side (docs/gateway.md "Going live on the gateway"): inbound webhooks
  * (GatewayWebhooksController / GatewayWebhooksService). The rail adapter itself
  * (gateway-rail.ts) and the client are provided by PaymentsModule, which picks the rail from
  * configuration; the reconciler is PaymentsModule's RailReconciler; the hosted page's gateway

@@ -5,7 +5,7 @@ import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 
 /**
  * On the gateway rail a mandate is registered with the gateway as soon as a person authorises it
- * (README "Going live on the gateway"): an AutoPay token for recurring and one-time mandates
+ * (docs/gateway.md "Going live on the gateway"): an AutoPay token for recurring and one-time mandates
  * (with a recurring mandate's billing cycle), a block for Reserve Pay. The call runs after the
  * authorisation commits; if it fails, the first debit registers the mandate instead. When a person
  * revokes (or declines) the mandate, its AutoPay token is cancelled at the gateway the same way.

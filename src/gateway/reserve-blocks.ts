@@ -9,7 +9,7 @@ import { GATEWAY_CLIENT, gatewayKeys } from './gateway-rail';
 import { GatewayStore } from './gateway-store';
 
 /**
- * Reserve Pay's end (README "Reserve Pay"): when a `upi_reserve_pay` mandate is revoked or ends,
+ * Reserve Pay's end (docs/gateway.md "Reserve Pay"): when a `upi_reserve_pay` mandate is revoked or ends,
  * what is left of its block goes back to the payer. A sweep (RAIL=gateway only) finds live blocks
  * of ended mandates and releases each once (Idempotency-Key from the block id); a block the
  * gateway already released or expired is recorded as the gateway says. Safe on several instances:

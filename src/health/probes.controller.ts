@@ -8,7 +8,7 @@ import { NotRateLimited } from '../common/rate-limit/public-rate-limit.guard';
 import { Readiness } from './readiness';
 
 /**
- * Probes for a load balancer or Kubernetes (README "Operating it"):
+ * Probes for a load balancer or Kubernetes (docs/operations.md "Operating it"):
  * - GET /health/live: 200 `{"status":"ok"}` whenever the process answers HTTP; it checks nothing
  *   else, so an outage of Postgres or Redis never gets a healthy process restarted;
  * - GET /health/ready: 200 when Postgres and Redis answer and no migration is pending; 503 with

@@ -21,7 +21,7 @@ export const AMENDABLE_TERMS: readonly AmendableTerm[] = [
 ];
 
 /**
- * A buyer agent's request to change a mandate's terms (README "Mandates, approvals and the consent
+ * A buyer agent's request to change a mandate's terms (docs/mandates.md "Mandates, approvals and the consent
  * centre"; RBI E-Mandate Framework 2026: modifying a mandate needs fresh authorisation). The old
  * and new terms are kept as they were shown to the person; the mandate changes only when the
  * person authorises. Every step is also an entry on the mandate's receipt chain (`chainId`, the

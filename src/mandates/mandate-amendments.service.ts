@@ -58,7 +58,7 @@ function sameTerm(k: AmendableTerm, a: MandateTerms, b: MandateTerms): boolean {
 }
 
 /**
- * Amending a mandate (README "Mandates, approvals and the consent centre"; RBI E-Mandate Framework
+ * Amending a mandate (docs/mandates.md "Mandates, approvals and the consent centre"; RBI E-Mandate Framework
  * 2026, DOMAIN.md 12a: modifying a mandate needs fresh authorisation). The buyer agent asks; a
  * person of the workspace sees the old and new terms side by side in the app and authorises or
  * declines. Until then the mandate's own columns (what the payment pipeline and recurring charges

@@ -12,7 +12,7 @@ export type MandateKind = 'standing' | 'one_time' | 'recurring';
  * seller), validity window, rail. `one_time` mandates are created by delegate_payment without a
  * mandate_id and are scoped exactly to that token's allowance. `recurring` mandates (UPI AutoPay,
  * rail `upi_autopay`) carry a billing cycle and are drawn on only by sellers' scheduled charges
- * (src/recurring, README "Recurring payments (UPI AutoPay)").
+ * (src/recurring, docs/recurring.md "Recurring payments (UPI AutoPay)").
  */
 @Entity('mandates')
 export class Mandate {

@@ -59,7 +59,7 @@ export interface MandateListFilter {
 }
 
 /**
- * UPI mandates of buyer agents (README "Mandates, approvals and the consent centre"): a per-payment
+ * UPI mandates of buyer agents (docs/mandates.md "Mandates, approvals and the consent centre"): a per-payment
  * cap, an optional seller list and a validity window, authorised once by a person of the workspace
  * in the app. Created by buyer agents or API keys (standing) and by delegate_payment without a
  * mandate_id (one_time).

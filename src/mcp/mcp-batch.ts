@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 
 /**
- * JSON-RPC batches on /mcp (README "MCP server", "Rate limits"). A POST may carry a batch of
+ * JSON-RPC batches on /mcp (docs/mcp.md "MCP server", docs/security.md "Rate limits"). A POST may carry a batch of
  * messages; each message counts as one request against the credential's per-second budget, the
  * budget /v1 and /acp share, so batching buys no extra calls.
  *

@@ -29,7 +29,7 @@ export interface RestTwin {
  * Idempotency for agent tool writes that have a REST twin (the forex tools): the call runs through
  * the REST route's own IdempotencyInterceptor, given the HTTP request the same REST call would be
  * (owner `agent:<id>`, method, path, Idempotency-Key = the tool's `idempotency_key`, body hash), so
- * the rules are REST's (README "Idempotency"): the same key and arguments replay the stored result,
+ * the rules are REST's (docs/security.md "Idempotency"): the same key and arguments replay the stored result,
  * other arguments are `idempotency_conflict`, a concurrent twin `idempotency_in_flight`, a 4xx
  * refusal is stored and replayed, and records are shared with REST. Without a key the handler runs
  * as is (the service opens its own transaction).

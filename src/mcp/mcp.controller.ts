@@ -16,7 +16,7 @@ import { mcpRequestCost } from './mcp-batch';
  * MCP over Streamable HTTP (stateless), for agents (their tools) and merchant protocol keys (the
  * ACP checkout tools, see McpService): every POST carries one JSON-RPC message or batch and is
  * answered by a fresh server. There is no session and no server-initiated stream, so GET (the
- * SSE stream) and DELETE (session end) are 405. Documented in the README, not in OpenAPI.
+ * SSE stream) and DELETE (session end) are 405. Documented in docs/mcp.md, not in OpenAPI.
  * Each message of a batch counts against the credential's rate limit (mcp-batch.ts).
  */
 @ApiExcludeController()

@@ -1,5 +1,5 @@
 /**
- * Every metric the service exports at GET /metrics, in one place (README "Operating it" lists
+ * Every metric the service exports at GET /metrics, in one place (docs/operations.md "Operating it" lists
  * them). Names follow Prometheus conventions: `_total` for counters, base units (seconds, paise)
  * in the name. Labels are bounded sets: route templates (never raw paths or ids), methods, status
  * codes, outcomes, decline codes, event types, queue names and job states.
@@ -118,7 +118,7 @@ export const METRICS = {
   },
   capturesAwaitingRefund: {
     name: 'svc_gateway_captures_awaiting_refund',
-    help: 'Gateway payments captured that could not settle on an intent and are not yet refunded (README "Going live on the gateway")',
+    help: 'Gateway payments captured that could not settle on an intent and are not yet refunded (docs/gateway.md "Going live on the gateway")',
     labelNames: [],
   },
   captureRefundOldestAge: {

@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AppConfig } from '../config/app.config';
 
 /**
- * Who may read GET /metrics (README "Operating it"):
+ * Who may read GET /metrics (docs/operations.md "Operating it"):
  * - `token`: METRICS_TOKEN is set (any mode): `Authorization: Bearer <METRICS_TOKEN>` only;
  * - `open`: sandbox and test without a token: anyone who can reach the port (local use);
  * - `off`: live without a token: not served at all (404, as an unknown route). Business counts

@@ -9,7 +9,7 @@ import { MetricsRegistry } from './metrics-registry';
 import { ScrapeState } from './scrape-state';
 
 /**
- * GET /metrics in the Prometheus text format (README "Operating it"; names in metric-names.ts).
+ * GET /metrics in the Prometheus text format (docs/operations.md "Operating it"; names in metric-names.ts).
  * Left out of the public OpenAPI contract: it is for the operator's Prometheus, not for API
  * clients. Not logged per request (QUIET_PATHS in src/common/http/logging.ts); counted by the
  * public per-address rate limit like any route without a credential.

@@ -7,7 +7,7 @@ import { MetricsRegistry } from './metrics-registry';
 import { ScrapeState } from './scrape-state';
 
 /**
- * Prometheus metrics (README "Operating it"): GET /metrics, HTTP request metrics for every
+ * Prometheus metrics (docs/operations.md "Operating it"): GET /metrics, HTTP request metrics for every
  * request, and BusinessMetrics, through which the payment pipeline, the outbox and webhook
  * delivery report outcomes as they commit. Global, so those modules need no import, and so its
  * middleware is registered before every other (Nest registers global modules' middleware first).

@@ -7,7 +7,7 @@ import type {
 /**
  * Adds the two error shapes to the contract and documents, on every operation, the error
  * statuses the shared pipeline can produce. Route-specific codes are listed in each operation's
- * description and in the README; the shapes are the same everywhere.
+ * description and in docs/security.md "Errors"; the shapes are the same everywhere.
  */
 const ACP_ERROR = {
   type: 'object',

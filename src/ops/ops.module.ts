@@ -9,7 +9,7 @@ import { QueueDashboard } from './queue-dashboard';
 import { QueueDashboardController } from './queue-dashboard.controller';
 
 /**
- * Operator tools (README "Operating it"): the queue dashboard at /app/ops/queues for signed-in
+ * Operator tools (docs/operations.md "Operating it"): the queue dashboard at /app/ops/queues for signed-in
  * operators, and operator accounts (OperatorsService, used by the sandbox). Imported in
  * AppModule before AppNotFoundModule, whose catch-all would otherwise answer /app/ops/….
  */

@@ -6,7 +6,7 @@ import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { AcpOrderResponse } from './dto/order.response';
 import { OrdersService } from './orders.service';
 
-/** ACP orders for reconciliation (README "Order webhooks"), with the seller's merchant key. */
+/** ACP orders for reconciliation (docs/webhooks.md "Order webhooks"), with the seller's merchant key. */
 @ApiTags('acp-orders')
 @Controller('acp/orders')
 @AcpRoute('merchant')

@@ -14,7 +14,7 @@ import type { AcpOrderResponse } from './dto/order.response';
 import { OrderFacts, toAcpOrder } from './order.mapper';
 
 /**
- * ACP orders (README "Order webhooks"): the Order of a completed checkout session, its events and
+ * ACP orders (docs/webhooks.md "Order webhooks"): the Order of a completed checkout session, its events and
  * its GET. Events are outbox rows written in the caller's transaction (the state change they
  * announce), each with the full Order as it stands then; the webhook pipeline (src/webhooks)
  * delivers them to the order receivers of the merchant key the session was created with.

@@ -127,7 +127,7 @@ export function pageEvents(
 /**
  * Writes events in the caller's transaction, so an event exists iff the state change committed.
  * The rows are queued and written by one statement just before the transaction commits, together
- * with its audit rows (`Tx.writeBeforeCommit`; README "Tests", "SQL budgets"), and each wakes the
+ * with its audit rows (`Tx.writeBeforeCommit`; docs/testing.md "Tests", "SQL budgets"), and each wakes the
  * dispatcher by NOTIFY on commit. (type, subject_id) is unique: the event id is stable for
  * consumers to dedupe on. Outside a transaction the event is written at once.
  */

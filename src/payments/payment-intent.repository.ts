@@ -29,7 +29,7 @@ export const intentParts = {
  * is here, and other modules call these methods (PaymentsStoreModule exports it). Joins the
  * ambient transaction (Tx). The insert of a new intent and the record of the rail's outcome can be
  * queued for the commit's one statement (`Tx.writeBeforeCommit`) by a transaction that does not
- * read the intent back afterwards (README "Tests", "SQL budgets").
+ * read the intent back afterwards (docs/testing.md "Tests", "SQL budgets").
  */
 /** Personal data (src/personal-data): every payment a workspace made or received, oldest first. */
 export function intentsOfWorkspace(

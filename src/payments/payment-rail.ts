@@ -69,7 +69,7 @@ export type RailFailureCode =
   | 'gateway_refused';
 
 /**
- * What a rail refunds (README "Refund limits"), stated up front so a request outside it is refused
+ * What a rail refunds (docs/gateway.md "Refund limits"), stated up front so a request outside it is refused
  * when it is asked (RefundsService), never after a person approved it. Besides these, a refund is
  * never more than what is left of the payment: the amount paid less every refund succeeded,
  * processing or waiting for approval.

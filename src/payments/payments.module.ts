@@ -22,7 +22,7 @@ import { StatusCheckPacing } from './status-check-pacing';
 
 /**
  * The payment pipeline. The rail is chosen by configuration (RAIL): the sandbox rail, or the
- * gateway adapter over the gateway's HTTP API (GATEWAY_* variables; README "Going live on the
+ * gateway adapter over the gateway's HTTP API (GATEWAY_* variables; docs/gateway.md "Going live on the
  * gateway"). Going live is configuration, not code.
  */
 @Module({

@@ -300,7 +300,7 @@ export class PaymentsService implements OnModuleInit {
    * that is not definite (pending, timeout, network error) leaves the intent `processing` and
    * schedules the reconciler. Returns the outcome, or null when the intent was no longer processing.
    * `committed` is the intent exactly as the caller's transaction just committed it `processing`
-   * (README "Tests", "SQL budgets": no second read of it); the rail request uses only its fixed
+   * (docs/testing.md "Tests", "SQL budgets": no second read of it); the rail request uses only its fixed
    * fields, and applyDebit decides again under the intent's lock.
    */
   async debitOnRail(

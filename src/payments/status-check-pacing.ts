@@ -49,7 +49,7 @@ export interface LeftDebit {
 }
 
 /**
- * Status checks within NPCI limits (README "Recurring payments (UPI AutoPay)"): for an AutoPay
+ * Status checks within NPCI limits (docs/recurring.md "Recurring payments (UPI AutoPay)"): for an AutoPay
  * debit whose outcome the rail left unknown, the service asks the gateway at most
  * `autopay.status_check_max` times (3), each at least `autopay.status_check_min_spacing` (90 s)
  * after the previous ask (the debit itself included), then leaves the intent `processing` for the

@@ -5,7 +5,7 @@ import type { PublicKeyAlg } from '../common/signing/public-key';
 export type ProtocolKeyRole = 'merchant' | 'buyer';
 
 /**
- * A protocol key (README "Credentials and who uses which"): bearer for /acp, bound to one agent,
+ * A protocol key (docs/security.md "Credentials and who uses which"): bearer for /acp, bound to one agent,
  * optionally with a public key.
  */
 @Entity('protocol_keys')

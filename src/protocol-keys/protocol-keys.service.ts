@@ -82,7 +82,7 @@ export const personalDataProtocolKeys = {
   },
 };
 
-/** Protocol keys (README "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
+/** Protocol keys (docs/security.md "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
 @Injectable()
 export class ProtocolKeysService {
   constructor(

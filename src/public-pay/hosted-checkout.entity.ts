@@ -4,7 +4,7 @@ import { paise } from '../database/bigint.transformer';
 
 export type HostedCheckoutStatus = 'created' | 'processing' | 'paid' | 'failed' | 'expired';
 
-/** Where the person pays: the hosted page (`page`) or a gateway payment link (`link`, README "Payment links"). */
+/** Where the person pays: the hosted page (`page`) or a gateway payment link (`link`, docs/gateway.md "Payment links"). */
 export type HostedCheckoutChannel = 'page' | 'link';
 
 /** One attempt of the buyer's person to pay a quote on the hosted page (states: hosted-checkout.state.ts). */

@@ -82,7 +82,7 @@ export class HostedCheckoutRepository {
   }
 
   /**
-   * Gateway rail, the ended-checkout pass (README "Going live on the gateway"): checkouts with a
+   * Gateway rail, the ended-checkout pass (docs/gateway.md "Going live on the gateway"): checkouts with a
    * gateway order that ended unpaid (failed, expired, or created past expires_at) and were never
    * looked at, claimed (captures_checked_at = now) under SKIP LOCKED, oldest first. Each is looked
    * at once; a look that fails is released with `releaseCaptureCheck` for the next pass.

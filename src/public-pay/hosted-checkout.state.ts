@@ -26,7 +26,7 @@ import type { HostedCheckout, HostedCheckoutStatus } from './hosted-checkout.ent
  * `expired` is derived on read from expires_at and the quote (like a quote's own expiry), and is
  * written when a start or complete meets it, so no sweeper is needed.
  *
- * A gateway payment link (channel `link`, README "Payment links", payment-links.service.ts) is a
+ * A gateway payment link (channel `link`, docs/gateway.md "Payment links", payment-links.service.ts) is a
  * checkout with the same states: created by the seller's call (one live link per quote besides the
  * page's own checkout), expires_at = the quote's, created → processing → paid only when the
  * gateway reports its payment captured (PublicPayService.settleCaptured); a gateway refusal to

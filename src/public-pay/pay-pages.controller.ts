@@ -128,7 +128,7 @@ export class PayPagesController {
   }
 
   /**
-   * The status page. A payment link's callback_url (README "Payment links") is this page too: the
+   * The status page. A payment link's callback_url (docs/gateway.md "Payment links") is this page too: the
    * gateway sends the payer here with its signed fields in the query, which settle the link's
    * payment (PaymentLinksService.settleFromCallback checks them; anything unverified is ignored and
    * the webhook settles it), and the person is redirected (303) to the same page without them.

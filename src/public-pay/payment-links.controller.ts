@@ -13,7 +13,7 @@ const HOW_IT_SETTLES =
   "Paying the link settles the quote exactly like the hosted page: the gateway's webhook (payment.captured / order.paid on the link's order) runs the payment pipeline with the person paying as the approval (no mandate, no separate approval; the buyer's daily cap still applies), a signed receipt, the quote paid and intent.settled to the seller. " +
   'A link paid after the quote was paid another way or canceled never settles twice: it is recorded unmatched for a person to refund.';
 
-/** Gateway payment links for quotes (README "Payment links"), for the quote's seller agent. */
+/** Gateway payment links for quotes (docs/gateway.md "Payment links"), for the quote's seller agent. */
 @ApiTags('payment-links')
 @Controller('v1/pay/quotes/:id/payment-link')
 @Auth('agent')

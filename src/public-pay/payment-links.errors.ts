@@ -1,6 +1,6 @@
 import { AppError } from '../common/errors/app-error';
 
-/** Payment link codes (README "Payment links"). */
+/** Payment link codes (docs/gateway.md "Payment links"). */
 export const paymentLinkErrors = {
   /** Payment links are the gateway's; the sandbox rail has none (the hosted page is the way). */
   needGateway: () =>

@@ -42,7 +42,7 @@ export const paymentLinkKeys = {
 };
 
 /**
- * Gateway payment links for quotes (README "Payment links"): the quote's seller asks for a link,
+ * Gateway payment links for quotes (docs/gateway.md "Payment links"): the quote's seller asks for a link,
  * sends it to the buyer's person, who pays it on the gateway's page; the gateway's webhook then
  * settles the quote exactly like a hosted-page payment.
  *

@@ -17,7 +17,7 @@ import { PublicPayService } from './public-pay.service';
  * The hosted payment page and the public pay API (spec §1, §2, §3, §4 "Public pay API"): a
  * person pays a quote addressed to their agent from a link, with no sign-in, through the one
  * payment pipeline. States of a hosted checkout: hosted-checkout.state.ts. Gateway payment links
- * for quotes (README "Payment links") are hosted checkouts of channel `link`
+ * for quotes (docs/gateway.md "Payment links") are hosted checkouts of channel `link`
  * (PaymentLinksController, PaymentLinksService) and settle through the same code.
  */
 @Module({

@@ -69,7 +69,7 @@ const SIMULATED_FAILURE =
  * States: hosted-checkout.state.ts. Lock order: quote → hosted checkout → (pipeline) buyer agent →
  * intent; both rows are "the source" of PaymentsService's lock order.
  *
- * On the gateway rail (README "Going live on the gateway") a start also opens a gateway order for
+ * On the gateway rail (docs/gateway.md "Going live on the gateway") a start also opens a gateway order for
  * the checkout (after its transaction commits; receipt = the checkout id) and the answer carries
  * what the gateway's widget needs (key_id, order_id, amount, currency, name, description,
  * callback_url). The person pays in the widget; completing then takes the widget's three fields:
@@ -393,14 +393,14 @@ export class PublicPayService implements OnModuleInit {
    * settled through the pipeline in the caller's transaction: quote → checkout locked, created →
    * processing (attempts + 1), the pipeline records the intent with the rail's answer already
    * known and settles it (receipt, intent.settled, quote paid, checkout paid). Idempotent: the
-   * payment a paid checkout settled on is no_change. A payment link (channel `link`, README
+   * payment a paid checkout settled on is no_change. A payment link (channel `link`, docs/gateway.md
    * "Payment links") is a hosted checkout whose order is the link's, so its capture settles here
    * too (the receipt also names the link).
    *
    * A capture that cannot settle on exactly one intent — the buyer's rules refuse it, the quote
    * was paid another way, canceled or expired before the payment was made, the amount is not the
    * checkout's, the checkout had already ended, a second capture on a paid order — is held for a
-   * full refund (CaptureRefunds.hold, README "Going live on the gateway"): `refund_due`.
+   * full refund (CaptureRefunds.hold, docs/gateway.md "Going live on the gateway"): `refund_due`.
    */
   async settleCaptured(checkoutId: string, payment: GatewayPayment): Promise<GatewayEventOutcome> {
     if (payment.status !== 'captured') {

@@ -1,7 +1,7 @@
 import type { Quote, StoredQuoteStatus } from './quote.entity';
 
 /**
- * Quote statuses (README "Quotes"):
+ * Quote statuses (docs/seller-surface.md "Seller surface", quote statuses):
  *   open ──pay, at or below ₹2,000, rules pass──▶ processing (committed; the rail is called after)
  *                                 processing ──the rail settles──▶ paid
  *                                 processing ──the rail fails──▶ open
@@ -16,7 +16,7 @@ import type { Quote, StoredQuoteStatus } from './quote.entity';
  */
 export type QuoteStatus = StoredQuoteStatus | 'expired';
 
-/** Quotes made from a published offer are valid 15 minutes (README "Seller surface"). */
+/** Quotes made from a published offer are valid 15 minutes (docs/seller-surface.md "Seller surface"). */
 export const OFFER_QUOTE_TTL_SECONDS = 15 * 60;
 /** Free-form quotes: default and bounds of expires_in_seconds. */
 export const FREE_FORM_QUOTE_TTL = { default: 15 * 60, min: 60, max: 24 * 3600 } as const;

@@ -1,7 +1,7 @@
 import { AppError } from '../common/errors/app-error';
 import type { NotPayableCode } from './quote.state';
 
-/** Quote codes (README "Errors"). A quote of someone else is 404, never 403. */
+/** Quote codes (docs/security.md "Errors"). A quote of someone else is 404, never 403. */
 export const quoteErrors = {
   notFound: (id: string) =>
     new AppError(404, 'invalid_request', 'quote_not_found', `No quote ${id}`),

@@ -97,7 +97,7 @@ export class QuotesService implements OnModuleInit {
 
   /**
    * Work to do when a quote is canceled, in cancel's transaction under the quote's lock (the
-   * payment links of src/public-pay cancel the gateway's link after commit, README "Payment links").
+   * payment links of src/public-pay cancel the gateway's link after commit, docs/gateway.md "Payment links").
    */
   onCanceled(hook: (quote: Quote) => Promise<void>): void {
     this.canceledHooks.push(hook);

@@ -3,7 +3,7 @@ import { formatIst } from '../web/local-time';
 
 /**
  * The words the person reads about a recurring debit (RBI E-Mandate Framework 2026, DOMAIN.md 12a;
- * README "Recurring payments (UPI AutoPay)"). One function per message, so the webhook event
+ * docs/recurring.md "Recurring payments (UPI AutoPay)"). One function per message, so the webhook event
  * (`notification`), the person's notifications on /app/autopay and the cards there say the same.
  * Pure: no I/O, no clock.
  */

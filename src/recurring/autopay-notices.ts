@@ -17,7 +17,7 @@ import {
 import { RecurringCharge } from './recurring-charge.entity';
 import { RecurringChargeRepository } from './recurring-charge.repository';
 
-/** Event to the buyer's webhook endpoints: the pre-debit notice (README "Recurring payments"). */
+/** Event to the buyer's webhook endpoints: the pre-debit notice (docs/recurring.md "Recurring payments"). */
 export const PRE_DEBIT_NOTICE_EVENT = 'recurring.pre_debit_notice';
 /** Event to the buyer's endpoints after every debit, settled or failed: the post-debit alert. */
 export const POST_DEBIT_ALERT_EVENT = 'recurring.post_debit_alert';

@@ -29,7 +29,7 @@ const STATUS_LABEL: Record<ChargeStatus, string> = {
 };
 
 /**
- * {appUrl}/app/autopay: the person's pre-debit notices (README "Recurring payments (UPI AutoPay)"):
+ * {appUrl}/app/autopay: the person's pre-debit notices (docs/recurring.md "Recurring payments (UPI AutoPay)"):
  * every upcoming debit on the workspace's recurring mandates with the merchant, exact amount, debit
  * time (IST), the mandate reference and the seller's reason, an "Opt out of this debit" button
  * (through a confirmation page; `…/cancel` is its earlier name), and a link to authorise the ones

@@ -2,7 +2,7 @@ import type { IstWindow } from '../config/app.config';
 import { RULES } from '../rules/rule-catalog';
 
 /**
- * The rules of a UPI AutoPay debit's timing and size, as pure functions (README "Recurring
+ * The rules of a UPI AutoPay debit's timing and size, as pure functions (docs/recurring.md "Recurring
  * payments (UPI AutoPay)"; ../shared/DOMAIN.md part A):
  * - a debit is attempted at least 24 hours after its pre-debit notice (spec §8);
  * - never inside the NPCI blocked windows (AUTOPAY_BLOCKED_WINDOWS_IST; default 10:00–13:00 and

@@ -39,7 +39,7 @@ export const CYCLE_HOLDING: readonly ChargeStatus[] = [
 export const CANCELLABLE: readonly ChargeStatus[] = ['awaiting_authorisation', 'scheduled'];
 
 /**
- * A seller's scheduled debit on a recurring (UPI AutoPay) mandate (README "Recurring payments
+ * A seller's scheduled debit on a recurring (UPI AutoPay) mandate (docs/recurring.md "Recurring payments
  * (UPI AutoPay)"): announced by a pre-debit notice at `noticeAt`, debited through the payment
  * pipeline at `debitAt` (≥ 24 h later, outside the blocked windows), in billing cycle
  * `cycleIndex` of its mandate.

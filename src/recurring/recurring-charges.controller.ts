@@ -8,7 +8,7 @@ import { ApiPageResponse } from '../openapi/page.decorator';
 import { ChargeResponse, CreateChargeDto, ListChargesQuery } from './dto/charge.dto';
 import { ChargeCaller, RecurringChargesService } from './recurring-charges.service';
 
-/** Charges on recurring (UPI AutoPay) mandates: README "Recurring payments (UPI AutoPay)". */
+/** Charges on recurring (UPI AutoPay) mandates: docs/recurring.md "Recurring payments (UPI AutoPay)". */
 @ApiTags('recurring')
 @Controller('v1/pay/mandates/:mandateId/charges')
 @Auth('api_key', 'agent')

@@ -54,7 +54,7 @@ export interface ScheduleChargeInput {
 }
 
 /**
- * Recurring payments on UPI AutoPay mandates (README "Recurring payments (UPI AutoPay)"). A seller
+ * Recurring payments on UPI AutoPay mandates (docs/recurring.md "Recurring payments (UPI AutoPay)"). A seller
  * on a recurring mandate's payee list schedules a charge; scheduling IS the pre-debit notice (to
  * the person in the app at /app/autopay and as `recurring.pre_debit_notice` to the buyer's webhook
  * endpoints, with the exact amount, the debit time and how to cancel). The debit is attempted by a

@@ -1,7 +1,7 @@
 import { AppError, commonErrors } from '../common/errors/app-error';
 import { formatIst } from '../web/local-time';
 
-/** Codes of /v1/pay/mandates/{id}/charges (README "Recurring payments (UPI AutoPay)"). */
+/** Codes of /v1/pay/mandates/{id}/charges (docs/recurring.md "Recurring payments (UPI AutoPay)"). */
 export const recurringErrors = {
   mandateNotFound: (id: string) => commonErrors.notFound('mandate', id),
   chargeNotFound: (id: string) => commonErrors.notFound('charge', id),

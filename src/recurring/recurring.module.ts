@@ -12,7 +12,7 @@ import { RecurringChargesController } from './recurring-charges.controller';
 import { RecurringChargesService } from './recurring-charges.service';
 
 /**
- * Recurring payments on UPI AutoPay mandates (README "Recurring payments (UPI AutoPay)"): sellers'
+ * Recurring payments on UPI AutoPay mandates (docs/recurring.md "Recurring payments (UPI AutoPay)"): sellers'
  * scheduled charges, their pre-debit notices, the delayed debit job and sweep, and the person's
  * /app/autopay page. Imported in AppModule before AppNotFoundModule.
  */

@@ -4,7 +4,7 @@ import type { RefundLimits } from '../payments/payment-rail';
 import { refundErrors } from './refunds.errors';
 
 /**
- * Refund limits (README "Refund limits"): pure rules over what a rail refunds (PaymentRail's
+ * Refund limits (docs/gateway.md "Refund limits"): pure rules over what a rail refunds (PaymentRail's
  * refundLimits) and what is left of a payment (amount paid less every refund succeeded,
  * processing or waiting for approval). RefundsService refuses a request outside them before
  * anything is stored or a person is asked; the intent shows what can still be refunded and why not.

@@ -2,7 +2,7 @@ import type { ApprovalDecision } from '../approvals/approvals.service';
 import type { RefundStatus } from './refund.entity';
 
 /**
- * Refund states (README "Refunds"):
+ * Refund states (docs/seller-surface.md "Seller surface", refund statuses):
  *   pending_approval ──person approves──▶ processing (committed with the decision)
  *   processing ──rail credit succeeds (the request, a gateway webhook or the reconciler)──▶ succeeded
  *   processing ──rail credit fails────────────────────────────────────────────────────────▶ failed

@@ -1,7 +1,7 @@
 import { AppError } from '../common/errors/app-error';
 import { formatRupees } from '../common/money';
 
-/** Refund codes (README "Errors"). */
+/** Refund codes (docs/security.md "Errors"). */
 export const refundErrors = {
   intentNotFound: (id: string) =>
     new AppError(404, 'invalid_request', 'intent_not_found', `No payment intent ${id}`),

@@ -27,7 +27,7 @@ import { RailRefundLimits, Refundability, refundabilityOf, refundRefusal } from 
 import { refundErrors } from './refunds.errors';
 
 /**
- * Refunds (README "Seller surface"; docs/architecture.md "State machines"): the seller agent asks,
+ * Refunds (docs/seller-surface.md "Seller surface"; docs/architecture.md "State machines"): the seller agent asks,
  * a person in the seller's workspace always approves (ApprovalsService, kind 'refund'), then the
  * rail credits and the intent's receipt chain records it. Concurrent requests on one intent
  * serialise on the intent row lock, so the sum of pending, processing and succeeded refunds never
@@ -177,7 +177,7 @@ export class RefundsService implements OnModuleInit {
       }
       const remaining = intent.amountPaise - (await this.refunds.committedPaise(intent.id));
       const amountPaise = input.amountPaise ?? remaining;
-      // The rail's limits, before anything is stored or a person is asked (README "Refund limits").
+      // The rail's limits, before anything is stored or a person is asked (docs/gateway.md "Refund limits").
       const refusal = refundRefusal(this.refundLimits, {
         amountPaise: intent.amountPaise,
         leftPaise: remaining,
@@ -243,7 +243,7 @@ export class RefundsService implements OnModuleInit {
   }
 
   /**
-   * What can still be refunded of each intent on this rail, and why not (README "Refund limits"),
+   * What can still be refunded of each intent on this rail, and why not (docs/gateway.md "Refund limits"),
    * keyed by intent id: one query for all of them.
    */
   async refundabilityOf(
@@ -428,7 +428,7 @@ export class RefundsService implements OnModuleInit {
     await this.orders.emitRefundChanged(refund);
   }
 
-  /** This rail's refund limits (README "Refund limits"). */
+  /** This rail's refund limits (docs/gateway.md "Refund limits"). */
   private get refundLimits(): RailRefundLimits {
     return { ...this.rail.refundLimits, rail: this.rail.name };
   }

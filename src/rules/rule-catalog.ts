@@ -32,7 +32,7 @@ const NPCI_AUTOPAY_2025 =
 const RESERVE_PAY_2025 =
   'NPCI OC 228 (Oct 2025), UPI Reserve Pay, as reported; one source says ₹1 lakh (DOMAIN.md 12b, A.7)';
 const NOT_APPLIED_RESERVE =
-  'not applied by the service: the gateway holds and enforces the block (README "Reserve Pay")';
+  'not applied by the service: the gateway holds and enforces the block (docs/gateway.md "Reserve Pay")';
 
 const approvalThreshold: Rule<number> = {
   id: 'payments.approval_threshold',

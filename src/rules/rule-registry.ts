@@ -29,7 +29,7 @@ export interface RuleVersion<T> {
 }
 
 export interface RuleConfig {
-  /** The environment variable that overrides the registry (README "Configuration"). */
+  /** The environment variable that overrides the registry (docs/configuration.md "Configuration"). */
   env: string;
   /** How the override relates to the dated versions. */
   note: string;

@@ -22,7 +22,7 @@ export function toOfferView(o: Offer): OfferView {
   return { sku: o.sku, name: o.name, unit_paise: o.unitPaise, category: o.category };
 }
 
-/** Seller listings (README "Seller surface"): publishing, the seller directory, offer lookup. */
+/** Seller listings (docs/seller-surface.md "Seller surface"): publishing, the seller directory, offer lookup. */
 @Injectable()
 export class SellerService {
   constructor(

@@ -27,7 +27,7 @@ export interface ReconcileSummary {
 }
 
 /**
- * Settlement reconciliation (README "Settlements and reconciliation"). Reads the gateway's
+ * Settlement reconciliation (docs/gateway.md "Settlements and reconciliation"). Reads the gateway's
  * settlement report (`/v1/settlements/recon/combined`) for the last SETTLEMENT_LOOKBACK_DAYS IST
  * days and upserts one `settlement_lines` row per gateway payment or refund:
  *

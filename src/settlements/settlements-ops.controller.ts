@@ -58,10 +58,10 @@ export class SettlementsOperatorGuard implements CanActivate {
 }
 
 /**
- * GET /app/ops/settlements: the reconciliation for operators (README "Settlements and
+ * GET /app/ops/settlements: the reconciliation for operators (docs/gateway.md "Settlements and
  * reconciliation"): every mismatch (amount, missing, unknown) with both amounts, the recent
  * settlements with their UTR, fees, tax and how many of their lines disagree, and the captured
- * payments that could not settle on an intent with their age until refunded (README "Going live
+ * payments that could not settle on an intent with their age until refunded (docs/gateway.md "Going live
  * on the gateway").
  */
 @AppController()

@@ -14,7 +14,7 @@ import { SettlementsService } from './settlements.service';
 import { SettlementsOperatorGuard, SettlementsOpsController } from './settlements-ops.controller';
 
 /**
- * Settlements and reconciliation (README "Settlements and reconciliation"): the report pull
+ * Settlements and reconciliation (docs/gateway.md "Settlements and reconciliation"): the report pull
  * (SettlementReconciler, repeatable job on queue `settlements`), GET /v1/pay/settlements for
  * sellers and /app/ops/settlements for operators. Imported in AppModule before
  * AppNotFoundModule, whose catch-all would otherwise answer /app/ops/….

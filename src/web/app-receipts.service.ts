@@ -93,7 +93,7 @@ export class AppReceiptsService {
         amountPaise: intent.amountPaise,
         refundedPaise: intent.amountRefundedPaise,
         // What can still be refunded on this rail; when a settled payment has money left that the
-        // rail cannot refund (below its minimum refund), the reason in words (README "Refund limits").
+        // rail cannot refund (below its minimum refund), the reason in words (docs/gateway.md "Refund limits").
         refundablePaise: refund?.refundablePaise ?? 0,
         notRefundable:
           refund && refund.leftPaise > 0 && refund.refundablePaise === 0

@@ -25,7 +25,7 @@ const scopeOf = (caller: ProtocolKeyPrincipal): EndpointScope => ({
 });
 
 /**
- * ACP order webhooks (README "Order webhooks"): an agent platform registers, with its merchant
+ * ACP order webhooks (docs/webhooks.md "Order webhooks"): an agent platform registers, with its merchant
  * protocol key, where we POST order_create/order_update for the orders of sessions it created
  * with that key. A key sees only its own receivers; any other id is 404.
  */

@@ -11,7 +11,7 @@ import type { Mode } from '../config/app.config';
 
 /**
  * Where webhooks may be sent (SSRF guard), on the same rules and library as every outbound fetch
- * (src/common/net/, README "Documents and outbound fetches"):
+ * (src/common/net/, docs/documents.md "Documents and outbound fetches"):
  * - live: https only, and every address the host resolves to must be public (`public_only`);
  * - sandbox/test: http or https, and loopback or private receivers are fine (local development,
  *   the tests' receivers on 127.0.0.1), but link-local, cloud metadata (169.254.169.254),

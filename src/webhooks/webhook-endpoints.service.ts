@@ -27,7 +27,7 @@ export interface CreateEndpointInput {
   description?: string;
 }
 
-/** An agent platform's order receiver (README "Order webhooks"): its merchant key and that key's seller. */
+/** An agent platform's order receiver (docs/webhooks.md "Order webhooks"): its merchant key and that key's seller. */
 export interface OrderEndpointOwner {
   workspaceId: string;
   agentId: string;

@@ -106,7 +106,7 @@ function describeError(
  * Where it may connect is decided at connect time, after DNS resolution, by the guarded agents of
  * the mode's policy (request-filtering-agent behind our rules; src/webhooks/url-policy.ts). One
  * agent pair per policy, made once, with keep-alive: a receiver's connection is reused by the next
- * delivery to it (README "Webhooks"). Every pooled socket was checked when it connected, and a
+ * delivery to it (docs/webhooks.md "Webhooks"). Every pooled socket was checked when it connected, and a
  * new connection (a socket that went idle for KEEP_ALIVE_IDLE_MS is closed) is checked again. A
  * delivery whose reused socket turns out closed by the receiver (reset before any answer) is sent
  * once more at once on a new connection; receivers dedupe on the event id anyway.

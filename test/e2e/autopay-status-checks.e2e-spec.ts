@@ -15,7 +15,7 @@ import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * Status checks within NPCI limits (docs/rules.md `autopay.status_check_max`,
- * `autopay.status_check_min_spacing`; README "Recurring payments (UPI AutoPay)"): an AutoPay debit
+ * `autopay.status_check_min_spacing`; docs/recurring.md "Recurring payments (UPI AutoPay)"): an AutoPay debit
  * that stays pending at the gateway simulator (a `hang`, webhooks dropped) is asked about exactly
  * 3 times, at least 90 s apart by the service's clock, then left to the daily settlement
  * reconciliation, which settles it from the gateway's report once the payment is captured.

@@ -17,7 +17,7 @@ import {
 import { startApp, TestApp } from '../support/app';
 
 /**
- * Documents at rest on real Postgres (README "Documents and outbound fetches"), and the HTTP
+ * Documents at rest on real Postgres (docs/documents.md "Documents and outbound fetches"), and the HTTP
  * pipeline's early size refusal on the document upload route.
  */
 

@@ -10,7 +10,7 @@ import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * A recurring charge on the gateway rail against the simulator, whose clock is the service's
- * (README "Recurring payments (UPI AutoPay)"): the recurring mandate registers an AutoPay token
+ * (docs/recurring.md "Recurring payments (UPI AutoPay)"): the recurring mandate registers an AutoPay token
  * with its billing cycle and cap (the simulator's control API approves it as the person would in
  * MODE=test), the debit is a recurring payment on that token ≥ 24 h after the notice, outside the
  * blocked windows, and it ends on a signed receipt and intent.settled; revoking the mandate cancels

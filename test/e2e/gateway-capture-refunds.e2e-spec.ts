@@ -15,7 +15,7 @@ import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * Every payment the gateway captures ends settled on exactly one intent or refunded in full
- * (README "Going live on the gateway", docs/architecture.md "Every capture settles or is
+ * (docs/gateway.md "Going live on the gateway", docs/architecture.md "Every capture settles or is
  * refunded"), against the simulator over HTTP with its webhooks on: the buyer's daily cap met by
  * six payments made at once, a quote canceled, expired, waiting for a person's decision or paid
  * another way before the person paid, a mandate debit that failed and was captured late, and a

@@ -22,7 +22,7 @@ import {
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
- * Gateway payment links for quotes (README "Payment links"), against the gateway simulator over
+ * Gateway payment links for quotes (docs/gateway.md "Payment links"), against the gateway simulator over
  * real HTTP: the quote's seller asks for a link (the gateway holds it for the quote's exact amount,
  * expiring with the quote; a retry or a second call gets the same live link); the payer pays it on
  * the gateway's page and the gateway's webhooks settle the quote through the one pipeline exactly

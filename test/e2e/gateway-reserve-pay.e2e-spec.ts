@@ -11,7 +11,7 @@ import { createQuote, GatewayApp, startGatewayApp } from '../support/gateway-app
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
- * Reserve Pay on the gateway rail against the simulator (README "Reserve Pay"): a
+ * Reserve Pay on the gateway rail against the simulator (docs/gateway.md "Reserve Pay"): a
  * `upi_reserve_pay` mandate blocks its cap once (in MODE=test the simulator's control API approves
  * the block as the person would), its payments debit within the block, each ending on a signed
  * receipt; a payment above what is left fails `block_exhausted`; a repeated debit takes nothing

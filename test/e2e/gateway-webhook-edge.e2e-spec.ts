@@ -15,7 +15,7 @@ import { scrape } from '../support/prometheus';
 import { seedWorkspace } from '../support/seed';
 
 /**
- * The edge of POST /v1/webhooks/gateway (README "Going live on the gateway"): a correctly signed
+ * The edge of POST /v1/webhooks/gateway (docs/gateway.md "Going live on the gateway"): a correctly signed
  * event is never limited by address while unsigned or badly signed traffic is; every event id the
  * gateway may send is accepted (printable ASCII up to 128); and a signed event never gets a 5xx: one
  * that does not parse is stored `unprocessable`, answered 200, counted and listed for operators.

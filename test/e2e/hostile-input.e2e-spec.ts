@@ -15,7 +15,7 @@ import { startApp, TestApp } from '../support/app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
- * No input may produce a 5xx; refused input changes nothing (README "Input limits").
+ * No input may produce a 5xx; refused input changes nothing (docs/security.md "Input limits").
  *
  * Part 1 is a property test over every public route of the OpenAPI document (plus the /app forms and
  * /mcp): hostile bodies, path ids, query strings and headers, sent with valid credentials. Part 2
@@ -385,7 +385,7 @@ describe('Hostile input', () => {
    * Sends one case and records what is wrong: any 5xx; for input the edge must refuse (`edge`),
    * anything but 400/413/415 or any row written; for other 4xx answers, rows written anywhere but
    * idempotency_records (a business 4xx such as 404 or invalid_state is stored against its
-   * Idempotency-Key by design, README "Idempotency").
+   * Idempotency-Key by design, docs/security.md "Idempotency").
    */
   async function check(label: string, go: () => Promise<Sent>, edgeInput = false): Promise<Sent> {
     const before = await counts();

@@ -10,7 +10,7 @@ import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 import { SqlCounter } from '../support/sql-counter';
 
 /**
- * The Idempotency-Key claim (README "Idempotency"): one statement decides replay, 409 or "run",
+ * The Idempotency-Key claim (docs/security.md "Idempotency"): one statement decides replay, 409 or "run",
  * and the statements around the handler. Through the test-only probe route
  * (test/support/probe.controller.ts), which writes one audit row per execution.
  */

@@ -11,7 +11,7 @@ import { chromiumPath } from '../support/browser';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
- * Amending a mandate needs the person's fresh authorisation (README "Mandates, approvals and the
+ * Amending a mandate needs the person's fresh authorisation (docs/mandates.md "Mandates, approvals and the
  * consent centre"; RBI E-Mandate Framework 2026): the buyer agent asks, the person sees old and
  * new terms side by side and authorises or declines after a confirmation; until then the old
  * terms apply (a seller's charge is checked against the mandate's current columns); the terms

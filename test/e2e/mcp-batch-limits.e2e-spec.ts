@@ -10,7 +10,7 @@ import { startApp, TestApp } from '../support/app';
 import { seedWorkspace } from '../support/seed';
 
 /**
- * JSON-RPC batches on /mcp count per message against the per-credential rate limit (README "Rate
+ * JSON-RPC batches on /mcp count per message against the per-credential rate limit (docs/security.md "Rate
  * limits", src/mcp/mcp-batch.ts): the MCP door and the REST door share one budget; a batch that
  * does not fit what is left is refused whole (429, Retry-After, nothing runs); a batch over the
  * cap is refused whole (400, JSON-RPC -32600) and runs nothing.

@@ -11,8 +11,8 @@ import { SeededWorkspace, seedWorkspace } from '../support/seed';
 /**
  * The queue dashboard in Debian's Chromium, with its Content-Security-Policy enforced: an
  * operator signs in through the app's form and lands on a working Bull Board (its scripts run,
- * its styles apply, its API answers, every queue is listed). The only refusal allowed is the
- * one the README names: Bull Board's third-party web-font stylesheet.
+ * its styles apply, its API answers, every queue is listed). The only refusal allowed is
+ * Bull Board's third-party web-font stylesheet.
  */
 
 const BASE = '/app/ops/queues';

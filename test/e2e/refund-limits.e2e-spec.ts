@@ -14,7 +14,7 @@ import { createQuote, GatewayApp, startGatewayApp } from '../support/gateway-app
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
- * Refund limits (README "Refund limits"): each rail states what it refunds (PaymentRail's
+ * Refund limits (docs/gateway.md "Refund limits"): each rail states what it refunds (PaymentRail's
  * refundLimits); a refund outside it is refused when it is asked, with our own code and the limit
  * in rupees, before a refund is stored or a person is asked; a remainder the rail cannot refund
  * shows on the intent (and the receipt page) as not refundable, with why.

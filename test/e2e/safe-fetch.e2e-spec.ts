@@ -11,7 +11,7 @@ import { safeFetch, SafeFetchOptions } from '../../src/common/net/safe-fetch';
 import { fetchDocumentFromUrl } from '../../src/documents/document-fetch';
 
 /**
- * safeFetch against real listeners on this machine's loopback (README "Documents and outbound
+ * safeFetch against real listeners on this machine's loopback (docs/documents.md "Documents and outbound
  * fetches"). Every listener counts the TCP connections it accepts, so "refused" means that no
  * connection was even opened, not that a request failed afterwards.
  */

@@ -16,7 +16,7 @@ import { startApp, TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
- * README "Running more than one instance": two instances of the app on one database and one Redis
+ * docs/operations.md "Running more than one instance": two instances of the app on one database and one Redis
  * (one queue prefix, so Bull keys, rate-limit counters and the repeatable cleanup job are shared),
  * every step of every flow sent to one or the other like a load balancer would. Both instances
  * run the Sweeper, the Bull workers and the dispatcher. The Sweeper ticks only once a minute here,

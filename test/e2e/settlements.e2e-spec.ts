@@ -13,7 +13,7 @@ import { SeededWorkspace, seedWorkspace } from '../support/seed';
 const SYSTEM = { type: 'system' as const, id: 'test' };
 
 /**
- * Settlements and reconciliation (README "Settlements and reconciliation") on the gateway rail,
+ * Settlements and reconciliation (docs/gateway.md "Settlements and reconciliation") on the gateway rail,
  * against the simulator: payments made through the pipeline, a settlement cycle with injected
  * mismatches (amount, missing, unknown), the reconciler's lines (fee, tax, UTR, matched intent),
  * the missing grace period at its boundary, GET /v1/pay/settlements (the seller's own lines only)

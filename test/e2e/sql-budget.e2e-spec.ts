@@ -8,7 +8,7 @@ import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 import { shortSql, SqlCounter } from '../support/sql-counter';
 
 /**
- * SQL statements per request on the money path (README "Tests", "SQL budgets"): one ACP purchase,
+ * SQL statements per request on the money path (docs/testing.md "Tests", "SQL budgets"): one ACP purchase,
  * create checkout session → delegate_payment → complete, ≤ ₹2,000 on the sandbox rail under a
  * standing mandate, every statement counted (BEGIN, COMMIT and SAVEPOINT included) by
  * `SqlCounter` (test/support/sql-counter.ts).

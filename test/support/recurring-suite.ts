@@ -23,7 +23,7 @@ export interface RecurringHarness {
 }
 
 /**
- * Recurring payments on UPI AutoPay mandates, on either rail (README "Recurring payments (UPI
+ * Recurring payments on UPI AutoPay mandates, on either rail (docs/recurring.md "Recurring payments (UPI
  * AutoPay)"), with the service's clock moved to exact IST instants: the pre-debit notice (webhook
  * event and the person's /app/autopay page), no debit before 24 h after it, none inside a blocked
  * window (default 10:00–13:00 and 17:00–21:30 IST), at most one per billing cycle, cancel before

@@ -84,7 +84,7 @@ export function keyPair(alg: KeyAlg): { privateKey: KeyObject; publicPem: string
   };
 }
 
-/** Signature and Timestamp headers per the README profile. */
+/** Signature and Timestamp headers per the signing profile (docs/security.md "Signing requests"). */
 export function signHeaders(
   privateKey: KeyObject,
   alg: KeyAlg,

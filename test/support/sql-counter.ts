@@ -31,7 +31,7 @@ interface Recording {
 }
 
 /**
- * Counts the SQL statements each HTTP request makes (README "Tests": "SQL budgets").
+ * Counts the SQL statements each HTTP request makes (docs/testing.md "Tests": "SQL budgets").
  *
  * Every call of `query` on a pg `Client` (the pool's clients TypeORM uses, so BEGIN, COMMIT,
  * SAVEPOINT … are counted like any other statement) is attributed to the HTTP request in whose

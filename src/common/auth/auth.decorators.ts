@@ -42,7 +42,8 @@ export function AcpRoute(role: ProtocolKeyRole) {
     ApiHeader({
       name: 'Signature',
       required: false,
-      description: 'Required when the key has a registered public key (README "Signing requests")',
+      description:
+        'Required when the key has a registered public key (docs/security.md "Signing requests")',
     }),
     ApiHeader({
       name: 'Timestamp',

@@ -10,7 +10,7 @@ import type { PrincipalKind } from './principal';
 /**
  * /v1 authentication: Bearer API key or agent credential. A valid credential of the wrong kind
  * (e.g. a protocol key on /v1) is 403; anything unknown or revoked is 401. An agent with a
- * registered public key must sign every request (same profile as ACP, README "Signing requests").
+ * registered public key must sign every request (same profile as ACP, docs/security.md "Signing requests").
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {

@@ -17,7 +17,7 @@ interface Entry {
 }
 
 /**
- * In-process cache of resolved bearer credentials (README "Running more than one instance"),
+ * In-process cache of resolved bearer credentials (docs/operations.md "Running more than one instance"),
  * keyed by the secret's SHA-256 (never the secret), for CREDENTIAL_CACHE_TTL_MS (5 s), at most
  * CREDENTIAL_CACHE_MAX entries. Only found credentials are cached: a key created on another
  * instance works here at once.

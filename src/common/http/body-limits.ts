@@ -5,7 +5,7 @@ import { commonErrors } from '../errors/app-error';
 import { fullPathOf } from './content-type';
 
 /**
- * Routes whose JSON bodies may exceed BODY_LIMIT (README "Documents and outbound fetches").
+ * Routes whose JSON bodies may exceed BODY_LIMIT (docs/documents.md "Documents and outbound fetches").
  * Every other route keeps BODY_LIMIT.
  *
  * The document upload carries a document of up to DOCUMENT_MAX_BYTES (5,000,000 bytes) as

@@ -5,7 +5,7 @@ import { jsonPathMember, RequestValidationError } from '../errors/validation';
 import { fullPathOf } from './content-type';
 
 /**
- * Input every route refuses before any guard, pipe or handler runs (README "Input limits"):
+ * Input every route refuses before any guard, pipe or handler runs (docs/security.md "Input limits"):
  * bodies nested deeper than MAX_BODY_DEPTH, numbers that are not finite or lie beyond ±(2^53 − 1),
  * NUL characters and lone UTF-16 surrogates in any string or key (Postgres refuses the first in
  * text and the second in jsonb), and keys named like an Object.prototype member (`__proto__`,

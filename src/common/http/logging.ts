@@ -9,7 +9,7 @@ import { assignRequestId } from './request-id';
 
 /**
  * Requests whose completion lines would drown the rest: load-balancer and Kubernetes probes, and
- * Prometheus scrapes (README "Operating it"). They are still counted in the HTTP metrics.
+ * Prometheus scrapes (docs/operations.md "Operating it"). They are still counted in the HTTP metrics.
  */
 export const QUIET_PATHS: ReadonlySet<string> = new Set([
   '/health',
@@ -127,7 +127,7 @@ export function prettyStream(destination?: NodeJS.WritableStream): DestinationSt
 
 /**
  * nestjs-pino parameters: JSON lines on stdout, or readable lines through pino-pretty when
- * LOG_PRETTY is on (README "Operating it"). `destination` replaces stdout (tests).
+ * LOG_PRETTY is on (docs/operations.md "Operating it"). `destination` replaces stdout (tests).
  */
 export function loggerOptions(config: AppConfig, destination?: NodeJS.WritableStream): Params {
   const options = pinoHttpOptions(config);

@@ -114,7 +114,7 @@ interface ClaimRow {
 }
 
 /**
- * The claim, in one statement (README "Idempotency"), sent as a prepared statement (`queryPrepared`). `existing` is the key's record as the
+ * The claim, in one statement (docs/security.md "Idempotency"), sent as a prepared statement (`queryPrepared`). `existing` is the key's record as the
  * statement's snapshot sees it; a live one (unexpired, and finished or still within its in-flight
  * lease) takes no lock and is answered from (replay, 422 or 409). Otherwise the advisory lock is
  * tried (never waited for: a concurrent twin holds it, 409), and under it the record is inserted
@@ -245,7 +245,7 @@ export async function findRecord(
 }
 
 /**
- * Idempotency-Key semantics (README "Idempotency", docs/acp.md §2) on every mutating route.
+ * Idempotency-Key semantics (docs/security.md "Idempotency", docs/acp.md §2) on every mutating route.
  *
  * The whole request runs in one Postgres transaction (Tx). Its first statement is the claim
  * (`CLAIM_SQL`): a stored result is replayed (or 422) straight away; otherwise a

@@ -13,7 +13,7 @@ import {
 } from './identity-walk';
 
 /**
- * Identity numbers are refused at the edge (README "Personal data"; DOMAIN.md C.25–27): after
+ * Identity numbers are refused at the edge (docs/personal-data.md "Personal data"; DOMAIN.md C.25–27): after
  * the body parsers and the hostile-input check, before routing, so no guard, idempotency record,
  * handler, log line or receipt chain sees them. Checked: the decoded path, every query value and
  * key, the Idempotency-Key header (stored and logged), and every string value, object key and

@@ -1,5 +1,5 @@
 /**
- * Identity numbers in free text (DOMAIN.md C.25–27; README "Personal data"). Aadhaar is never
+ * Identity numbers in free text (DOMAIN.md C.25–27; docs/personal-data.md "Personal data"). Aadhaar is never
  * collected, and a PAN is kept only from the `pan` field of a forex file (keyed hash + masked
  * form, src/forex/pan.ts). This file finds either in a string, however it is written; the HTTP
  * edge (identity-edge.ts) refuses every request that carries one.

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * What kind of IP address a host resolved to, for the outbound SSRF rules (README "Documents and
+ * What kind of IP address a host resolved to, for the outbound SSRF rules (docs/documents.md "Documents and
  * outbound fetches"). Pure and synchronous: Node's BlockList does the prefix matching, including
  * IPv4-mapped IPv6 spellings (`::ffff:10.0.0.1`, `::ffff:a00:1`), which are judged by the IPv4
  * address they carry.

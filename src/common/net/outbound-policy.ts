@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { AddressClass, classifyAddress, isIpv4Mapped } from './address-class';
 
 /**
- * Which addresses an outbound connection may reach (README "Documents and outbound fetches").
+ * Which addresses an outbound connection may reach (docs/documents.md "Documents and outbound fetches").
  * Enforced at connect time by the guarded agents (guarded-agents.ts), after DNS resolution, so a
  * host name cannot be re-pointed between a check and the connection.
  *

@@ -9,7 +9,7 @@ import { safeFetchErrors } from './safe-fetch.errors';
 export { type AddressClass, classifyAddress } from './address-class';
 
 /**
- * SSRF-safe GET of a user-supplied URL (README "Documents and outbound fetches"):
+ * SSRF-safe GET of a user-supplied URL (docs/documents.md "Documents and outbound fetches"):
  *
  * - only the allowed protocols (https by default), no credentials in the URL, and the scheme's
  *   default port unless `allowNonDefaultPorts`;

@@ -16,7 +16,7 @@ const NOT_LIMITED = 'rate-limit:none';
 
 /**
  * Load-balancer and Kubernetes probes (/health/live, /health/ready): never refused for rate,
- * since a 429 would take a healthy instance out of service (README "Operating it").
+ * since a 429 would take a healthy instance out of service (docs/operations.md "Operating it").
  */
 export const NotRateLimited = () => SetMetadata(NOT_LIMITED, true);
 

@@ -9,7 +9,7 @@ export { CredentialRateLimitGuard } from './credential-rate-limit.guard';
 export { RateLimiter } from './rate-limiter.service';
 
 /**
- * Rate limits, counted in Redis and shared by every instance (README "Rate limits"):
+ * Rate limits, counted in Redis and shared by every instance (docs/security.md "Rate limits"):
  * per credential on authenticated routes, per client address on public ones, and per address
  * and email on sign-in/sign-up. Limited responses carry RateLimit-Policy, RateLimit-Limit,
  * RateLimit-Remaining and RateLimit-Reset; a 429 too_many_requests also Retry-After.

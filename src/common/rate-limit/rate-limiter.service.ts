@@ -25,7 +25,7 @@ export interface RateLimitCheck {
   subject: string;
   /**
    * How many requests this one counts as (default 1): a JSON-RPC batch to /mcp counts one per
-   * message, so the MCP door and the REST door share one budget (README "Rate limits").
+   * message, so the MCP door and the REST door share one budget (docs/security.md "Rate limits").
    */
   cost?: number;
 }

@@ -38,7 +38,7 @@ export async function deleteExpiredSignatures(
 }
 
 /**
- * Our signing profile (README "Signing requests", docs/acp.md §3):
+ * Our signing profile (docs/security.md "Signing requests", docs/acp.md §3):
  * Signature = base64url(sign(Timestamp \n METHOD \n path?query \n JCS(body))),
  * Ed25519 or P-256 (r||s), |now − Timestamp| ≤ SIGNATURE_CLOCK_SKEW_S, each signature accepted once.
  */

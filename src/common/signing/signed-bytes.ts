@@ -1,7 +1,7 @@
 import { canonicalJson } from '../canonical-json';
 
 /**
- * The bytes a caller signs (our profile; README "Signing requests", docs/acp.md §3):
+ * The bytes a caller signs (our profile; docs/security.md "Signing requests", docs/acp.md §3):
  *   Timestamp "\n" METHOD "\n" path-with-query "\n" JCS(body)
  * A request without a body (GET, bodiless cancel) signs the empty string as its body part.
  */

@@ -26,7 +26,7 @@ type Handler = (payload: string) => void;
  * so it also works when the pool goes through PgBouncer in transaction mode: point
  * DATABASE_LISTEN_URL at Postgres itself). NOTIFY is delivered at commit only, so a handler learns
  * of committed work: the outbox dispatcher is woken by it and credential revocations reach every
- * instance through it (README "Running more than one instance").
+ * instance through it (docs/operations.md "Running more than one instance").
  *
  * Reconnects with backoff (100 ms doubling to 5 s) and checks itself every 5 s; whoever depends
  * on it hears every up/down change (`onStateChange`) and must stay correct while it is down: the

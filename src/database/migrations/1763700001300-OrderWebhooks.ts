@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * ACP order webhooks (README "Order webhooks", src/orders): an agent platform registers a receiver
+ * ACP order webhooks (docs/webhooks.md "Order webhooks", src/orders): an agent platform registers a receiver
  * with its merchant protocol key. It is a webhook endpoint of another kind, so it shares the
  * outbox, the dispatcher's fan-out, the retry schedule and the delivery/attempt log.
  * - webhook_endpoints.kind: 'seller' (Standard Webhooks, the seller's API) or 'acp_order'

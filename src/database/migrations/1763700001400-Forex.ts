@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Forex files with AD Category-II partners (src/forex; README "Forex files").
+ * Forex files with AD Category-II partners (src/forex; docs/forex.md "Forex files").
  * - workspaces.kind: 'forex_partner' marks a partner's own workspace; its people are the partner's
  *   dealers (the dealer desk in the app). Every other workspace is 'standard'.
  * - forex_partners: one per partner workspace, with its RBI licence number and flat service fee.

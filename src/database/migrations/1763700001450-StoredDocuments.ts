@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Documents at rest (src/documents/document-store.ts, README "Documents and outbound fetches"):
+ * Documents at rest (src/documents/document-store.ts, docs/documents.md "Documents and outbound fetches"):
  * the bytes only as AES-256-GCM ciphertext (`iv ‖ tag ‖ ciphertext`) under the key version
  * recorded on the row; the SHA-256 of the plaintext (hex) is what receipts cite. Types and the
  * size cap (5,000,000 bytes, MB = 10^6) are those of src/documents/document-content.ts.

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The payment pipeline in two transactions and the gateway rail (README "Going live on the
+ * The payment pipeline in two transactions and the gateway rail (docs/gateway.md "Going live on the
  * gateway", docs/architecture.md "Payment pipeline"):
  * - A payment's intent is committed `processing` before the rail is called (that state already
  *   existed but was never seen committed); the reconciler finds such intents by this index.

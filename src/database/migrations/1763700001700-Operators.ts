@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Operators (README "Operating it"): the people who run the service. A workspace (its `kind`
+ * Operators (docs/operations.md "Operating it"): the people who run the service. A workspace (its `kind`
  * column comes from 1763700001400-Forex) may now also be `operator`; a person is a `member` (the default) or an
  * `operator`. Operator tools (the queue dashboard at /app/ops/queues) need both: an operator
  * person in an operator workspace (checked by src/ops/operator-access.ts). Existing rows keep

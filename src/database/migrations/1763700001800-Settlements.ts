@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Settlements and reconciliation (README "Settlements and reconciliation"):
+ * Settlements and reconciliation (docs/gateway.md "Settlements and reconciliation"):
  * - gateway_settlements: each settlement (payout) the gateway reported, with its UTR and totals.
  * - settlement_lines: one row per gateway payment or refund, as the settlement report gave it
  *   (amount, fee, tax, UTR, settlement) and matched to our intent (and refund) by the gateway ids

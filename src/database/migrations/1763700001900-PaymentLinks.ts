@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Payment links (README "Payment links"): a seller asks for a gateway payment link for a quote,
+ * Payment links (docs/gateway.md "Payment links"): a seller asks for a gateway payment link for a quote,
  * and paying it settles the quote exactly like the hosted page. A link is a hosted checkout of
  * channel `link` (src/public-pay/payment-links.service.ts), so it settles through the same code
  * (PublicPayService.settleCaptured, source kind `hosted`, person-on-page authority).

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Recurring payments, UPI AutoPay (README "Recurring payments (UPI AutoPay)"):
+ * Recurring payments, UPI AutoPay (docs/recurring.md "Recurring payments (UPI AutoPay)"):
  * - mandates of kind `recurring` (rail `upi_autopay`, a billing_cycle), and only those, carry a
  *   billing cycle;
  * - recurring_charges: a seller's charge against such a mandate, announced by a pre-debit notice

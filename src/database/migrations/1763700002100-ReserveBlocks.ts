@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Reserve Pay on the gateway rail (README "Reserve Pay"): a `upi_reserve_pay` mandate blocks its
+ * Reserve Pay on the gateway rail (docs/gateway.md "Reserve Pay"): a `upi_reserve_pay` mandate blocks its
  * cap once on the gateway (one block per mandate); the mandate's payments debit within the block;
  * what is left is released when the mandate is revoked or ends (src/gateway/reserve-blocks.ts).
  * A mandate that already has a recurring token (gateway_mandate_tokens, from before blocks) keeps

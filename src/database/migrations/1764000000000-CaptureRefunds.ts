@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Captures we cannot settle are refunded (README "Going live on the gateway", docs/architecture.md
+ * Captures we cannot settle are refunded (docs/gateway.md "Going live on the gateway", docs/architecture.md
  * "Every capture settles or is refunded"): a payment the gateway captured that the service cannot
  * settle on exactly one intent (the buyer's rules refused it, the quote was paid another way,
  * canceled or expired, the amount is not the order's, the intent had already failed, a second

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Inbound gateway events that do not parse (README "Going live on the gateway"): a correctly
+ * Inbound gateway events that do not parse (docs/gateway.md "Going live on the gateway"): a correctly
  * signed event whose body is not the event we expect is kept with outcome `unprocessable` and a
  * short reason, answered 2xx so the gateway stops retrying, and listed for operators with the
  * `unmatched` ones (/app/ops/gateway-events).

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Recurring payments under RBI's E-Mandate Framework 2026 (DOMAIN.md 12a; README "Recurring
+ * Recurring payments under RBI's E-Mandate Framework 2026 (DOMAIN.md 12a; docs/recurring.md "Recurring
  * payments (UPI AutoPay)"):
  * - `reason`: why the seller debits (named in the pre-debit notice); rows before this column take
  *   their description;

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Mandate amendments and variable recurring mandates (RBI E-Mandate Framework 2026, DOMAIN.md
- * 12a; README "Mandates, approvals and the consent centre" and "Recurring payments (UPI AutoPay)"):
+ * 12a; docs/mandates.md "Mandates, approvals and the consent centre" and docs/recurring.md "Recurring payments (UPI AutoPay)"):
  * - `mandate_amendments`: a buyer agent's request to change a mandate's cap, validity or payee
  *   list; the old and the new terms, the person's decision. At most one pending per mandate
  *   (a partial unique index). The mandate's own columns change only when the person authorises.

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Status checks within NPCI limits (README "Recurring payments (UPI AutoPay)", docs/rules.md
+ * Status checks within NPCI limits (docs/recurring.md "Recurring payments (UPI AutoPay)", docs/rules.md
  * `autopay.status_check_max`, `autopay.status_check_min_spacing`): one row per AutoPay debit
  * (an intent of source kind `recurring`) whose outcome the rail left unknown. `checks` counts the
  * status checks made (the debit itself is not one), `last_asked_at` is the last call to the gateway

@@ -13,7 +13,7 @@ import { DOCUMENT_KINDS, FILE_KINDS, PRODUCTS } from '../../forex/forex-rules';
 import { McpToolError } from '../mcp-tool';
 
 /*
- * Argument and result schemas shared by the forex tools (README "MCP server", "Forex files").
+ * Argument and result schemas shared by the forex tools (docs/mcp.md "MCP server", docs/forex.md "Forex files").
  * Results are closed schemas built field by field from the REST responses (see McpTool), so the
  * MCP results and the REST bodies carry the same fields with the same meaning.
  */

@@ -74,7 +74,7 @@ type Output = z.output<typeof output>;
 
 /**
  * Asks a refund (same use case as POST /v1/pay/intents/{id}/refunds). It never moves money: the
- * refund waits for a person in the seller's workspace to approve it in the app (README "Seller
+ * refund waits for a person in the seller's workspace to approve it in the app (docs/seller-surface.md "Seller
  * surface").
  */
 @Injectable()

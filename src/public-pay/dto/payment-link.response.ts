@@ -6,7 +6,7 @@ const LINK_STATES =
   "failed: the gateway captured a payment but the buyer's rules refused it (failure_reason says why; the capture is kept for a person to refund). " +
   'expired: the quote expired, was canceled, or was paid another way before the link was paid (a canceled quote also cancels the link at the gateway).';
 
-/** A gateway payment link for a quote (README "Payment links"). */
+/** A gateway payment link for a quote (docs/gateway.md "Payment links"). */
 export class PaymentLinkResponse {
   @ApiProperty({ example: 'plk_…' }) id: string;
   @ApiProperty({ enum: ['payment_link'] }) object: 'payment_link';

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 import { paise } from '../../database/bigint.transformer';
 
-/** A published price (README "Seller surface"). Withdrawn offers stay, inactive, for history. */
+/** A published price (docs/seller-surface.md "Seller surface"). Withdrawn offers stay, inactive, for history. */
 @Entity('offers')
 export class Offer {
   @PrimaryColumn('text') id: string;

@@ -1,6 +1,6 @@
 import { CpuProfile, partOf, summarise } from '../../../bench/profile';
 
-/** The bench's CPU profile summary (README "Benchmark", BENCH_CPU_PROFILE). */
+/** The bench's CPU profile summary (bench/README.md "Benchmark", BENCH_CPU_PROFILE). */
 describe('bench CPU profile summary', () => {
   const frame = (url: string, functionName = 'f') => ({ url, functionName });
 

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 
 import { ConfigError, loadConfig } from '../../../src/config/app.config';
 
-/** The gateway area of the configuration (README "Configuration", "Going live on the gateway"). */
+/** The gateway area of the configuration (docs/configuration.md, docs/gateway.md "Going live on the gateway"). */
 describe('gateway configuration', () => {
   const gateway = {
     RAIL: 'gateway',

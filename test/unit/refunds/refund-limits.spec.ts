@@ -5,7 +5,7 @@ import {
   refundRefusal,
 } from '../../../src/refunds/refund-limits';
 
-/** Refund limits as pure rules (README "Refund limits"); the e2e suite is refund-limits.e2e-spec. */
+/** Refund limits as pure rules (docs/gateway.md "Refund limits"); the e2e suite is refund-limits.e2e-spec. */
 describe('refund limits', () => {
   const gateway: RailRefundLimits = {
     rail: 'gateway',
