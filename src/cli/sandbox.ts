@@ -1,6 +1,11 @@
-// `npm run sandbox [-- --json] [--webhook-url URL]`: creates or reuses the demo workspace and prints fresh credentials.
-// With --json, stdout carries exactly one JSON object (SandboxResult) and nothing else.
+// `npm run sandbox [-- --json] [--webhook-url URL] [--env-file FILE [--rotate]]`: creates or reuses the
+// demo workspace and prints its credentials. With --json, stdout carries exactly one JSON object
+// (SandboxResult) and nothing else. With --env-file, the credentials are (re)written to FILE as
+// `export NAME='value'` lines (mode 0600) and the secrets already in FILE that still authenticate
+// are kept; --rotate issues fresh ones anyway (the previous ones stop working).
 import 'reflect-metadata';
+
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 import { NestFactory } from '@nestjs/core';
 
@@ -9,7 +14,8 @@ import { formatRupees } from '../common/money';
 import { ConfigError, loadConfig, preferNoWorkers } from '../config/app.config';
 import { migrate } from '../database/migrate';
 import { preflight } from '../database/preflight';
-import { SandboxResult, SandboxService } from '../sandbox/sandbox.service';
+import { SandboxKeep, SandboxResult, SandboxService } from '../sandbox/sandbox.service';
+import { formatEnvFile, keepFromEnv, parseEnvFile } from '../sandbox/sandbox-env';
 
 /**
  * Everything that is not the result (boot logs, warnings, libraries printing) goes to stderr
@@ -24,7 +30,19 @@ function holdStdout(): (text: string) => void {
   };
 }
 
-function forHumans(r: SandboxResult): string {
+function forHumans(r: SandboxResult, envFile?: string): string {
+  if (envFile) {
+    return [
+      `Sandbox ready: workspace ${r.workspace_id}; credentials in ${envFile} (mode 0600).`,
+      '',
+      `  source ${envFile}        # then follow docs/try-it.md`,
+      '',
+      `  App            ${r.app_url}  sign in as ${r.person.email} (password: $PERSON_PW)`,
+      '',
+      'Run it again to keep these credentials (only what stopped working is replaced); add --rotate for fresh ones.',
+      '',
+    ].join('\n');
+  }
   return [
     `Sandbox ready: workspace ${r.workspace_id}`,
     '',
@@ -50,14 +68,50 @@ function forHumans(r: SandboxResult): string {
     `                 queue dashboard: sign in at ${r.operator.sign_in_url}`,
     '',
     'These secrets are shown once. Run `npm run sandbox` again for fresh ones; the previous ones stop working.',
+    'To keep them across runs instead: npm run sandbox -- --env-file .env.sandbox  (then: source .env.sandbox)',
     '',
   ].join('\n');
 }
 
+function argValue(name: string): string | undefined {
+  const inline = process.argv.find((a) => a.startsWith(`${name}=`));
+  if (inline) {
+    return inline.slice(name.length + 1);
+  }
+  const at = process.argv.indexOf(name);
+  if (at < 0) {
+    return undefined;
+  }
+  const value = process.argv[at + 1];
+  if (!value || value.startsWith('--')) {
+    throw Object.assign(new Error(`${name} needs a value`), { preflight: true });
+  }
+  return value;
+}
+
+/** The secrets of an earlier env file to keep, unless --rotate or there is none yet. */
+function previousSecrets(envFile: string | undefined, rotate: boolean): SandboxKeep | undefined {
+  if (!envFile || rotate || !existsSync(envFile)) {
+    return undefined;
+  }
+  return keepFromEnv(parseEnvFile(readFileSync(envFile, 'utf8')));
+}
+
+/** Written beside the target and renamed over it, created 0600: never half-written, never world-readable. */
+function writeEnvFile(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+}
+
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
-  const at = process.argv.indexOf('--webhook-url');
-  const webhookUrl = at >= 0 ? process.argv[at + 1] : undefined;
+  const rotate = process.argv.includes('--rotate');
+  const webhookUrl = argValue('--webhook-url');
+  // --env-file reaches us as --write-env (src/cli/sandbox.sh: Node 20 would take it as its own).
+  const envFile = argValue('--write-env') ?? argValue('--env-file');
+  const keep = previousSecrets(envFile, rotate);
   const print = holdStdout();
   preferNoWorkers();
   const config = loadConfig();
@@ -66,11 +120,14 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(AppModule, { logger: ['error', 'fatal'] });
   let result: SandboxResult;
   try {
-    result = await app.get(SandboxService).bootstrap({ webhookUrl });
+    result = await app.get(SandboxService).bootstrap({ webhookUrl, keep });
   } finally {
     await app.close();
   }
-  print(json ? `${JSON.stringify(result)}\n` : forHumans(result));
+  if (envFile) {
+    writeEnvFile(envFile, formatEnvFile(result));
+  }
+  print(json ? `${JSON.stringify(result)}\n` : forHumans(result, envFile));
 }
 
 main().catch((err: unknown) => {

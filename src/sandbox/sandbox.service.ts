@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 
-import { AccountsService } from '../accounts/accounts.service';
+import { AccountsService, findLiveApiKeyByHash } from '../accounts/accounts.service';
+import { findAgentByCredentialHash } from '../accounts/agent.repository';
 import type { AgentRole } from '../accounts/entities/agent.entity';
 import type { AuditActor } from '../common/audit';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
+import { sha256Hex, verifyPassword } from '../common/crypto/secrets';
 import { randomToken } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
@@ -13,12 +15,18 @@ import { MandateRepository } from '../mandates/mandate.repository';
 import { MandatesService } from '../mandates/mandates.service';
 import { OperatorsService } from '../ops/operators.service';
 import type { ProtocolKeyRole } from '../protocol-keys/protocol-key.entity';
-import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
+import {
+  findLiveProtocolKeyByHash,
+  ProtocolKeysService,
+} from '../protocol-keys/protocol-keys.service';
 import { PutListingDto } from '../seller/dto/put-listing.dto';
 import { SellerService } from '../seller/seller.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 
-/** What `npm run sandbox -- --json` prints. Every secret in it is fresh on each run. */
+/**
+ * What `npm run sandbox -- --json` prints. Every secret in it is fresh on each run, unless the run
+ * was given the previous ones to keep (SandboxOptions.keep, `--env-file`).
+ */
 export interface SandboxResult {
   api_key: string;
   person: { email: string; password: string };
@@ -52,6 +60,25 @@ export interface SandboxResult {
 export interface SandboxOptions {
   /** Register (or replace) a webhook endpoint for every event at this URL. */
   webhookUrl?: string;
+  /**
+   * Secrets of an earlier run (read back from its env file): each one that still authenticates
+   * as the same sandbox item is kept and nothing is revoked for it; each one missing or no longer
+   * valid is replaced, that item only. Without it every secret is fresh (the previous ones stop
+   * working).
+   */
+  keep?: SandboxKeep;
+}
+
+/** The secrets an earlier run issued, as `keep` takes them. Any may be missing. */
+export interface SandboxKeep {
+  api_key?: string;
+  person_password?: string;
+  seller_credential?: string;
+  buyer_credential?: string;
+  merchant_protocol_key?: string;
+  buyer_protocol_key?: string;
+  dealer_password?: string;
+  operator_password?: string;
 }
 
 export const SANDBOX = {
@@ -98,8 +125,9 @@ export interface SandboxContext {
 
 /**
  * Creates or reuses the demo workspace (found by the demo person's email), so ids stay the same
- * across runs. Secrets are stored hashed and cannot be shown again, so each run issues fresh ones
- * and revokes the ones it issued before. Runs in one transaction: a failure leaves the previous
+ * across runs. Secrets are stored hashed and cannot be shown again, so a run issues fresh ones and
+ * revokes the ones it issued before, unless it is handed the previous ones (`keep`, read back from
+ * the env file): those that still authenticate are kept. Runs in one transaction: a failure leaves the previous
  * secrets working.
  */
 @Injectable()
@@ -125,19 +153,34 @@ export class SandboxService {
     }
     return this.tx.run(async (m) => {
       await m.query('SELECT pg_advisory_xact_lock($1::bigint)', [LOCK_ID]);
+      const keep = opts.keep;
       const ctx = await this.ensureWorkspace();
-      const password = await this.resetPassword(ctx);
-      const apiKey = await this.replaceApiKey(ctx);
-      const seller = await this.ensureAgent(ctx, SANDBOX.seller);
-      const buyer = await this.ensureAgent(ctx, SANDBOX.buyer);
-      await this.revokeProtocolKeys(ctx, [seller.agent_id, buyer.agent_id]);
-      const merchantKey = await this.issueProtocolKey(ctx, seller.agent_id, 'merchant');
-      const buyerKey = await this.issueProtocolKey(ctx, buyer.agent_id, 'buyer');
+      const password =
+        (await this.keptPassword(SANDBOX.email, keep?.person_password)) ??
+        (await this.resetPassword(ctx));
+      const apiKey = (await this.keptApiKey(ctx, keep?.api_key)) ?? (await this.replaceApiKey(ctx));
+      const seller = await this.ensureAgent(ctx, SANDBOX.seller, keep?.seller_credential);
+      const buyer = await this.ensureAgent(ctx, SANDBOX.buyer, keep?.buyer_credential);
+      if (!keep) {
+        await this.revokeProtocolKeys(ctx, [seller.agent_id, buyer.agent_id]);
+      }
+      const merchantKey =
+        (await this.keptProtocolKey(seller.agent_id, 'merchant', keep?.merchant_protocol_key)) ??
+        (await this.issueProtocolKey(ctx, seller.agent_id, 'merchant'));
+      const buyerKey =
+        (await this.keptProtocolKey(buyer.agent_id, 'buyer', keep?.buyer_protocol_key)) ??
+        (await this.issueProtocolKey(ctx, buyer.agent_id, 'buyer'));
       const offers = await this.publishOffers(ctx, seller.agent_id);
       const mandateId = await this.ensureMandate(ctx, buyer.agent_id);
-      const forex = await this.ensureForexPartner();
+      const forex = await this.ensureForexPartner(keep?.dealer_password);
       const webhook = opts.webhookUrl ? await this.replaceWebhook(ctx, opts.webhookUrl) : undefined;
-      const operator = await this.operators.ensureOperator(SANDBOX.operator, ACTOR);
+      const keptOperatorPassword = await this.keptPassword(
+        SANDBOX.operator.email,
+        keep?.operator_password,
+      );
+      const operator = keptOperatorPassword
+        ? { email: SANDBOX.operator.email, password: keptOperatorPassword }
+        : await this.operators.ensureOperator(SANDBOX.operator, ACTOR);
       return {
         api_key: apiKey,
         person: { email: SANDBOX.email, password },
@@ -166,13 +209,16 @@ export class SandboxService {
    * dealer, whose password is reset like the demo person's; rates missing from its table are
    * seeded from the sandbox table (a dealer's edits stay).
    */
-  private async ensureForexPartner(): Promise<SandboxResult['forex']> {
+  private async ensureForexPartner(keepPassword?: string): Promise<SandboxResult['forex']> {
     const spec = SANDBOX.forex;
-    const password = newPassword();
+    let password = newPassword();
     let partner = await this.forexPartners.findByLicence(spec.licenceNumber);
     if (partner) {
       const dealer = await this.accounts.findPersonByEmail(spec.dealerEmail);
-      if (dealer) {
+      const kept = await this.keptPassword(spec.dealerEmail, keepPassword);
+      if (kept) {
+        password = kept;
+      } else if (dealer) {
         await this.accounts.setPassword(dealer.id, password, ACTOR);
       }
       await this.forexPartners.seedRates(partner.id);
@@ -285,6 +331,37 @@ export class SandboxService {
     return { workspaceId: workspace.id, personId: person.id };
   }
 
+  /** The earlier password when it still signs this person in, else null. */
+  private async keptPassword(email: string, password?: string): Promise<string | null> {
+    if (!password) {
+      return null;
+    }
+    const person = await this.accounts.findPersonByEmail(email);
+    return person && (await verifyPassword(password, person.passwordHash)) ? password : null;
+  }
+
+  /** The earlier API key when it is still live, of this workspace and named 'sandbox'; else null. */
+  private async keptApiKey(ctx: SandboxContext, secret?: string): Promise<string | null> {
+    if (!secret) {
+      return null;
+    }
+    const key = await findLiveApiKeyByHash(this.tx.manager, sha256Hex(secret));
+    return key?.workspaceId === ctx.workspaceId && key.name === SANDBOX.apiKeyName ? secret : null;
+  }
+
+  /** The earlier protocol key when it is still live and bound to this agent with this role; else null. */
+  private async keptProtocolKey(
+    agentId: string,
+    role: ProtocolKeyRole,
+    secret?: string,
+  ): Promise<string | null> {
+    if (!secret) {
+      return null;
+    }
+    const key = await findLiveProtocolKeyByHash(this.tx.manager, sha256Hex(secret));
+    return key?.agentId === agentId && key.role === role ? secret : null;
+  }
+
   /** Also ends the demo person's open sessions (AccountsService.setPassword). */
   private async resetPassword(ctx: SandboxContext): Promise<string> {
     const password = newPassword();
@@ -307,8 +384,15 @@ export class SandboxService {
   private async ensureAgent(
     ctx: SandboxContext,
     spec: { name: string; role: AgentRole },
+    keepCredential?: string,
   ): Promise<{ agent_id: string; credential: string }> {
     const existing = await this.accounts.findAgentByName(ctx.workspaceId, spec.name);
+    if (existing && keepCredential) {
+      const found = await findAgentByCredentialHash(this.tx.manager, sha256Hex(keepCredential));
+      if (found?.id === existing.id) {
+        return { agent_id: existing.id, credential: keepCredential };
+      }
+    }
     const agent = existing
       ? await this.accounts.rotateAgentCredential(ctx.workspaceId, existing.id, ACTOR)
       : await this.accounts.createAgent(
