@@ -2,8 +2,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * docs/architecture.md promises that every file, class and function it names exists. This keeps
- * the promise: every backticked repository path must exist, and every backticked code name
+ * docs/architecture.md promises that every file, class and function it names exists, and that it
+ * reads well: each module appears once in the module map (with its own section below), and no
+ * table cell grows into a paragraph. This keeps the promise: every backticked repository path must exist, and every backticked code name
  * (`ClassName`, `ClassName.method`, `functionName()`, `camelCaseName`, `@Decorator()`) must be
  * defined somewhere in src/. Pure file-system checks; no database, no Nest.
  *
@@ -104,6 +105,52 @@ function checkOf(span: string, srcDirs: Set<string>): Check | null {
   return { kind: 'name', span, name: member ? `${head}.${member}` : head };
 }
 
+const MAX_CELL_CHARS = 450;
+
+/** Cells of a Markdown table row; a `|` inside a code span or escaped as `\|` does not split. */
+function cellsOf(row: string): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  let inCode = false;
+  const inner = row.trim().replace(/^\|/, '').replace(/\|$/, '');
+  for (let i = 0; i < inner.length; i++) {
+    const ch = inner[i];
+    if (ch === '`') {
+      inCode = !inCode;
+    }
+    if (ch === '|' && !inCode && inner[i - 1] !== '\\') {
+      cells.push(cell.trim());
+      cell = '';
+    } else {
+      cell += ch;
+    }
+  }
+  cells.push(cell.trim());
+  return cells;
+}
+
+/** Every cell of every table outside fenced blocks (header and separator rows left out). */
+function tableCells(markdown: string): string[] {
+  const prose = markdown.replace(/^```[\s\S]*?^```/gm, '');
+  return prose
+    .split('\n')
+    .filter((l) => l.startsWith('|') && !/^\|[\s|:-]+\|$/.test(l))
+    .flatMap(cellsOf);
+}
+
+/**
+ * The first cell of each row of the table under "## Module map", as the section heading it links
+ * to would read: `[`mcp/`](#mcp)` gives `` `mcp/` ``.
+ */
+function moduleRows(markdown: string): string[] {
+  const section = /^## Module map$([\s\S]*?)^## /m.exec(markdown)?.[1] ?? '';
+  const rows = section.split('\n').filter((l) => l.startsWith('|'));
+  return rows
+    .slice(2)
+    .map((r) => cellsOf(r)[0])
+    .map((c) => c.replace(/^\[(.*)\]\(#[^)]*\)$/, '$1').trim());
+}
+
 describe('docs/architecture.md names only what exists', () => {
   const doc = readFileSync(join(ROOT, DOC), 'utf8');
   const files = sourceTexts(join(ROOT, 'src')).map(definitionsOf);
@@ -128,6 +175,20 @@ describe('docs/architecture.md names only what exists', () => {
         'Errors and outages',
       ]),
     );
+  });
+
+  it('lists each module once in the module map, each with its own section', () => {
+    const rows = moduleRows(doc);
+    expect(rows.length).toBeGreaterThan(30);
+    const duplicated = rows.filter((r, i) => rows.indexOf(r) !== i);
+    expect(duplicated).toEqual([]);
+    const sections = [...doc.matchAll(/^### (.+)$/gm)].map((m) => m[1].trim());
+    expect(rows.filter((r) => !sections.includes(r))).toEqual([]);
+  });
+
+  it('keeps table cells short (details belong in the sections below a table)', () => {
+    const long = tableCells(doc).filter((c) => c.length > MAX_CELL_CHARS);
+    expect(long.map((c) => `${c.slice(0, 60)}… (${c.length} characters)`)).toEqual([]);
   });
 
   it('finds enough to check (the extractor still works)', () => {
