@@ -95,6 +95,19 @@ export class DelegatedTokenRepository {
     await this.tx.manager.update(DelegatedToken, { id }, { status: 'revoked', revokedAt: at });
   }
 
+  /**
+   * The checkout session of the first token drawn on a mandate: for a one-time mandate (made by
+   * delegate_payment with its token) the purchase the person is asked to authorise.
+   */
+  async firstCheckoutSessionIdOnMandate(mandateId: string): Promise<string | null> {
+    const t = await this.tx.manager.findOne(DelegatedToken, {
+      select: { id: true, checkoutSessionId: true },
+      where: { mandateId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return t?.checkoutSessionId ?? null;
+  }
+
   /** True when a token drawn on this mandate was spent. */
   wasSpentOnMandate(mandateId: string): Promise<boolean> {
     return this.tx.manager.exists(DelegatedToken, { where: { mandateId, status: 'used' } });

@@ -1,8 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 
+import { CheckoutSessionRepository } from '../checkout/checkout-session.repository';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { DelegatedTokenRepository } from '../delegate-payment/delegated-token.repository';
 import { AppLayout } from '../web/app-layout.service';
+import type { ItemLine } from '../web/app-read-model';
 import type { SignedInPerson } from '../web/signed-in-person';
-import { MandateViews } from './mandate-views';
+import type { Mandate } from './mandate.entity';
+import { MandateView, MandateViews } from './mandate-views';
 import { MandatesService, MIN_MAX_PER_DEBIT_PAISE } from './mandates.service';
 
 /** What the person typed as the maximum per debit (rupees, up to 2 decimals) in paise; null if not a number. */
@@ -28,9 +33,23 @@ export interface FirstDebitView {
   reason: string;
 }
 
+/** The one purchase a one-time mandate pays for: the checkout's lines, read through its owner. */
+export interface PurchaseView {
+  checkoutSessionId: string;
+  items: ItemLine[];
+  totalPaise: number;
+}
+
+/** The person's maximum per debit as typed: absent, refused (with the error code), or in paise. */
+type MaxInput =
+  { kind: 'absent' } | { kind: 'error'; error: string } | { kind: 'ok'; paise: number };
+
 /**
- * The mandate authorisation page. Reached only with a person's session cookie (PersonGuard):
- * a bearer credential never signs anyone in, and a mandate of another workspace is a 404.
+ * The mandate authorisation page and, for a recurring (AutoPay) mandate, its confirmation step.
+ * Reached only with a person's session cookie (PersonGuard): a bearer credential never signs
+ * anyone in, and a mandate of another workspace is a 404. The page says in words who asks, who may
+ * be paid, for what, how much, until when, what needs the person's approval and how to revoke;
+ * ids go under a collapsed "Details".
  */
 @Injectable()
 export class MandatePagesService {
@@ -38,6 +57,9 @@ export class MandatePagesService {
     private readonly mandates: MandatesService,
     private readonly views: MandateViews,
     private readonly layout: AppLayout,
+    private readonly tokens: DelegatedTokenRepository,
+    private readonly sessions: CheckoutSessionRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   private firstDebitOf: (mandateId: string) => Promise<FirstDebitView | null> = () =>
@@ -52,38 +74,88 @@ export class MandatePagesService {
     const mandate = await this.mandates.get(person.workspaceId, id);
     const [view] = await this.views.describe([mandate]);
     const firstDebit = await this.firstDebitOf(mandate.id);
-    return this.layout.page(person, 'Authorise a mandate', {
+    const purchase = await this.purchaseOf(mandate);
+    return this.layout.page(person, headingOf(view), {
       mandate: view,
+      heading: headingOf(view),
       firstDebit,
+      purchase,
+      terms: this.terms(view),
       maxError: (error && MAX_ERRORS[error]) ?? null,
       proposedRupees:
         view.proposedCapPaise === null ? null : (view.proposedCapPaise / 100).toFixed(2),
+      needsConfirm: mandate.kind === 'recurring',
     });
+  }
+
+  /**
+   * The confirmation step of a recurring mandate (GET …/authorize/confirm?max_per_debit=…): the
+   * terms once more with the maximum the person chose, carried on to the final POST. A mandate not
+   * awaiting authorisation, or not recurring, goes back to its page; a wrong maximum too, with why.
+   */
+  async confirmPage(
+    person: SignedInPerson,
+    id: string,
+    maxPerDebit?: string,
+  ): Promise<{ redirect: string } | { locals: object }> {
+    const mandate = await this.mandates.get(person.workspaceId, id);
+    const back = `/app/mandates/${mandate.id}/authorize`;
+    if (
+      mandate.kind !== 'recurring' ||
+      this.mandates.statusOf(mandate) !== 'pending_authorisation'
+    ) {
+      return { redirect: back };
+    }
+    const max = checkMax(mandate, maxPerDebit);
+    if (max.kind === 'error') {
+      return { redirect: `${back}?error=${max.error}` };
+    }
+    const [view] = await this.views.describe([mandate]);
+    const proposed = view.proposedCapPaise ?? view.capPaise;
+    const maxPaise = max.kind === 'ok' ? max.paise : proposed;
+    return {
+      locals: this.layout.page(person, 'Confirm AutoPay', {
+        mandate: view,
+        firstDebit: await this.firstDebitOf(mandate.id),
+        terms: this.terms(view, maxPaise),
+        maxPaise,
+        proposedPaise: proposed,
+        lowered: maxPaise < proposed,
+        maxRupees: max.kind === 'ok' ? (max.paise / 100).toFixed(2) : null,
+      }),
+    };
   }
 
   /**
    * Authorises the mandate; on a recurring one with the maximum per debit the person entered
    * (rupees, ₹1 up to the agent's proposal). A wrong maximum sends the person back to the page
-   * with the reason, nothing changed.
+   * with the reason, nothing changed. A recurring mandate awaiting authorisation is authorised
+   * only with `confirm=yes` (the confirmation step's form); without it nothing changes and the
+   * person is sent to that step, the maximum carried along.
    */
-  async authorise(person: SignedInPerson, id: string, maxPerDebit?: string): Promise<string> {
-    let maxPerDebitPaise: number | undefined;
-    if (maxPerDebit !== undefined && maxPerDebit.trim() !== '') {
-      const mandate = await this.mandates.get(person.workspaceId, id);
-      const paise = rupeesInput(maxPerDebit);
-      const proposal = mandate.proposedCapPaise ?? mandate.perPaymentCapPaise;
-      const error =
-        paise === null
-          ? 'max_not_a_number'
-          : paise < MIN_MAX_PER_DEBIT_PAISE
-            ? 'max_too_low'
-            : paise > proposal
-              ? 'max_above_proposal'
-              : null;
-      if (error) {
-        return `/app/mandates/${mandate.id}/authorize?error=${error}`;
-      }
-      maxPerDebitPaise = mandate.kind === 'recurring' ? (paise as number) : undefined;
+  async authorise(
+    person: SignedInPerson,
+    id: string,
+    maxPerDebit: string | undefined,
+    confirmed: boolean,
+  ): Promise<string> {
+    const mandate = await this.mandates.get(person.workspaceId, id);
+    const max = checkMax(mandate, maxPerDebit);
+    if (max.kind === 'error') {
+      return `/app/mandates/${mandate.id}/authorize?error=${max.error}`;
+    }
+    const maxPerDebitPaise =
+      max.kind === 'ok' && mandate.kind === 'recurring' ? max.paise : undefined;
+    if (
+      mandate.kind === 'recurring' &&
+      !confirmed &&
+      this.mandates.statusOf(mandate) === 'pending_authorisation'
+    ) {
+      const query =
+        maxPerDebitPaise === undefined
+          ? ''
+          : `?max_per_debit=${(maxPerDebitPaise / 100).toFixed(2)}`;
+      return `/app/mandates/${mandate.id}/authorize/confirm${query}`;
     }
     const m = await this.mandates.authorise(person.workspaceId, id, person.personId, {
       maxPerDebitPaise,
@@ -95,4 +167,82 @@ export class MandatePagesService {
     const m = await this.mandates.decline(person.workspaceId, id, person.personId);
     return `/app/mandates/${m.id}/authorize`;
   }
+
+  /**
+   * A one-time mandate's purchase: the checkout session of the token delegate_payment minted with
+   * it, its lines as the person reads them. Null for other mandates or when the session is gone.
+   */
+  private async purchaseOf(mandate: Mandate): Promise<PurchaseView | null> {
+    if (mandate.kind !== 'one_time') {
+      return null;
+    }
+    const sessionId = await this.tokens.firstCheckoutSessionIdOnMandate(mandate.id);
+    const session = sessionId ? await this.sessions.findById(sessionId) : null;
+    if (!session) {
+      return null;
+    }
+    const items = session.lineItems.map((l) => ({
+      name: l.name,
+      quantity: l.quantity,
+      unitPaise: l.unit_paise,
+      amountPaise: l.unit_paise * l.quantity,
+    }));
+    return {
+      checkoutSessionId: session.id,
+      items,
+      totalPaise: items.reduce((sum, l) => sum + l.amountPaise, 0),
+    };
+  }
+
+  /** The limits in words, the same on the page and its confirmation step. */
+  private terms(view: MandateView, maxPaise = view.capPaise) {
+    return {
+      maxPaise,
+      approvalThresholdPaise: this.config.approvalThresholdPaise,
+      dailyCapPaise: this.config.dailyCapPaise,
+      sellers: view.sellerNames ? joinNames(view.sellerNames) : null,
+    };
+  }
+}
+
+/** The page's heading: what the person is asked, in words. */
+function headingOf(view: MandateView): string {
+  const to = view.sellerNames ? ` to ${joinNames(view.sellerNames)}` : '';
+  if (!view.pending) {
+    return view.kind === 'recurring' ? `AutoPay${to}` : `Mandate for ${view.agentName}`;
+  }
+  switch (view.kind) {
+    case 'one_time':
+      return `Allow one payment${to}?`;
+    case 'recurring':
+      return `Set up AutoPay${to}?`;
+    case 'standing':
+      return `Allow ${view.agentName} to pay${to}?`;
+  }
+}
+
+/** "A, B and C". */
+function joinNames(names: string[]): string {
+  return names.length <= 1
+    ? (names[0] ?? '')
+    : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** The maximum per debit as typed: ₹1 up to the agent's proposal (or the cap). */
+function checkMax(mandate: Mandate, raw: string | undefined): MaxInput {
+  if (raw === undefined || raw.trim() === '') {
+    return { kind: 'absent' };
+  }
+  const paise = rupeesInput(raw);
+  const proposal = mandate.proposedCapPaise ?? mandate.perPaymentCapPaise;
+  if (paise === null) {
+    return { kind: 'error', error: 'max_not_a_number' };
+  }
+  if (paise < MIN_MAX_PER_DEBIT_PAISE) {
+    return { kind: 'error', error: 'max_too_low' };
+  }
+  if (paise > proposal) {
+    return { kind: 'error', error: 'max_above_proposal' };
+  }
+  return { kind: 'ok', paise };
 }

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AgentRepository } from '../accounts/agent.repository';
 import { Clock } from '../common/clock';
 import type { AutopayFrequency, MandateBillingCycle } from '../recurring/autopay-schedule';
-import { formatIst } from '../web/local-time';
+import { formatIst, PERSON_TIME_ZONE, relativeTo } from '../web/local-time';
 import type { Mandate, MandateRail, MandateStatus } from './mandate.entity';
 import { effectiveMandateStatus, isRevocable } from './mandate.state';
 
@@ -32,6 +32,36 @@ export function recurringLabel(cycle: MandateBillingCycle): string {
   return `At most one debit a ${CYCLE_LABEL[cycle]}; you are told 24 hours before each, and can cancel it`;
 }
 
+/** "once a month": how often a recurring mandate may debit, in words (the confirmation step's). */
+export function cycleWords(cycle: MandateBillingCycle): string {
+  return cycle === 'as_presented'
+    ? 'whenever a bill falls due (no fixed cycle)'
+    : `at most once a ${CYCLE_LABEL[cycle]}`;
+}
+
+/** What each kind of mandate is, in words a person reads (the rail's name goes under Details). */
+const KIND_WORDS: Record<Mandate['kind'], string> = {
+  one_time: 'one payment, once',
+  standing: 'payments within these limits until the end date',
+  recurring: 'AutoPay: repeated debits on a cycle',
+};
+
+const IST_WORDS = new Intl.DateTimeFormat('en-IN', {
+  timeZone: PERSON_TIME_ZONE,
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  hour12: true,
+});
+
+/** "Friday, 25 December 2026 at 11:30 pm IST": a deadline a person reads, in words. */
+export function istInWords(d: Date): string {
+  return `${IST_WORDS.format(d)} IST`;
+}
+
 const STATUS_LABEL: Record<MandateStatus, string> = {
   pending_authorisation: 'awaiting your authorisation',
   active: 'active',
@@ -47,13 +77,28 @@ export interface MandateView {
   kind: Mandate['kind'];
   status: MandateStatus;
   statusLabel: string;
+  /** "Name (agt_…)" (consent centre, amendments). */
   buyerAgentName: string;
   payees: string;
+  /** The buyer agent's name alone (the authorisation page; its id goes under Details). */
+  agentName: string;
+  buyerAgentId: string;
+  /** The sellers' names alone; null: any seller. */
+  sellerNames: string[] | null;
+  payeeAgentIds: string[] | null;
+  kindWords: string;
+  /** Recurring: "at most once a month". */
+  cycleWords: string | null;
+  /** Recurring with a fixed cycle: "a month" (what a debit's maximum adds up to per cycle). */
+  perCycle: string | null;
+  billingCycle: Mandate['billingCycle'];
   capPaise: number;
   /** Recurring mandates: the maximum per debit the agent proposed (the person may lower it). */
   proposedCapPaise: number | null;
   validFrom: string;
   validUntil: string;
+  /** "Friday, 25 December 2026 at 11:30 pm IST (in 30 days)". */
+  validUntilWords: string;
   railLabel: string;
   /** Recurring mandates: how often, and the notice the person gets. */
   recurring: string | null;
@@ -86,11 +131,28 @@ export class MandateViews {
         statusLabel: STATUS_LABEL[status],
         buyerAgentName: nameOf(m.buyerAgentId),
         payees: m.payeeAgentIds ? m.payeeAgentIds.map(nameOf).join(', ') : 'any seller',
+        agentName: names.get(m.buyerAgentId) ?? 'your buyer agent',
+        buyerAgentId: m.buyerAgentId,
+        sellerNames: m.payeeAgentIds
+          ? m.payeeAgentIds.map((id) => names.get(id) ?? 'a seller no longer listed')
+          : null,
+        payeeAgentIds: m.payeeAgentIds,
+        kindWords: KIND_WORDS[m.kind],
+        cycleWords: m.billingCycle ? cycleWords(m.billingCycle) : null,
+        perCycle:
+          m.billingCycle && m.billingCycle !== 'as_presented'
+            ? `a ${CYCLE_LABEL[m.billingCycle]}`
+            : null,
+        billingCycle: m.billingCycle,
         capPaise: m.perPaymentCapPaise,
         proposedCapPaise:
           m.kind === 'recurring' ? (m.proposedCapPaise ?? m.perPaymentCapPaise) : null,
         validFrom: formatIst(m.validFrom),
         validUntil: formatIst(m.validUntil),
+        validUntilWords:
+          m.validUntil > now
+            ? `${istInWords(m.validUntil)} (${relativeTo(m.validUntil, now)})`
+            : `${istInWords(m.validUntil)} (ended)`,
         railLabel: RAIL_LABEL[m.rail],
         recurring: m.billingCycle ? recurringLabel(m.billingCycle) : null,
         description: m.description,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { AccountsModule } from '../accounts/accounts.module';
 import { ChainsModule } from '../chains/chains.module';
+import { CheckoutStoreModule } from '../checkout/checkout-store.module';
 import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { TokensStoreModule } from '../delegate-payment/tokens-store.module';
 import { PaymentsModule } from '../payments/payments.module';
@@ -25,6 +26,8 @@ import { MandatesStoreModule } from './mandates-store.module';
     AccountsModule,
     MandatesStoreModule,
     TokensStoreModule,
+    // The authorisation page of a one-time mandate lists its checkout's items.
+    CheckoutStoreModule,
     // Amendments: the receipt chain, the buyer's events (OutboxService), the expiry sweep.
     ChainsModule,
     PaymentsModule,

@@ -457,7 +457,7 @@ describe('recurring payments, E-Mandate Framework 2026', () => {
       .post(`/app/mandates/${mandateId}/authorize`)
       .set('Cookie', session.cookie)
       .type('form')
-      .send({ _csrf: csrfFieldOf(page.text) });
+      .send({ _csrf: csrfFieldOf(page.text), confirm: 'yes' });
     expect(done.status).toBe(303);
     expect(await debitAt(first.body.id, ist(2028, 1, 4, 9, 1))).toBe('settled');
     const row = await chargeRow(first.body.id);

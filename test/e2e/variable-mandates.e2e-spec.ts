@@ -61,7 +61,8 @@ describe('variable recurring mandates', () => {
       .post(`/app/mandates/${mandateId}/authorize`)
       .set('Cookie', session.cookie)
       .type('form')
-      .send({ _csrf: csrfFieldOf(page.text), max_per_debit: maxPerDebit });
+      // confirm=yes: the confirmation step's field (a recurring mandate needs it to be authorised).
+      .send({ _csrf: csrfFieldOf(page.text), max_per_debit: maxPerDebit, confirm: 'yes' });
     expect(res.status).toBe(303);
     return { location: res.headers.location, session };
   }

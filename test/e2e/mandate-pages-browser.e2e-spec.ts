@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+
+import type { Page } from 'playwright-core';
+import request from 'supertest';
+
+import { startApp, TestApp } from '../support/app';
+import {
+  browserHarness,
+  checkPage,
+  clickAndWait,
+  describeInBrowser,
+  VIEWPORT_NAMES,
+} from '../support/browser';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
+
+const DAY = 86_400_000;
+const RAW_ID = /\b(agt|mdt|cs|pi)_[A-Za-z0-9]+/;
+
+/**
+ * The mandate authorisation pages in a real browser (issue 24 items 1 and 2), at 390×844 and
+ * 1280×800: a one-time mandate says who asks, who is paid, what is bought, how much, until when
+ * (IST), what happens above ₹2,000 and how to revoke, with ids only under a collapsed "Details";
+ * a recurring (AutoPay) mandate is authorised only through a confirmation step that keeps the
+ * person's lowered maximum. Every page passes checkPage().
+ */
+describeInBrowser('mandate authorisation pages in a browser', () => {
+  const b = browserHarness();
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp();
+  }, 30_000);
+  afterAll(() => t?.close());
+
+  const mandateRow = async (id: string) =>
+    (
+      await t.db.query<{ status: string; per_payment_cap_paise: string }[]>(
+        `SELECT status, per_payment_cap_paise FROM mandates WHERE id = $1`,
+        [id],
+      )
+    )[0];
+
+  /** The page's text with every <details> removed: what a person reads without opening Details. */
+  const textOutsideDetails = (page: Page) =>
+    page.evaluate<string>(
+      `(() => { const c = document.body.cloneNode(true); c.querySelectorAll('details').forEach((d) => d.remove()); return c.textContent.replace(/\\s+/g, ' '); })()`,
+    );
+
+  /** A one-time mandate as delegate_payment makes it: for an ACP checkout of 2 × tea and 1 × biscuits (₹925). */
+  async function oneTimeMandate(ws: SeededWorkspace): Promise<string> {
+    await request(t.url)
+      .put(`/v1/pay/agents/${ws.seller.id}/listing`)
+      .set('Authorization', `Bearer ${ws.seller.credential}`)
+      .send({
+        listed: true,
+        offers: [
+          { sku: 'tea', name: 'Assam tea 1 kg', unit_paise: 45_000, category: 'food.tea' },
+          { sku: 'biscuits', name: 'Ginger biscuits', unit_paise: 2_500, category: 'food.snacks' },
+        ],
+      })
+      .expect(200);
+    const session = await request(t.url)
+      .post('/acp/checkout_sessions')
+      .set(acpHeaders(ws.merchantKey, randomUUID()))
+      .send({
+        line_items: [
+          { id: 'tea', quantity: 2 },
+          { id: 'biscuits', quantity: 1 },
+        ],
+        currency: 'inr',
+        capabilities: {},
+      })
+      .expect(201);
+    const token = await request(t.url)
+      .post('/acp/agentic_commerce/delegate_payment')
+      .set(acpHeaders(ws.buyerKey, randomUUID()))
+      .send({
+        payment_method: { type: 'svc_mandate' },
+        allowance: {
+          reason: 'one_time',
+          max_amount: 92_500,
+          currency: 'inr',
+          checkout_session_id: session.body.id,
+          merchant_id: ws.seller.id,
+          expires_at: new Date(t.clock.now().getTime() + 2 * DAY).toISOString(),
+        },
+        risk_signals: [],
+        metadata: {},
+      })
+      .expect(201);
+    expect(token.body.metadata.status).toBe('pending_authorisation');
+    return token.body.metadata.mandate_id as string;
+  }
+
+  /** A ₹999/month AutoPay mandate proposed by the buyer agent. */
+  async function recurringMandate(ws: SeededWorkspace): Promise<string> {
+    const res = await request(t.url)
+      .post('/v1/pay/mandates')
+      .set('Authorization', `Bearer ${ws.buyer.credential}`)
+      .send({
+        kind: 'recurring',
+        recurring: { billing_cycle: 'monthly' },
+        per_payment_cap_paise: 99_900,
+        payee_agent_ids: [ws.seller.id],
+        valid_until: new Date(t.clock.now().getTime() + 365 * DAY).toISOString(),
+        description: 'Tea subscription',
+      })
+      .expect(201);
+    return res.body.id as string;
+  }
+
+  describe.each(VIEWPORT_NAMES)('at %s width', (viewport) => {
+    let ws: SeededWorkspace;
+    let page: Page;
+    let oneTime: string;
+    let recurring: string;
+
+    beforeAll(async () => {
+      page = b.page(viewport);
+      ws = await seedWorkspace(t);
+      oneTime = await oneTimeMandate(ws);
+      recurring = await recurringMandate(ws);
+      await page.goto(`${t.url}/app/login`);
+      await page.locator('input[name="email"]').fill(ws.email);
+      await page.locator('input[name="password"]').fill(ws.password);
+      await clickAndWait(page, () =>
+        page.locator('form[action="/app/login"] [type="submit"]').first().click(),
+      );
+    }, 30_000);
+
+    it('the one-time mandate says who asks, who is paid, what is bought, how much and until when', async () => {
+      await page.goto(`${t.url}/app/mandates/${oneTime}/authorize`);
+      await checkPage(page, { name: 'mandate-one-time' });
+      const shown = await textOutsideDetails(page);
+      expect(shown).toContain('Buyer assistant');
+      expect(shown).toContain('Chai Co');
+      const rows = await page.locator('#purchase tbody tr.item').allInnerTexts();
+      expect(rows).toHaveLength(2);
+      expect(rows[0]).toMatch(/Assam tea 1 kg[\s\S]*₹450\.00 each[\s\S]*\b2\b[\s\S]*₹900\.00/);
+      expect(rows[1]).toMatch(/Ginger biscuits[\s\S]*₹25\.00 each[\s\S]*\b1\b[\s\S]*₹25\.00/);
+      expect(await page.locator('#purchase tfoot').innerText()).toContain('₹925.00');
+      expect(await page.locator('#term-cap').innerText()).toContain('at most ₹925.00');
+      expect(await page.locator('#term-until').innerText()).toMatch(
+        /^\w+day, \d{1,2} \w+ \d{4} at \d{1,2}:\d{2} (am|pm) IST \(in (2 days|\d+ h)\)$/,
+      );
+      expect(await page.locator('#term-approval').innerText()).toContain(
+        'a person approves each such payment',
+      );
+      expect(shown).toContain('Above ₹2,000.00');
+      expect(await page.locator('#term-revoke a').getAttribute('href')).toBe('/app/consent');
+    });
+
+    it('keeps every raw id inside the collapsed Details', async () => {
+      await page.goto(`${t.url}/app/mandates/${oneTime}/authorize`);
+      expect(await textOutsideDetails(page)).not.toMatch(RAW_ID);
+      expect(await page.title()).not.toMatch(RAW_ID);
+      const details = page.locator('details#mandate-details');
+      expect(await details.getAttribute('open')).toBeNull();
+      expect(await details.locator('summary').innerText()).toBe('Details');
+      expect(await details.innerText()).not.toContain(oneTime);
+      await details.locator('summary').click();
+      expect(await details.innerText()).toContain(oneTime);
+      expect(await details.innerText()).toMatch(/\bcs_/);
+    });
+
+    it('authorises the one-time mandate with one click', async () => {
+      await page.goto(`${t.url}/app/mandates/${oneTime}/authorize`);
+      await clickAndWait(page, () =>
+        page.locator(`form[action="/app/mandates/${oneTime}/authorize"] [type="submit"]`).click(),
+      );
+      expect((await mandateRow(oneTime)).status).toBe('active');
+      await checkPage(page, { name: 'mandate-one-time-authorised' });
+    });
+
+    it('the AutoPay mandate shows its cycle, amount, notice and how to cancel', async () => {
+      await page.goto(`${t.url}/app/mandates/${recurring}/authorize`);
+      await checkPage(page, { name: 'mandate-recurring' });
+      const shown = await textOutsideDetails(page);
+      expect(shown).not.toMatch(RAW_ID);
+      expect(shown).toContain('Buyer assistant');
+      expect(shown).toContain('Chai Co');
+      expect(await page.locator('#term-cycle').innerText()).toBe('at most once a month');
+      expect(await page.locator('#term-cap').innerText()).toContain(
+        'up to ₹999.00 per debit, one debit a month',
+      );
+      expect(await page.locator('#term-notice').innerText()).toContain('24 hours ahead');
+      expect(await page.locator('#term-revoke').innerText()).toContain('cancel AutoPay');
+      expect(await page.locator('#term-until').innerText()).toMatch(/ IST /);
+    });
+
+    it('one click does not authorise AutoPay: a confirmation step keeps the lowered maximum', async () => {
+      await page.goto(`${t.url}/app/mandates/${recurring}/authorize`);
+      await page.locator('#max_per_debit').fill('750');
+      await clickAndWait(page, () =>
+        page.locator(`form[action="/app/mandates/${recurring}/authorize"] [type="submit"]`).click(),
+      );
+      expect(new URL(page.url()).pathname).toBe(`/app/mandates/${recurring}/authorize/confirm`);
+      expect(await mandateRow(recurring)).toEqual({
+        status: 'pending_authorisation',
+        per_payment_cap_paise: '99900',
+      });
+      await checkPage(page, { name: 'mandate-recurring-confirm' });
+      const shown = await textOutsideDetails(page);
+      expect(shown).not.toMatch(RAW_ID);
+      expect(shown).toContain('up to ₹750.00 per debit, at most once a month');
+      expect(shown).toContain('from ₹999.00 to ₹750.00');
+      expect(shown).toContain('at least 24 hours ahead');
+      expect(shown).toContain('cancel AutoPay at any time');
+      expect(shown).toContain('above ₹2,000.00 waits for you');
+
+      await clickAndWait(page, () => page.getByRole('button', { name: 'Confirm AutoPay' }).click());
+      expect(await mandateRow(recurring)).toEqual({
+        status: 'active',
+        per_payment_cap_paise: '75000',
+      });
+      await checkPage(page, { name: 'mandate-recurring-authorised' });
+      expect(await page.locator('#mandate-status').getAttribute('data-status')).toBe('active');
+      expect(await page.locator('#term-cap').innerText()).toContain('up to ₹750.00 per debit');
+    });
+  });
+});
