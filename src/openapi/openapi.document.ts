@@ -13,7 +13,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'ACP 2026-04-17 merchant checkout and delegate_payment over UPI mandates, seller surface and signed receipts. ' +
         'Protocol routes (/acp) take a protocol key and answer errors flat as {type, code, message, param}; /v1 routes take ' +
         'an API key or an agent credential and answer errors as {"error":{type, code, message, param, request_id}}. ' +
-        'Every POST accepts Idempotency-Key (required on /acp). See the README for signing and the full flow.',
+        'Every POST accepts Idempotency-Key (required on /acp). See docs/security.md for signing and docs/try-it.md for the full flow.',
     )
     .setVersion('2026-04-17')
     .setLicense('UNLICENSED', '')
