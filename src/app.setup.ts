@@ -11,6 +11,7 @@ import { securityHeaders } from './common/http/security-headers';
 import { APP_CONFIG, AppConfig } from './config/app.config';
 import { buildOpenApiDocument } from './openapi/openapi.document';
 import { grievanceContact } from './personal-data/grievance';
+import { withBootChatterAtDebug } from './startup-banner';
 import { registerViewHelpers } from './views/view-helpers';
 
 /** The global ValidationPipe's options; the MCP checkout tools validate payloads with the same pipe. */
@@ -29,7 +30,8 @@ export function configureApp(
   opts: { quietLogs?: boolean } = {},
 ): OpenAPIObject {
   if (!opts.quietLogs) {
-    app.useLogger(app.get(Logger));
+    // "Mapped {…} route" and the rest of Nest's start-up lines at debug; main.ts logs one banner.
+    app.useLogger(withBootChatterAtDebug(app.get(Logger)));
   }
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');

@@ -8,6 +8,7 @@ import { configureApp } from './app.setup';
 import { ConfigError, loadConfig } from './config/app.config';
 import { migrate } from './database/migrate';
 import { preflight } from './database/preflight';
+import { announce } from './startup-banner';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
@@ -21,9 +22,7 @@ async function bootstrap(): Promise<void> {
   });
   configureApp(app);
   await app.listen(config.port);
-  process.stdout.write(
-    `payments service (${config.mode}) listening on ${config.baseUrl}; app ${config.appUrl}; docs ${config.baseUrl}/docs\n`,
-  );
+  announce(app, config);
 }
 
 bootstrap().catch((err: unknown) => {

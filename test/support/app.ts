@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { Type } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
-import { Logger, PARAMS_PROVIDER_TOKEN } from 'nestjs-pino';
+import { PARAMS_PROVIDER_TOKEN } from 'nestjs-pino';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 
@@ -162,7 +162,6 @@ export async function startAppCapturingLogs(
     bufferLogs: true,
   });
   configureApp(app);
-  app.useLogger(app.get(Logger));
   await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
   config.baseUrl = url;

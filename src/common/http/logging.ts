@@ -120,7 +120,7 @@ export function prettyStream(destination?: NodeJS.WritableStream): DestinationSt
     colorize: destination === undefined ? process.stdout.isTTY === true : false,
     translateTime: 'SYS:HH:MM:ss.l',
     singleLine: true,
-    ignore: 'pid,hostname,req,res,responseTime,request_id,context',
+    ignore: 'pid,hostname,req,res,responseTime,request_id,context,banner',
     messageFormat: (log, messageKey) => prettyMessage(log, messageKey),
   });
 }
