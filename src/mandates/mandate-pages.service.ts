@@ -199,6 +199,8 @@ export class MandatePagesService {
     return {
       maxPaise,
       approvalThresholdPaise: this.config.approvalThresholdPaise,
+      /** No payment under this mandate can reach the threshold: say so, not only the rule. */
+      belowThreshold: maxPaise <= this.config.approvalThresholdPaise,
       dailyCapPaise: this.config.dailyCapPaise,
       sellers: view.sellerNames ? joinNames(view.sellerNames) : null,
     };

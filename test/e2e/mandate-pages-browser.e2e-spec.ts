@@ -106,6 +106,16 @@ describeInBrowser('mandate authorisation pages in a browser', () => {
         description: 'Tea subscription',
       })
       .expect(201);
+    // A first debit scheduled with the registration: authorised with the mandate (README "First debit").
+    const first = await request(t.url)
+      .post(`/v1/pay/mandates/${res.body.id as string}/charges`)
+      .set('Authorization', `Bearer ${ws.seller.credential}`)
+      .send({ amount_paise: 70_000, description: 'Tea box', reason: 'First month, part' })
+      .expect(201);
+    expect(first.body).toMatchObject({
+      authorisation: 'with_registration',
+      first_debit: true,
+    });
     return res.body.id as string;
   }
 
@@ -186,10 +196,20 @@ describeInBrowser('mandate authorisation pages in a browser', () => {
       expect(await page.locator('#term-notice').innerText()).toContain('24 hours ahead');
       expect(await page.locator('#term-revoke').innerText()).toContain('cancel AutoPay');
       expect(await page.locator('#term-until').innerText()).toMatch(/ IST /);
+      expect(await page.locator('#first-debit h2').innerText()).toMatch(
+        /^First debit ₹700\.00 on \d{1,2} \w{3} \d{4}, \d{2}:\d{2} IST$/,
+      );
     });
 
     it('one click does not authorise AutoPay: a confirmation step keeps the lowered maximum', async () => {
       await page.goto(`${t.url}/app/mandates/${recurring}/authorize`);
+      const firstDebitAuthorisedBy = async () =>
+        (
+          await t.db.query<{ authorised_by: string | null }[]>(
+            `SELECT authorised_by FROM recurring_charges WHERE mandate_id = $1 AND first_debit`,
+            [recurring],
+          )
+        )[0].authorised_by;
       await page.locator('#max_per_debit').fill('750');
       await clickAndWait(page, () =>
         page.locator(`form[action="/app/mandates/${recurring}/authorize"] [type="submit"]`).click(),
@@ -199,6 +219,7 @@ describeInBrowser('mandate authorisation pages in a browser', () => {
         status: 'pending_authorisation',
         per_payment_cap_paise: '99900',
       });
+      expect(await firstDebitAuthorisedBy()).toBeNull();
       await checkPage(page, { name: 'mandate-recurring-confirm' });
       const shown = await textOutsideDetails(page);
       expect(shown).not.toMatch(RAW_ID);
@@ -207,12 +228,16 @@ describeInBrowser('mandate authorisation pages in a browser', () => {
       expect(shown).toContain('at least 24 hours ahead');
       expect(shown).toContain('cancel AutoPay at any time');
       expect(shown).toContain('above ₹2,000.00 waits for you');
+      expect(await page.locator('#confirm-first-debit').innerText()).toMatch(
+        /^First debit: ₹700\.00 on .+ IST \(First month, part\)\. Confirming also authorises this first debit\.$/,
+      );
 
       await clickAndWait(page, () => page.getByRole('button', { name: 'Confirm AutoPay' }).click());
       expect(await mandateRow(recurring)).toEqual({
         status: 'active',
         per_payment_cap_paise: '75000',
       });
+      expect(await firstDebitAuthorisedBy()).toBe(ws.personId);
       await checkPage(page, { name: 'mandate-recurring-authorised' });
       expect(await page.locator('#mandate-status').getAttribute('data-status')).toBe('active');
       expect(await page.locator('#term-cap').innerText()).toContain('up to ₹750.00 per debit');
