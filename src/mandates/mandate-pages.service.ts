@@ -28,6 +28,7 @@ const MAX_ERRORS: Record<string, string> = {
 export interface FirstDebitView {
   chargeId: string;
   amount: string;
+  amountPaise: number;
   debitAt: string;
   seller: string;
   reason: string;
@@ -113,10 +114,13 @@ export class MandatePagesService {
     const [view] = await this.views.describe([mandate]);
     const proposed = view.proposedCapPaise ?? view.capPaise;
     const maxPaise = max.kind === 'ok' ? max.paise : proposed;
+    const firstDebit = await this.firstDebitOf(mandate.id);
     return {
       locals: this.layout.page(person, 'Confirm AutoPay', {
         mandate: view,
-        firstDebit: await this.firstDebitOf(mandate.id),
+        firstDebit,
+        // Debited under the mandate, a first debit above the person's maximum is refused.
+        firstDebitAboveMax: firstDebit !== null && firstDebit.amountPaise > maxPaise,
         terms: this.terms(view, maxPaise),
         maxPaise,
         proposedPaise: proposed,

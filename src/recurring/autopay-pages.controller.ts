@@ -61,6 +61,7 @@ export class AutopayPagesController implements OnModuleInit {
       return {
         chargeId: c.id,
         amount: v.amount,
+        amountPaise: c.amountPaise,
         debitAt: v.debitAt,
         seller: v.seller,
         reason: c.reason,

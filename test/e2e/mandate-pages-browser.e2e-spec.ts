@@ -242,5 +242,18 @@ describeInBrowser('mandate authorisation pages in a browser', () => {
       expect(await page.locator('#mandate-status').getAttribute('data-status')).toBe('active');
       expect(await page.locator('#term-cap').innerText()).toContain('up to ₹750.00 per debit');
     });
+
+    it('warns on the confirmation step when the lowered maximum is below the first debit', async () => {
+      const mandateId = await recurringMandate(ws);
+      await page.goto(`${t.url}/app/mandates/${mandateId}/authorize`);
+      await page.locator('#max_per_debit').fill('500');
+      await clickAndWait(page, () =>
+        page.locator(`form[action="/app/mandates/${mandateId}/authorize"] [type="submit"]`).click(),
+      );
+      expect(await page.locator('#confirm-first-debit-refused').innerText()).toContain(
+        'Your maximum of ₹500.00 is below this first debit, so it will be refused.',
+      );
+      expect((await mandateRow(mandateId)).status).toBe('pending_authorisation');
+    });
   });
 });
