@@ -13,15 +13,16 @@ const RAIL_LABEL: Record<MandateRail, string> = {
   upi_autopay: 'UPI AutoPay (recurring debits, each announced 24 hours ahead)',
 };
 
-const CYCLE_LABEL: Record<AutopayFrequency, string> = {
-  daily: 'day',
-  weekly: 'week',
-  fortnightly: 'fortnight',
-  monthly: 'month',
-  bimonthly: 'two months',
-  quarterly: 'quarter',
-  half_yearly: 'six months',
-  yearly: 'year',
+/** Per cycle, as a person says it: "a month", "every two months". */
+const PER_CYCLE: Record<AutopayFrequency, string> = {
+  daily: 'a day',
+  weekly: 'a week',
+  fortnightly: 'a fortnight',
+  monthly: 'a month',
+  bimonthly: 'every two months',
+  quarterly: 'a quarter',
+  half_yearly: 'every six months',
+  yearly: 'a year',
 };
 
 /** "At most one debit a month, up to ₹…": what a recurring mandate allows, in a sentence. */
@@ -29,14 +30,14 @@ export function recurringLabel(cycle: MandateBillingCycle): string {
   if (cycle === 'as_presented') {
     return 'Debits as bills fall due, with no fixed cycle; you are told 24 hours before each, and can cancel it';
   }
-  return `At most one debit a ${CYCLE_LABEL[cycle]}; you are told 24 hours before each, and can cancel it`;
+  return `At most one debit ${PER_CYCLE[cycle]}; you are told 24 hours before each, and can cancel it`;
 }
 
 /** "once a month": how often a recurring mandate may debit, in words (the confirmation step's). */
 export function cycleWords(cycle: MandateBillingCycle): string {
   return cycle === 'as_presented'
     ? 'whenever a bill falls due (no fixed cycle)'
-    : `at most once a ${CYCLE_LABEL[cycle]}`;
+    : `at most once ${PER_CYCLE[cycle]}`;
 }
 
 /** What each kind of mandate is, in words a person reads (the rail's name goes under Details). */
@@ -140,9 +141,7 @@ export class MandateViews {
         kindWords: KIND_WORDS[m.kind],
         cycleWords: m.billingCycle ? cycleWords(m.billingCycle) : null,
         perCycle:
-          m.billingCycle && m.billingCycle !== 'as_presented'
-            ? `a ${CYCLE_LABEL[m.billingCycle]}`
-            : null,
+          m.billingCycle && m.billingCycle !== 'as_presented' ? PER_CYCLE[m.billingCycle] : null,
         billingCycle: m.billingCycle,
         capPaise: m.perPaymentCapPaise,
         proposedCapPaise:
