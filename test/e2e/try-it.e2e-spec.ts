@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { randomToken } from '../../src/common/ids';
 import { startApp, TestApp } from '../support/app';
 import { clickAndWait, describeInBrowser, launchBrowser } from '../support/browser';
+import { GatewayApp, startGatewayApp } from '../support/gateway-app';
 import { TEST_REDIS_URL } from '../support/test-db';
 
 const run = promisify(execFile);
@@ -21,9 +22,12 @@ type Step =
 /** The steps of docs/try-it.md after its first block (the sandbox command, which the test runs itself). */
 export function tryItSteps(markdown: string): Step[] {
   const steps: Step[] = [];
-  const re = /^```bash\n([\s\S]*?)^```$|^<!-- person: ([a-z-]+) -->$/gm;
+  const re = /^```bash\n([\s\S]*?)^```$|^<!-- person: ([a-z-]+) -->$|^<!-- (skip): /gm;
+  let skipNext = false;
   for (let m = re.exec(markdown); m; m = re.exec(markdown)) {
-    if (m[2]) {
+    if (m[3]) {
+      skipNext = true;
+    } else if (m[2]) {
       steps.push({ kind: 'person', step: m[2] });
     } else {
       const code = m[1];
@@ -33,7 +37,9 @@ export function tryItSteps(markdown: string): Step[] {
         code,
         prints,
         line: markdown.slice(0, m.index).split('\n').length,
+        skip: skipNext,
       });
+      skipNext = false;
     }
   }
   return steps.slice(1);
@@ -88,6 +94,7 @@ describeInBrowser('docs/try-it.md, block by block', () => {
   let person: Page;
   let dealer: Page;
   let env: Record<string, string>;
+  let gateway: GatewayApp | undefined;
 
   beforeAll(async () => {
     t = await startApp();
@@ -118,6 +125,7 @@ describeInBrowser('docs/try-it.md, block by block', () => {
   afterAll(async () => {
     shell?.close();
     await browser?.close();
+    await gateway?.close();
     rmSync(dir, { recursive: true, force: true });
     await t?.close();
   });
@@ -188,6 +196,13 @@ describeInBrowser('docs/try-it.md, block by block', () => {
         const act = PERSON_STEPS[step.step];
         expect(act).toBeDefined();
         await act();
+        continue;
+      }
+      if (step.skip) {
+        // The block starts the simulator and the service on the gateway rail: the same, in process,
+        // on this file's database (the sandbox's credentials stay valid); the shell points at them.
+        gateway = await startGatewayApp();
+        await shell.run(`BASE=${gateway.t.url}; SIM=${gateway.gw.sim.url}`);
         continue;
       }
       let out: string;
