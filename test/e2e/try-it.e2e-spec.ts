@@ -15,9 +15,13 @@ import { TEST_REDIS_URL } from '../support/test-db';
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
 
-/** A ```bash block, or a `<!-- person: step -->` marker, in document order. */
+/**
+ * A ```bash block, or a `<!-- person: step -->` marker, in document order. A block after
+ * `<!-- skip: why -->` is not run: the test does what it does (starts processes) itself.
+ */
 type Step =
-  { kind: 'bash'; code: string; prints: string[]; line: number } | { kind: 'person'; step: string };
+  | { kind: 'bash'; code: string; prints: string[]; line: number; skip: boolean }
+  | { kind: 'person'; step: string };
 
 /** The steps of docs/try-it.md after its first block (the sandbox command, which the test runs itself). */
 export function tryItSteps(markdown: string): Step[] {
