@@ -106,7 +106,7 @@ describeInBrowser('mandate authorisation pages in a browser', () => {
         description: 'Tea subscription',
       })
       .expect(201);
-    // A first debit scheduled with the registration: authorised with the mandate (README "First debit").
+    // A first debit scheduled with the registration: authorised with the mandate (docs/recurring.md).
     const first = await request(t.url)
       .post(`/v1/pay/mandates/${res.body.id as string}/charges`)
       .set('Authorization', `Bearer ${ws.seller.credential}`)

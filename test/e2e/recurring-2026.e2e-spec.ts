@@ -10,8 +10,8 @@ import { startApp, TestApp } from '../support/app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
- * Recurring payments under RBI's E-Mandate Framework 2026 (DOMAIN.md 12a; README "Recurring
- * payments (UPI AutoPay)") on the sandbox rail, the clock moved to exact IST instants: the
+ * Recurring payments under RBI's E-Mandate Framework 2026 (DOMAIN.md 12a; docs/recurring.md
+ * "Recurring payments (UPI AutoPay)") on the sandbox rail, the clock moved to exact IST instants: the
  * pre-debit notice names the merchant, amount, debit date and time (IST), the mandate reference
  * and the seller's reason, the same on the webhook event, /app/autopay and the person's
  * notification; the person opts out of one debit (authenticated: the app with CSRF, or the buyer
