@@ -90,6 +90,41 @@ class Shell {
   }
 }
 
+describe('the try-it harness', () => {
+  it('reads blocks, prints markers, person steps and skips in order', () => {
+    const steps = tryItSteps(
+      [
+        '```bash',
+        'npm run sandbox',
+        '```',
+        '<!-- skip: starts a process -->',
+        '```bash',
+        'npm start',
+        '```',
+        '```bash',
+        'echo ok   # prints: ok',
+        '```',
+        '<!-- person: approve -->',
+      ].join('\n'),
+    );
+    expect(steps).toEqual([
+      { kind: 'bash', code: 'npm start\n', prints: [], line: 5, skip: true },
+      { kind: 'bash', code: 'echo ok   # prints: ok\n', prints: ['ok'], line: 8, skip: false },
+      { kind: 'person', step: 'approve' },
+    ]);
+  });
+
+  it('stops at a failing command, even inside a pipeline', async () => {
+    const shell = new Shell(tmpdir());
+    try {
+      expect(await shell.run('X=1; echo "$X"')).toBe('1\n');
+      await expect(shell.run('false | cat; echo never')).rejects.toThrow(/the shell stopped/);
+    } finally {
+      shell.close();
+    }
+  });
+});
+
 describeInBrowser('docs/try-it.md, block by block', () => {
   let t: TestApp;
   let dir: string;
