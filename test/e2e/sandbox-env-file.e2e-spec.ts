@@ -6,11 +6,10 @@ import { promisify } from 'node:util';
 
 import request from 'supertest';
 
-import { randomToken } from '../../src/common/ids';
 import { parseEnvFile } from '../../src/sandbox/sandbox-env';
 import { PersonSessionService } from '../../src/web/person-session.service';
 import { startApp, TestApp } from '../support/app';
-import { TEST_REDIS_URL } from '../support/test-db';
+import { runSandboxCli } from '../support/sandbox-cli';
 
 const run = promisify(execFile);
 
@@ -70,22 +69,7 @@ describe('npm run sandbox -- --env-file', () => {
     await t.close();
   });
 
-  async function sandbox(...args: string[]): Promise<Record<string, string>> {
-    await run('npm', ['run', '-s', 'sandbox', '--', '--env-file', file, ...args], {
-      cwd: `${__dirname}/../..`,
-      env: {
-        ...process.env,
-        DATABASE_URL: t.config.databaseUrl,
-        REDIS_URL: TEST_REDIS_URL,
-        BASE_URL: t.url,
-        LOG_LEVEL: 'silent',
-        QUEUE_PREFIX: `t${randomToken(8)}`,
-        RUN_WORKERS: 'false',
-      },
-      timeout: 60_000,
-    });
-    return parseEnvFile(readFileSync(file, 'utf8'));
-  }
+  const sandbox = (...args: string[]) => runSandboxCli(t, file, args);
 
   async function signsIn(email: string, password: string): Promise<boolean> {
     return t

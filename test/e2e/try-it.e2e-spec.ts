@@ -1,8 +1,7 @@
-import { ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
+import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import type { Browser, Page } from 'playwright-core';
 
@@ -10,9 +9,8 @@ import { randomToken } from '../../src/common/ids';
 import { startApp, TestApp } from '../support/app';
 import { clickAndWait, describeInBrowser, launchBrowser } from '../support/browser';
 import { GatewayApp, startGatewayApp } from '../support/gateway-app';
-import { TEST_REDIS_URL } from '../support/test-db';
+import { runSandboxCli } from '../support/sandbox-cli';
 
-const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
 
 /**
@@ -140,21 +138,7 @@ describeInBrowser('docs/try-it.md, block by block', () => {
     dir = mkdtempSync(join(tmpdir(), 'try-it-'));
     symlinkSync(join(ROOT, 'docs'), join(dir, 'docs'));
     // The page's first block, as a person runs it (from the repository root; here the file goes to `dir`).
-    await run('npm', ['run', '-s', 'sandbox', '--', '--env-file', join(dir, '.env.sandbox')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: t.config.databaseUrl,
-        REDIS_URL: TEST_REDIS_URL,
-        BASE_URL: t.url,
-        LOG_LEVEL: 'silent',
-        QUEUE_PREFIX: `t${randomToken(8)}`,
-        RUN_WORKERS: 'false',
-      },
-      timeout: 60_000,
-    });
-    const { parseEnvFile } = await import('../../src/sandbox/sandbox-env');
-    env = parseEnvFile(readFileSync(join(dir, '.env.sandbox'), 'utf8'));
+    env = await runSandboxCli(t, join(dir, '.env.sandbox'));
     shell = new Shell(dir);
     browser = await launchBrowser();
     person = await (await browser.newContext()).newPage();
