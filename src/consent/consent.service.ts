@@ -79,22 +79,25 @@ export class ConsentService implements OnModuleInit {
       person,
       'Consent centre',
       {
-        protocolKeys: keys.data.map((k) => ({
-          id: k.id,
-          name: k.name,
-          hint: k.hint,
-          role: k.role,
-          roleLabel:
-            k.role === 'buyer'
-              ? 'buyer: may ask for payment tokens'
-              : 'merchant: may run checkouts',
-          agent: agentName.get(k.agent_id) ?? k.agent_id,
-          agentId: k.agent_id,
-          signed: k.public_key_alg !== null,
-          active: k.revoked_at === null,
-        })),
+        ...splitKeys(
+          keys.data.map((k) => ({
+            id: k.id,
+            name: k.name,
+            hint: k.hint,
+            role: k.role,
+            roleLabel:
+              k.role === 'buyer'
+                ? 'buyer: may ask for payment tokens'
+                : 'merchant: may run checkouts',
+            agent: agentName.get(k.agent_id) ?? k.agent_id,
+            agentId: k.agent_id,
+            signed: k.public_key_alg !== null,
+            active: k.revoked_at === null,
+          })),
+        ),
         moreProtocolKeys: keys.has_more,
-        mandates: mandateViews.map((m) => ({ ...m, usedPaise: used.get(m.id) ?? 0 })),
+        // Active and waiting first; revoked, declined and expired folded away on the page.
+        ...splitMandates(mandateViews.map((m) => ({ ...m, usedPaise: used.get(m.id) ?? 0 }))),
         moreMandates: mandates.hasMore,
         tokens: await this.tokenViews(tokens),
         agents: agents.data.map((a) => ({ id: a.id, name: a.name, role: a.role })),
@@ -238,4 +241,15 @@ export class ConsentService implements OnModuleInit {
       }),
     );
   }
+}
+
+/** Keys still in force, and the revoked ones (shown folded). */
+function splitKeys<K extends { active: boolean }>(keys: K[]) {
+  return { protocolKeys: keys.filter((k) => k.active), revokedKeys: keys.filter((k) => !k.active) };
+}
+
+/** Mandates in force or waiting for the person, and the ended ones (shown folded). */
+function splitMandates<M extends { pending: boolean; revocable: boolean }>(mandates: M[]) {
+  const live = (m: M) => m.pending || m.revocable;
+  return { mandates: mandates.filter(live), endedMandates: mandates.filter((m) => !live(m)) };
 }

@@ -206,9 +206,20 @@ describe('Consent centre ({appUrl}/consent)', () => {
       code: 'invalid_allowance',
       param: '$.payment_method.mandate_id',
     });
-    const row = rowOf((await consentPage()).text, mandateId);
+    const after = (await consentPage()).text;
+    const row = rowOf(after, mandateId);
     expect(row).toContain('revoked');
     expect(row).not.toContain('/revoke');
+    // Ended mandates are folded away under their own summary, not in the active list.
+    const folded = /<details class="folded" data-test="ended-mandates">([\s\S]*?)<\/details>/.exec(
+      after,
+    );
+    expect(folded?.[1]).toContain(`data-id="${mandateId}"`);
+    const active = after.slice(
+      after.indexOf('<h2>Mandates</h2>'),
+      after.indexOf('data-test="ended-mandates"'),
+    );
+    expect(active).not.toContain(`data-id="${mandateId}"`);
   });
 
   it('revokes a protocol key; its next ACP call is 401', async () => {
