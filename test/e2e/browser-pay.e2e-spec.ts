@@ -79,8 +79,20 @@ describeInBrowser('the hosted pay page in a browser', () => {
   it('the paid status page is a receipt a person keeps: seller, items, total, paid time (IST), method, reference, next steps; ids only under Details; the pay page stops counting down', async () => {
     const q = await quote();
     const page = b.page('mobile');
+    const missing: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() === 404) {
+        missing.push(r.url());
+      }
+    });
     await page.goto(`${t.url}${q.path}`);
     expect(await page.locator('[data-test="countdown"]').count()).toBe(1);
+    // The page names its icon, which loads (no /favicon.ico 404 behind every page).
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe(
+      '/app/assets/favicon.svg',
+    );
+    const icon = await request(t.url).get('/app/assets/favicon.svg').expect(200);
+    expect(icon.headers['content-type']).toContain('image/svg+xml');
     await clickAndWait(page, () => page.getByRole('button', { name: 'Simulate success' }).click());
     await checkPage(page, { name: 'pay-receipt' });
     const receipt = page.locator('[data-test="receipt"]');
@@ -112,6 +124,7 @@ describeInBrowser('the hosted pay page in a browser', () => {
     await checkPage(page, { name: 'pay-after-paid' });
     expect(await page.locator('[data-test="countdown"]').count()).toBe(0);
     expect(await page.locator('[data-test="reason"]').innerText()).toContain('already been paid');
+    expect(missing).toEqual([]);
   });
 
   it('"Simulate failure" shows why, and "Try again" goes back to a payable page', async () => {
