@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 
 import { AppError } from '../errors/app-error';
 import { jsonPathMember, RequestValidationError } from '../errors/validation';
+import { firstFinding, WalkFrame, walkPath } from './body-walk';
 import { fullPathOf } from './content-type';
 
 /**
@@ -65,34 +66,6 @@ export function isSafeNumber(n: number): boolean {
   return Number.isFinite(n) && Math.abs(n) <= MAX_SAFE_NUMBER;
 }
 
-/** One container being walked: its members are visited in order, one at a time. */
-interface WalkFrame {
-  container: object;
-  /** Object keys in order; null for an array. */
-  keys: string[] | null;
-  /** Next member to visit. */
-  next: number;
-  /** Level of the container, the body itself being 1. */
-  level: number;
-  parent: WalkFrame | null;
-  /** Where the container sits in its parent (an array index or an object key). */
-  at: string | number | null;
-}
-
-/** The JSONPath of a member: built only when something is refused, never per value. */
-function walkPath(root: string, frame: WalkFrame | null, member?: string | number): string {
-  const steps: (string | number)[] = member === undefined ? [] : [member];
-  for (let f = frame; f !== null && f.at !== null; f = f.parent) {
-    steps.push(f.at);
-  }
-  let path = root;
-  for (let i = steps.length - 1; i >= 0; i--) {
-    const step = steps[i];
-    path = typeof step === 'number' ? `${path}[${step}]` : jsonPathMember(path, step);
-  }
-  return path;
-}
-
 /** What is wrong with one scalar (string, number, bigint), or null; the path is built only then. */
 function scalarRefusal(
   v: unknown,
@@ -122,31 +95,26 @@ function scalarRefusal(
 }
 
 /**
- * Walks a parsed value without recursion (a hostile body cannot exhaust the stack) in document
- * order and returns the first refusal, naming the field as an RFC 9535 JSONPath under `root`.
- * An object's keys are all checked before its values. Linear in the size of the value and
- * allocation-free per scalar: one frame per container, paths built only for the refusal, so a
- * body of millions of small members (a 6.7 MB document upload) is walked in milliseconds.
+ * Walks a parsed value (firstFinding, body-walk.ts: no recursion, document order, an object's keys
+ * before its values) and returns the first refusal, naming the field as an RFC 9535 JSONPath under
+ * `root`. Linear and allocation-free per scalar, so a body of millions of small members (a 6.7 MB
+ * document upload) is walked in milliseconds.
  */
 export function findHostileValue(
   value: unknown,
   root = '$',
   maxDepth = MAX_BODY_DEPTH,
 ): AppError | null {
-  const enter = (
-    container: object,
-    parent: WalkFrame | null,
-    at: string | number | null,
-  ): WalkFrame | AppError => {
-    const level = (parent?.level ?? 0) + 1;
-    const frame: WalkFrame = { container, keys: null, next: 0, level, parent, at };
-    if (level > maxDepth) {
-      const path = walkPath(root, frame);
-      return refuse(path, `${path}: the body nests deeper than ${maxDepth} levels`);
-    }
-    if (!Array.isArray(container)) {
-      frame.keys = Object.keys(container);
-      for (const key of frame.keys) {
+  if (value === null || typeof value !== 'object') {
+    return scalarRefusal(value, root, null);
+  }
+  return firstFinding<AppError>(value, {
+    enter: (frame) => {
+      if (frame.level > maxDepth) {
+        const path = walkPath(root, frame);
+        return refuse(path, `${path}: the body nests deeper than ${maxDepth} levels`);
+      }
+      for (const key of frame.keys ?? []) {
         if (PROTOTYPE_KEYS.has(key)) {
           const path = walkPath(root, frame, key);
           return refuse(path, `Unknown field ${path}`);
@@ -157,45 +125,10 @@ export function findHostileValue(
           return refuse(path, `The key of ${path} ${reason}`);
         }
       }
-    }
-    return frame;
-  };
-
-  if (value === null || typeof value !== 'object') {
-    return scalarRefusal(value, root, null);
-  }
-  const first = enter(value, null, null);
-  if (first instanceof AppError) {
-    return first;
-  }
-  const stack: WalkFrame[] = [first];
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1];
-    const { container, keys } = frame;
-    const size = keys ? keys.length : (container as unknown[]).length;
-    if (frame.next >= size) {
-      stack.pop();
-      continue;
-    }
-    const i = frame.next++;
-    const member: string | number = keys ? keys[i] : i;
-    const child: unknown = keys
-      ? (container as Record<string, unknown>)[keys[i]]
-      : (container as unknown[])[i];
-    if (child !== null && typeof child === 'object') {
-      const entered = enter(child, frame, member);
-      if (entered instanceof AppError) {
-        return entered;
-      }
-      stack.push(entered);
-    } else {
-      const bad = scalarRefusal(child, root, frame, member);
-      if (bad) {
-        return bad;
-      }
-    }
-  }
-  return null;
+      return null;
+    },
+    scalar: (child, frame, member) => scalarRefusal(child, root, frame, member),
+  });
 }
 
 /**

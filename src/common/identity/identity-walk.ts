@@ -1,8 +1,9 @@
-import { jsonPathMember } from '../errors/validation';
+import { firstFinding, jsonPathOf, Steps, stepsTo, WalkFrame } from '../http/body-walk';
 import { IdentityKind, numberIsAadhaar, scanIdentityNumbers } from './identity-numbers';
 
-/** Where a value sits: object keys and array indexes from the root. */
-export type Steps = readonly (string | number)[];
+// The path helpers the edge uses, from the walk they share with the hostile-input check.
+export type { Steps } from '../http/body-walk';
+export { jsonPathOf } from '../http/body-walk';
 
 export interface IdentityHit {
   kind: IdentityKind;
@@ -24,31 +25,6 @@ export interface IdentityPolicy {
   allowsPan?(steps: Steps): boolean;
 }
 
-interface Frame {
-  container: object;
-  keys: string[] | null;
-  next: number;
-  parent: Frame | null;
-  at: string | number | null;
-}
-
-function stepsOf(frame: Frame | null, member?: string | number): (string | number)[] {
-  const steps: (string | number)[] = member === undefined ? [] : [member];
-  for (let f = frame; f !== null && f.at !== null; f = f.parent) {
-    steps.push(f.at);
-  }
-  return steps.reverse();
-}
-
-/** An RFC 9535 JSONPath of `steps` under `root` (`$`, `$.query`). */
-export function jsonPathOf(root: string, steps: Steps): string {
-  let path = root;
-  for (const step of steps) {
-    path = typeof step === 'number' ? `${path}[${step}]` : jsonPathMember(path, step);
-  }
-  return path;
-}
-
 /**
  * The first identity number in a parsed value (JSON body, form, query), walked without recursion
  * in document order, an object's keys before its values, like findHostileValue: one frame per
@@ -59,22 +35,26 @@ export function findIdentityNumber(
   value: unknown,
   policy: IdentityPolicy = {},
 ): IdentityHit | null {
-  const check = (v: unknown, frame: Frame | null, member?: string | number): IdentityHit | null => {
+  const check = (
+    v: unknown,
+    frame: WalkFrame | null,
+    member?: string | number,
+  ): IdentityHit | null => {
     if (typeof v === 'string') {
       if (
         member !== undefined &&
         typeof member === 'string' &&
         policy.skipKeys?.has(member) &&
-        policy.skip?.(stepsOf(frame, member))
+        policy.skip?.(stepsTo(frame, member))
       ) {
         return null;
       }
       const scan = scanIdentityNumbers(v);
       if (scan.aadhaar) {
-        return { kind: 'aadhaar', steps: stepsOf(frame, member), inKey: false };
+        return { kind: 'aadhaar', steps: stepsTo(frame, member), inKey: false };
       }
       if (scan.pan) {
-        const steps = stepsOf(frame, member);
+        const steps = stepsTo(frame, member);
         if (!policy.allowsPan?.(steps)) {
           return { kind: 'pan', steps, inKey: false };
         }
@@ -82,7 +62,7 @@ export function findIdentityNumber(
       return null;
     }
     if (typeof v === 'number' && numberIsAadhaar(v)) {
-      return { kind: 'aadhaar', steps: stepsOf(frame, member), inKey: false };
+      return { kind: 'aadhaar', steps: stepsTo(frame, member), inKey: false };
     }
     return null;
   };
@@ -90,60 +70,24 @@ export function findIdentityNumber(
   if (value === null || typeof value !== 'object') {
     return check(value, null);
   }
-  if (Buffer.isBuffer(value) || value instanceof Uint8Array) {
+  const bytes = (v: object) => Buffer.isBuffer(v) || v instanceof Uint8Array;
+  if (bytes(value)) {
     return null;
   }
-  const enter = (container: object, parent: Frame | null, at: string | number | null) => {
-    const frame: Frame = { container, keys: null, next: 0, parent, at };
-    if (Array.isArray(container)) {
-      return { frame, hit: null };
-    }
-    frame.keys = Object.keys(container);
-    for (const key of frame.keys) {
-      const scan = scanIdentityNumbers(key);
-      if (scan.aadhaar || (scan.pan && !policy.allowsPan?.(stepsOf(frame, key)))) {
-        const kind: IdentityKind = scan.aadhaar ? 'aadhaar' : 'pan';
-        return { frame, hit: { kind, steps: stepsOf(frame, key), inKey: true } };
+  return firstFinding<IdentityHit>(value, {
+    enter: (frame) => {
+      for (const key of frame.keys ?? []) {
+        const scan = scanIdentityNumbers(key);
+        if (scan.aadhaar || (scan.pan && !policy.allowsPan?.(stepsTo(frame, key)))) {
+          const kind: IdentityKind = scan.aadhaar ? 'aadhaar' : 'pan';
+          return { kind, steps: stepsTo(frame, key), inKey: true };
+        }
       }
-    }
-    return { frame, hit: null };
-  };
-
-  const root = enter(value, null, null);
-  if (root.hit) {
-    return root.hit;
-  }
-  const stack: Frame[] = [root.frame];
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1];
-    const { container, keys } = frame;
-    const size = keys ? keys.length : (container as unknown[]).length;
-    if (frame.next >= size) {
-      stack.pop();
-      continue;
-    }
-    const i = frame.next++;
-    const member: string | number = keys ? keys[i] : i;
-    const child: unknown = keys
-      ? (container as Record<string, unknown>)[keys[i]]
-      : (container as unknown[])[i];
-    if (child !== null && typeof child === 'object') {
-      if (Buffer.isBuffer(child) || child instanceof Uint8Array) {
-        continue;
-      }
-      const entered = enter(child, frame, member);
-      if (entered.hit) {
-        return entered.hit;
-      }
-      stack.push(entered.frame);
-    } else {
-      const hit = check(child, frame, member);
-      if (hit) {
-        return hit;
-      }
-    }
-  }
-  return null;
+      return null;
+    },
+    scalar: (child, frame, member) => check(child, frame, member),
+    opaque: bytes,
+  });
 }
 
 /**
