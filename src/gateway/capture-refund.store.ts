@@ -151,13 +151,17 @@ export class CaptureRefundStore {
     );
   }
 
-  /** due → requested: the gateway accepted refund `refundId` (pending). */
+  /**
+   * due → requested: the gateway accepted refund `refundId` (pending). Never for the refund that
+   * already failed (it stays the row's gateway_refund_id until a new one is asked): a late
+   * `refund.created` of a failed refund must not move the row back.
+   */
   async markRequested(id: string, refundId: string, now: Date, nextAt: Date): Promise<boolean> {
     const [, count] = await this.tx.manager.query<[unknown[], number]>(
       `UPDATE gateway_capture_refunds
           SET status = 'requested', gateway_refund_id = $2, requested_at = $3, next_attempt_at = $4,
               last_error = NULL
-        WHERE id = $1 AND status = 'due'`,
+        WHERE id = $1 AND status = 'due' AND gateway_refund_id IS DISTINCT FROM $2`,
       [id, refundId, now, nextAt],
     );
     return count > 0;

@@ -231,6 +231,21 @@ describe('every capture settles or is refunded (gateway rail)', () => {
       const row = await captures().findByPayment(fields.gateway_payment_id);
       return row !== null && row.asks >= 1 && row.status === 'due';
     });
+    await app.gw.sim.control.webhooksIdle();
+    // The failed refund's own events again, late: the row never moves back to `requested`.
+    for (const e of app.gw.sim.control
+      .webhookEvents()
+      .filter(
+        (e) =>
+          e.event.startsWith('refund.') && JSON.stringify(e).includes(fields.gateway_payment_id),
+      )) {
+      app.gw.sim.control.redeliver(e.id);
+    }
+    await app.gw.sim.control.webhooksIdle();
+    expect(await captures().findByPayment(fields.gateway_payment_id)).toMatchObject({
+      status: 'due',
+      asks: 1,
+    });
     app.gw.sim.control.refundMode('processed');
     await app.t.db.query(
       `UPDATE gateway_capture_refunds SET next_attempt_at = now() - interval '1 second' WHERE payment_id = $1`,
