@@ -1,0 +1,60 @@
+import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * The languages of the person-facing pages (docs/languages.md). Agent-facing APIs stay English.
+ * A person's choice (the switch in every page header, remembered in the `lang` cookie) wins over
+ * the browser's Accept-Language; English when neither says.
+ */
+export const LANGUAGES = ['en', 'hi'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export const DEFAULT_LANGUAGE: Language = 'en';
+
+/** The cookie remembering the switch: a preference, not a secret, one year, every path. */
+export const LANGUAGE_COOKIE = 'lang';
+export const LANGUAGE_COOKIE_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
+
+/** BCP 47 tags for `<html lang>` and Content-Language. */
+export const HTML_LANG: Record<Language, string> = { en: 'en-IN', hi: 'hi-IN' };
+
+/** Each language's own name, as the switch shows it. */
+export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', hi: 'हिन्दी' };
+
+export function isLanguage(v: unknown): v is Language {
+  return typeof v === 'string' && (LANGUAGES as readonly string[]).includes(v);
+}
+
+/** The cookie's choice, else the best of Accept-Language, else English. */
+export function languageOf(req: Request): Language {
+  const chosen = (req.cookies as Record<string, unknown> | undefined)?.[LANGUAGE_COOKIE];
+  if (isLanguage(chosen)) {
+    return chosen;
+  }
+  const best = req.acceptsLanguages(...LANGUAGES);
+  return isLanguage(best) ? best : DEFAULT_LANGUAGE;
+}
+
+/** The language a page is rendered in, set on every request by languageMiddleware. */
+export function languageOfResponse(res: Response): Language {
+  const lang = (res.locals as { lang?: unknown }).lang;
+  return isLanguage(lang) ? lang : DEFAULT_LANGUAGE;
+}
+
+/**
+ * Sets `res.locals.lang` (read by the `t`, `ist` and `rupees` view helpers and by presenters
+ * through the @PageLanguage() decorator), `htmlLang`, the switch's locals and the response's
+ * Content-Language; pages vary by the cookie and Accept-Language.
+ */
+export function languageMiddleware(req: Request, res: Response, next: NextFunction): void {
+  const lang = languageOf(req);
+  const other: Language = lang === 'en' ? 'hi' : 'en';
+  res.locals.lang = lang;
+  res.locals.htmlLang = HTML_LANG[lang];
+  res.locals.languageSwitch = {
+    lang: other,
+    htmlLang: HTML_LANG[other],
+    label: LANGUAGE_NAMES[other],
+    href: `/app/language?to=${other}&next=${encodeURIComponent(req.originalUrl)}`,
+  };
+  res.vary('Accept-Language');
+  next();
+}
