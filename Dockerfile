@@ -13,7 +13,7 @@ COPY src ./src
 RUN npm run build
 
 # 2. Run: production dependencies only, the compiled service, the page templates and assets
-#    (views/) and the contract the MCP checkout tools read their schemas from (openapi/), owned by
+#    (views/), the words of the pages in each language (locales/) and the contract the MCP checkout tools read their schemas from (openapi/), owned by
 #    root and run as the unprivileged `node` user.
 FROM ${NODE_IMAGE} AS run
 ENV NODE_ENV=production
@@ -22,6 +22,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY views ./views
+COPY locales ./locales
 COPY openapi/openapi.json ./openapi/openapi.json
 USER node
 EXPOSE 3000

@@ -10,6 +10,7 @@ import { CheckoutModule } from './checkout/checkout.module';
 import { CommonModule } from './common/common.module';
 import { httpPipeline } from './common/http/http-pipeline';
 import { loggerOptions } from './common/http/logging';
+import { I18nModule } from './common/i18n/i18n.module';
 import { QueuesModule } from './common/queues/queues.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit';
 import { SweeperModule } from './common/sweeper/sweeper.module';
@@ -94,6 +95,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     PublicPayModule,
     RecurringModule,
     AppPagesModule,
+    I18nModule,
     // Last: its catch-all answers unknown /app paths with an HTML 404 after every real route.
     AppNotFoundModule,
   ],

@@ -81,8 +81,8 @@ export class OrderPageService {
         this.config.mode === 'live'
           ? null
           : this.config.mode === 'test'
-            ? 'TEST MODE'
-            : 'SANDBOX: no money moves',
+            ? 'common.mode.test'
+            : 'common.mode.sandbox',
       order: {
         id: orderId,
         status: 'confirmed',

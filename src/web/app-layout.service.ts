@@ -69,13 +69,16 @@ export class AppLayout {
     };
   }
 
-  /** Pages outside a session (sign-in, sign-up) still show which mode this service runs in. */
+  /**
+   * Pages outside a session (sign-in, sign-up) still show which mode this service runs in: the
+   * catalogue key of the banner's words (views/partials/mode_banner.hbs).
+   */
   modeBanner(): string | null {
     switch (this.config.mode) {
       case 'sandbox':
-        return 'SANDBOX: no money moves';
+        return 'common.mode.sandbox';
       case 'test':
-        return 'TEST MODE';
+        return 'common.mode.test';
       case 'live':
         return null;
     }

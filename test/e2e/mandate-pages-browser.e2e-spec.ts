@@ -197,7 +197,7 @@ describeInBrowser('mandate authorisation pages in a browser', () => {
       expect(await page.locator('#term-revoke').innerText()).toContain('cancel AutoPay');
       expect(await page.locator('#term-until').innerText()).toMatch(/ IST /);
       expect(await page.locator('#first-debit h2').innerText()).toMatch(
-        /^First debit ₹700\.00 on \d{1,2} \w{3} \d{4}, \d{2}:\d{2} IST$/,
+        /^First debit ₹700\.00 on \d{1,2} \w{3} \d{4}, \d{1,2}:\d{2} [ap]m IST$/,
       );
     });
 

@@ -100,12 +100,23 @@ interface PageState {
 
 const states = new WeakMap<Page, PageState>();
 
-/** A new page in a fresh context of the given viewport, watched for the checks of checkPage. */
-export async function newPage(browser: Browser, viewport: ViewportName): Promise<Page> {
+/** The languages of the pages (src/common/i18n/language.ts); a context asks for one by locale. */
+export type PageLanguage = 'en' | 'hi';
+export const PAGE_LANGUAGES: PageLanguage[] = ['en', 'hi'];
+
+/**
+ * A new page in a fresh context of the given viewport, watched for the checks of checkPage. Its
+ * browser asks for the language by Accept-Language (en-IN or hi-IN), as a person's phone does.
+ */
+export async function newPage(
+  browser: Browser,
+  viewport: ViewportName,
+  lang: PageLanguage = 'en',
+): Promise<Page> {
   const context: BrowserContext = await browser.newContext({
     viewport: VIEWPORTS[viewport],
     deviceScaleFactor: 1,
-    locale: 'en-IN',
+    locale: lang === 'hi' ? 'hi-IN' : 'en-IN',
     // The CSP stays enforced: a blocked inline style or script is a failure (see checkPage).
     bypassCSP: false,
   });
@@ -133,14 +144,23 @@ export async function newPage(browser: Browser, viewport: ViewportName): Promise
   return page;
 }
 
-/** One browser per test file, one page per viewport, all reused across the file's tests. */
-export function browserHarness(): { browser(): Browser; page(viewport: ViewportName): Page } {
+/**
+ * One browser per test file, one page per viewport (and per language with `{ hindi: true }`),
+ * all reused across the file's tests.
+ */
+export function browserHarness(opts: { hindi?: boolean } = {}): {
+  browser(): Browser;
+  page(viewport: ViewportName, lang?: PageLanguage): Page;
+} {
   let browser: Browser | null = null;
-  const pages = new Map<ViewportName, Page>();
+  const pages = new Map<string, Page>();
+  const languages: PageLanguage[] = opts.hindi ? PAGE_LANGUAGES : ['en'];
   beforeAll(async () => {
     browser = await launchBrowser();
     for (const v of VIEWPORT_NAMES) {
-      pages.set(v, await newPage(browser, v));
+      for (const l of languages) {
+        pages.set(`${v}:${l}`, await newPage(browser, v, l));
+      }
     }
   }, 30_000);
   afterAll(async () => {
@@ -148,7 +168,13 @@ export function browserHarness(): { browser(): Browser; page(viewport: ViewportN
   });
   return {
     browser: () => browser!,
-    page: (v) => pages.get(v)!,
+    page: (v, l = 'en') => {
+      const p = pages.get(`${v}:${l}`);
+      if (!p) {
+        throw new Error(`no ${l} page: browserHarness({ hindi: true }) makes the Hindi ones`);
+      }
+      return p;
+    },
   };
 }
 
@@ -301,7 +327,128 @@ export interface CheckOptions {
   name: string;
   /** Expected HTTP status of the page (default 200). */
   status?: number;
+  /**
+   * The page must be wholly in Hindi: <html lang="hi-IN"> and no English word left in what a
+   * person reads (text, labels, titles, button values) but the data given here (names, items),
+   * ids, e-mail and UPI addresses, amounts and the terms of LATIN_IN_HINDI.
+   */
+  hindi?: { data?: string[] };
+  /** No raw agt_/mdt_/cs_/pi_/qt_ ids in what a person reads outside a <details> ("Details"). */
+  idsOnlyInDetails?: boolean;
 }
+
+/**
+ * Terms a Hindi page keeps in Latin letters, as Indian banks' Hindi pages do (docs/languages.md):
+ * names of rails, laws and forms, and units.
+ */
+export const LATIN_IN_HINDI = [
+  'UPI',
+  'AutoPay',
+  'Reserve Pay',
+  'IST',
+  'PAN',
+  'TCS',
+  'LRS',
+  'RBI',
+  'NPCI',
+  'DPDP',
+  'ID',
+  'S0306',
+  'A2',
+  'PDF',
+  'JSON',
+  'API',
+  'MCP',
+  'ACP',
+  'OTP',
+  'English',
+];
+
+/** What a person reads on the page, with where it is: text nodes and the words of attributes. */
+async function readableText(page: Page): Promise<{ text: string; inDetails: boolean }[]> {
+  return page.evaluate(() => {
+    interface El {
+      tagName: string;
+      hidden?: boolean;
+      parentElement: El | null;
+      getAttribute(n: string): string | null;
+      closest(sel: string): El | null;
+    }
+    interface TextNode {
+      nodeValue: string | null;
+      parentElement: El | null;
+    }
+    const d = document as unknown as {
+      createTreeWalker(root: unknown, what: number): { nextNode(): TextNode | null };
+      body: unknown;
+      querySelectorAll(sel: string): ArrayLike<El>;
+      title: string;
+    };
+    const skip = 'script, style, code, kbd, samp, pre, [translate="no"], [lang]:not([lang^="hi"])';
+    const out: { text: string; inDetails: boolean }[] = [{ text: d.title, inDetails: false }];
+    const walker = d.createTreeWalker(d.body, 4);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      const text = (n.nodeValue ?? '').trim();
+      if (!el || !text) {
+        continue;
+      }
+      const skipped = el.closest(skip);
+      const langOf = el.closest('[lang]');
+      if (
+        skipped &&
+        !(langOf && skipped === langOf && langOf.getAttribute('lang')?.startsWith('hi'))
+      ) {
+        continue;
+      }
+      out.push({ text, inDetails: el.closest('details') !== null });
+    }
+    for (const el of Array.from(
+      d.querySelectorAll(
+        '[title], [aria-label], [placeholder], [alt], input[type="submit"][value]',
+      ),
+    )) {
+      if (el.closest(skip)) {
+        continue;
+      }
+      for (const a of ['title', 'aria-label', 'placeholder', 'alt', 'value']) {
+        const v = el.getAttribute(a);
+        if (v && (a !== 'value' || el.tagName === 'INPUT')) {
+          out.push({ text: v, inDetails: el.closest('details') !== null });
+        }
+      }
+    }
+    return out;
+  });
+}
+
+const ESCAPE = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The English words left in a Hindi page's text once data, ids and allowed terms are taken out. */
+export function untranslatedWords(texts: string[], data: string[]): string[] {
+  const known = [...data, ...LATIN_IN_HINDI]
+    .filter((s) => s.trim() !== '')
+    .sort((a, b) => b.length - a.length);
+  const found = new Set<string>();
+  for (const original of texts) {
+    let t = original
+      .replace(/https?:\/\/\S+/g, ' ')
+      .replace(/\S+@\S+/g, ' ')
+      .replace(/\b[a-z]{2,6}_[A-Za-z0-9_]+/g, ' ')
+      .replace(/\/[\w\-/.?=&%]+/g, ' ');
+    for (const k of known) {
+      t = t.replace(new RegExp(`(^|[^A-Za-z])${ESCAPE(k)}(?![A-Za-z])`, 'g'), '$1 ');
+    }
+    const words = t.match(/[A-Za-z]{2,}/g);
+    if (words) {
+      found.add(`"${original.slice(0, 80)}" (${words.slice(0, 4).join(' ')})`);
+    }
+  }
+  return [...found];
+}
+
+const RAW_ID = /\b(agt|mdt|cs|pi|qt)_[A-Za-z0-9]{4,}/;
+const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 
 /**
  * The checks every page of the app must pass, collected into one readable failure:
@@ -352,6 +499,36 @@ export async function checkPage(page: Page, opts: CheckOptions): Promise<void> {
   const axe = formatViolations(await axeViolations(page));
   if (axe) {
     failures.push(`axe-core serious/critical violations:\n${axe}`);
+  }
+
+  // Every time a person reads is IST in words (docs/languages.md), never an ISO timestamp.
+  const texts = await readableText(page);
+  const iso = texts.filter((x) => ISO_TIME.test(x.text)).map((x) => x.text.slice(0, 80));
+  if (iso.length > 0) {
+    failures.push(`ISO timestamps shown to a person: ${iso.slice(0, 5).join(' | ')}`);
+  }
+  if (opts.idsOnlyInDetails) {
+    const ids = texts.filter((x) => !x.inDetails && RAW_ID.test(x.text)).map((x) => x.text);
+    if (ids.length > 0) {
+      failures.push(`raw ids outside "Details": ${ids.slice(0, 5).join(' | ')}`);
+    }
+  }
+  if (opts.hindi) {
+    const lang = await page.evaluate(
+      () => (document as unknown as { documentElement: { lang: string } }).documentElement.lang,
+    );
+    if (lang !== 'hi-IN') {
+      failures.push(`<html lang="${lang}">, want hi-IN`);
+    }
+    const english = untranslatedWords(
+      texts.map((x) => x.text),
+      opts.hindi.data ?? [],
+    );
+    if (english.length > 0) {
+      failures.push(
+        `untranslated text in the Hindi page:\n    ${english.slice(0, 12).join('\n    ')}`,
+      );
+    }
   }
 
   failures.push(...state.problems.splice(0));

@@ -3,6 +3,7 @@ import express, { NextFunction, Request, Response } from 'express';
 
 import { bodyParserError } from '../errors/all-exceptions.filter';
 import { AppError } from '../errors/app-error';
+import { languageMiddleware } from '../i18n/language';
 import { refuseIdentityNumbers } from '../identity/identity-edge';
 import { refuseOversizedContentLength, ROUTE_BODY_LIMITS, routeBodyLimitOf } from './body-limits';
 import { fullPathOf, requireJsonBody, requireJsonObject } from './content-type';
@@ -129,6 +130,8 @@ export function httpPipeline(bodyLimit: string): Middleware[] {
       }),
     ),
     cookieParser(),
+    // Pages, and errors shown as pages, speak the person's language (docs/languages.md).
+    languageMiddleware,
     refuseHostileInput,
     refuseIdentityNumbersExceptRaw,
   ];
