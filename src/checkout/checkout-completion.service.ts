@@ -177,7 +177,7 @@ export class CheckoutCompletionService implements OnModuleInit {
             })),
           },
         },
-        { insertAtCommit: true },
+        { rail: 'after_commit', insert: 'with_commit' },
       );
       session.intentId = outcome.intent.id;
       session.updatedAt = this.clock.now();
@@ -194,9 +194,6 @@ export class CheckoutCompletionService implements OnModuleInit {
             },
           ];
           break;
-        case 'settled':
-          this.markCompleted(session);
-          break;
         case 'requires_approval':
           session.status = 'pending_approval';
           session.messages = [
@@ -212,7 +209,6 @@ export class CheckoutCompletionService implements OnModuleInit {
           ];
           break;
         case 'declined':
-        case 'failed':
           session.status = 'ready_for_payment';
           session.messages = [paymentDeclinedMessage(outcome.intent)];
           break;

@@ -80,6 +80,32 @@ export type PayOutcome =
       decline: Decline | { code: string; reason: string };
     };
 
+/**
+ * What pay() answers. It never settles: the rail is called after the caller's transaction commits
+ * (or the caller applies an answer it already has, applyDebit), so a new payment is `processing`,
+ * waits for a person, or is declined by the buyer's rules. The seller's name is read with the
+ * buyer's lock (a caller presenting the payment need not read it again).
+ */
+export type PaymentStarted = (
+  | { status: 'processing'; intent: PaymentIntent }
+  | { status: 'requires_approval'; intent: PaymentIntent; approval: Approval }
+  | { status: 'declined'; intent: PaymentIntent; decline: Decline }
+) & { sellerName: string };
+
+/**
+ * How pay() records the intent and who calls the rail; one of two shapes, so the combination that
+ * cannot work (an intent queued for the commit's statement while the caller applies the rail's
+ * answer to it in the same transaction) does not compile.
+ * - `after_commit` (the default): the rail is called once the caller's transaction commits. The
+ *   intent is inserted now, or, with `insert: 'with_commit'`, by the commit's one statement (the
+ *   caller reads nothing of it back).
+ * - `caller_applies`: the caller already knows the rail's answer (a gateway payment the person made
+ *   in the widget, confirmed by the gateway, or a gateway webhook) and applies it with applyDebit in
+ *   the same transaction, so the intent is inserted now.
+ */
+export type PayMode =
+  { rail: 'after_commit'; insert?: 'now' | 'with_commit' } | { rail: 'caller_applies' };
+
 /** Why a waiting payment was declined: the code on the intent and a sentence for people. */
 export interface WaitingDecline {
   code: string;
@@ -152,18 +178,15 @@ export class PaymentsService implements OnModuleInit {
   }
 
   /**
-   * Records a payment. With `callRail: false` the caller already knows the rail's answer (a
-   * gateway payment the person made in the widget and the server confirmed with the gateway, or a
-   * gateway webhook) and applies it itself with applyDebit in the same transaction, after marking
-   * its source; otherwise the rail is called after commit. The answer also carries the seller's
-   * name, read with the buyer's lock (a caller presenting the payment need not read it again).
+   * Records a payment (PayMode says how): declined by the buyer's rules, waiting for a person
+   * above the approval threshold, or `processing` with the rail to be called after commit or by
+   * the caller (PaymentStarted).
    */
-  async pay(
-    req: PayRequest,
-    opts: { callRail?: boolean; insertAtCommit?: boolean } = {},
-  ): Promise<PayOutcome & { sellerName: string }> {
+  async pay(req: PayRequest, mode: PayMode = { rail: 'after_commit' }): Promise<PaymentStarted> {
     const insert = (intent: PaymentIntent) =>
-      opts.insertAtCommit ? this.intents.insertAtCommit(intent) : this.intents.insert(intent);
+      mode.rail === 'after_commit' && mode.insert === 'with_commit'
+        ? this.intents.insertAtCommit(intent)
+        : this.intents.insert(intent);
     return this.tx.run(async () => {
       const now = this.clock.now();
       // Serialise payments of one buyer agent, so the daily cap cannot be overrun by a race; the
@@ -261,7 +284,7 @@ export class PaymentsService implements OnModuleInit {
         return { status: 'requires_approval', intent, approval, sellerName: seller.name };
       }
       await insert(intent);
-      if (opts.callRail !== false) {
+      if (mode.rail === 'after_commit') {
         await this.tx.continueAfterCommit(() => this.debitOnRail(intent.id, 'debit', intent));
       }
       return { status: 'processing', intent, sellerName: seller.name };

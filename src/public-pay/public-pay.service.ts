@@ -477,7 +477,7 @@ export class PublicPayService implements OnModuleInit {
         updatedAt: now,
       });
       const paid = await this.quotes.payOnPage(quote, checkout.id, {
-        callRail: false,
+        mode: { rail: 'caller_applies' },
         receiptExtra: {
           gateway_order_id: payment.order_id,
           ...(checkout.channel === 'link' ? { payment_link_id: checkout.gatewayLinkId } : {}),
@@ -485,9 +485,7 @@ export class PublicPayService implements OnModuleInit {
       });
       if (paid.status !== 'processing') {
         const decline =
-          paid.status === 'declined' || paid.status === 'failed'
-            ? paid.decline
-            : { code: 'payment_not_settled', reason: '' };
+          paid.status === 'declined' ? paid.decline : { code: 'payment_not_settled', reason: '' };
         const words = this.words(decline, await this.buyerName(quote));
         await this.finish(checkout, {
           status: 'failed',
@@ -673,9 +671,7 @@ export class PublicPayService implements OnModuleInit {
           // The rail is called after commit; the pipeline's second transaction ends the attempt.
           checkout.intentId = paid.intent.id;
           await this.checkouts.update(checkout.id, { intentId: paid.intent.id });
-        } else if (paid.status === 'settled') {
-          await this.finish(checkout, { status: 'paid', intentId: paid.intent.id });
-        } else if (paid.status === 'declined' || paid.status === 'failed') {
+        } else if (paid.status === 'declined') {
           await this.finish(checkout, {
             status: 'failed',
             intentId: paid.intent.id,

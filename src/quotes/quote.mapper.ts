@@ -1,5 +1,5 @@
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
-import type { PayOutcome } from '../payments/payments.service';
+import type { PaymentStarted } from '../payments/payments.service';
 import { PublicQuoteView, QuoteIntentOutcome, QuoteResponse } from './dto/quote.response';
 import type { Quote } from './quote.entity';
 import { effectiveStatus, whyNotPayable } from './quote.state';
@@ -50,7 +50,7 @@ export function toIntentOutcomeOf(intent: PaymentIntent): QuoteIntentOutcome {
   };
 }
 
-export function toIntentOutcome(outcome: PayOutcome): QuoteIntentOutcome {
+export function toIntentOutcome(outcome: PaymentStarted): QuoteIntentOutcome {
   const { intent } = outcome;
   return {
     id: intent.id,

@@ -14,7 +14,8 @@ import { PaymentSources } from '../payments/payment-sources';
 import {
   PayAuthority,
   PaymentsService,
-  PayOutcome,
+  PaymentStarted,
+  PayMode,
   PayRequest,
 } from '../payments/payments.service';
 import { SellerService } from '../seller/seller.service';
@@ -309,15 +310,15 @@ export class QuotesService implements OnModuleInit {
   payOnPage(
     quote: Quote,
     hostedCheckoutId: string,
-    opts: { callRail?: boolean; receiptExtra?: Record<string, unknown> } = {},
-  ): Promise<PayOutcome> {
+    opts: { mode?: PayMode; receiptExtra?: Record<string, unknown> } = {},
+  ): Promise<PaymentStarted> {
     return this.payThroughPipeline(
       quote,
       { mandateId: null, authorisedBy: 'person_on_page' },
       { kind: 'hosted', id: hostedCheckoutId },
       { type: 'system', id: 'pay_page' },
       { hosted_checkout_id: hostedCheckoutId, ...opts.receiptExtra },
-      { callRail: opts.callRail },
+      opts.mode,
     );
   }
 
@@ -373,8 +374,8 @@ export class QuotesService implements OnModuleInit {
     source: PayRequest['source'],
     actor: AuditActor,
     receiptExtra: Record<string, unknown>,
-    opts: { callRail?: boolean } = {},
-  ): Promise<PayOutcome> {
+    mode?: PayMode,
+  ): Promise<PaymentStarted> {
     const outcome = await this.payments.pay(
       {
         buyerAgentId: quote.buyerAgentId,
@@ -391,21 +392,16 @@ export class QuotesService implements OnModuleInit {
         },
         ...authority,
       },
-      opts,
+      mode,
     );
     const now = this.clock.now();
-    if (outcome.status !== 'declined' && outcome.status !== 'failed') {
-      const changes =
-        outcome.status === 'settled'
-          ? { status: 'paid' as const, intentId: outcome.intent.id, paidAt: now, updatedAt: now }
-          : {
-              status:
-                outcome.status === 'processing'
-                  ? ('processing' as const)
-                  : ('pending_approval' as const),
-              intentId: outcome.intent.id,
-              updatedAt: now,
-            };
+    if (outcome.status !== 'declined') {
+      const changes = {
+        status:
+          outcome.status === 'processing' ? ('processing' as const) : ('pending_approval' as const),
+        intentId: outcome.intent.id,
+        updatedAt: now,
+      };
       Object.assign(quote, changes);
       await this.quotes.update(quote.id, changes);
     }

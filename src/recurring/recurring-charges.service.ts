@@ -548,7 +548,7 @@ export class RecurringChargesService implements OnModuleInit {
         },
       },
     });
-    if (outcome.status === 'declined' || outcome.status === 'failed') {
+    if (outcome.status === 'declined') {
       await this.move(
         charge,
         {

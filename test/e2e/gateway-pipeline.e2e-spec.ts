@@ -404,7 +404,7 @@ describe('payment pipeline in two transactions (sandbox rail)', () => {
           description: `Quote ${quoteId}`,
           receiptContext: { quote_id: quoteId },
         },
-        { callRail: false },
+        { rail: 'caller_applies' },
       );
       await m.query(`UPDATE quotes SET status = 'processing', intent_id = $2 WHERE id = $1`, [
         quoteId,

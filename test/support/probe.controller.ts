@@ -156,7 +156,7 @@ export class PayProbeController {
           description: 'rollback probe',
           receiptContext: {},
         },
-        { callRail: false },
+        { rail: 'caller_applies' },
       ),
     );
     const result = await rail.debit(railDebitRequest(recorded.intent));
