@@ -37,7 +37,7 @@ export class ApprovalsPageController implements OnModuleInit {
   onModuleInit(): void {
     this.layout.registerNav({
       key: 'approvals',
-      label: 'Approvals',
+      label: 'app.nav.approvals',
       href: '/app/approvals',
       order: 10,
     });

@@ -21,7 +21,12 @@ export class BreachNoticesController implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.layout.registerNav({ key: 'notices', label: 'Notices', href: '/app/notices', order: 80 });
+    this.layout.registerNav({
+      key: 'notices',
+      label: 'app.nav.notices',
+      href: '/app/notices',
+      order: 80,
+    });
   }
 
   @Get()

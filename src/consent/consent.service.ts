@@ -56,7 +56,7 @@ export class ConsentService implements OnModuleInit {
   onModuleInit(): void {
     this.layout.registerNav({
       key: 'consent',
-      label: 'Consent centre',
+      label: 'app.nav.consent',
       href: '/app/consent',
       order: 20,
     });

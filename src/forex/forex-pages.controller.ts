@@ -39,14 +39,14 @@ export class ForexPagesController implements OnModuleInit {
   onModuleInit(): void {
     this.layout.registerNav({
       key: 'forex-declarations',
-      label: 'Forex',
+      label: 'app.nav.forex',
       href: '/app/forex/declarations',
       order: 30,
       workspaceKinds: ['standard'],
     });
     this.layout.registerNav({
       key: 'forex-desk',
-      label: 'Dealer desk',
+      label: 'app.nav.forex_desk',
       href: '/app/forex/desk',
       order: 5,
       workspaceKinds: ['forex_partner'],

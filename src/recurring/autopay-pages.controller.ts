@@ -51,7 +51,12 @@ export class AutopayPagesController implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.layout.registerNav({ key: 'autopay', label: 'AutoPay', href: '/app/autopay', order: 25 });
+    this.layout.registerNav({
+      key: 'autopay',
+      label: 'app.nav.autopay',
+      href: '/app/autopay',
+      order: 25,
+    });
     this.mandatePages.showFirstDebit(async (mandateId) => {
       const c = await this.charges.findAwaitingRegistration(mandateId);
       if (!c) {

@@ -1,6 +1,8 @@
 import { Body, Controller, Get, Post, Query, Redirect, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 
+import { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { RateLimited } from '../common/rate-limit/rate-limit';
 import { AppLayout } from './app-layout.service';
 import { AppSignupService } from './app-signup.service';
@@ -8,6 +10,7 @@ import { safeNext } from './csrf';
 import { PreSessionCsrfGuard } from './csrf.guard';
 import { AppController, CurrentPerson, SignedIn } from './current-person.decorator';
 import { CsrfForm, LoginForm, SignupForm } from './dto/app-forms.dto';
+import { errorWords } from './error-words';
 import { attempt } from './form-outcome';
 import { PersonSessionService } from './person-session.service';
 import { SessionCookies } from './session-cookies';
@@ -27,10 +30,10 @@ export class AppAuthController {
   ) {}
 
   @Get('signup')
-  signupPage(@Req() req: Request, @Res() res: Response): void {
+  signupPage(@Req() req: Request, @Res() res: Response, @PageLanguage() tr: Translator): void {
     const csrfToken = this.cookies.ensurePreSessionCsrf(req, res);
     this.render(res, 200, 'app/signup', {
-      title: 'Create a workspace',
+      title: tr.t('app.signup.title'),
       csrfToken,
       values: EMPTY_SIGNUP,
       error: null,
@@ -41,7 +44,12 @@ export class AppAuthController {
   @Post('signup')
   @RateLimited('login')
   @UseGuards(PreSessionCsrfGuard)
-  async signUp(@Body() form: SignupForm, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async signUp(
+    @Body() form: SignupForm,
+    @Req() req: Request,
+    @Res() res: Response,
+    @PageLanguage() tr: Translator,
+  ): Promise<void> {
     const outcome = await attempt(
       this.signup.signUp({
         workspaceName: form.workspace_name,
@@ -54,15 +62,20 @@ export class AppAuthController {
     if (!outcome.ok) {
       const values = { workspace_name: form.workspace_name, name: form.name, email: form.email };
       return this.render(res, outcome.status, 'app/signup', {
-        title: 'Create a workspace',
+        title: tr.t('app.signup.title'),
         csrfToken: form._csrf,
         values,
-        error: outcome.message,
+        error: errorWords(tr, outcome).message,
       });
     }
     const { session, apiKey } = outcome.value;
     this.cookies.setSession(res, session);
-    this.render(res, 200, 'app/welcome', this.layout.page(session.person, 'Welcome', { apiKey }));
+    this.render(
+      res,
+      200,
+      'app/welcome',
+      this.layout.page(session.person, tr.t('app.welcome.title'), { apiKey }),
+    );
   }
 
   @Get('login')
@@ -70,13 +83,14 @@ export class AppAuthController {
     @Query('next') next: string | undefined,
     @Req() req: Request,
     @Res() res: Response,
+    @PageLanguage() tr: Translator,
   ): Promise<void> {
     if (await this.sessions.resolve(this.cookies.sessionToken(req))) {
       return res.redirect(303, safeNext(next));
     }
     const csrfToken = this.cookies.ensurePreSessionCsrf(req, res);
     this.render(res, 200, 'app/login', {
-      title: 'Sign in',
+      title: tr.t('app.login.title'),
       csrfToken,
       email: '',
       next: safeNext(next),
@@ -87,7 +101,12 @@ export class AppAuthController {
   @Post('login')
   @RateLimited('login')
   @UseGuards(PreSessionCsrfGuard)
-  async login(@Body() form: LoginForm, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async login(
+    @Body() form: LoginForm,
+    @Req() req: Request,
+    @Res() res: Response,
+    @PageLanguage() tr: Translator,
+  ): Promise<void> {
     const outcome = await attempt(
       this.sessions.signIn({
         email: form.email,
@@ -97,11 +116,11 @@ export class AppAuthController {
     );
     if (!outcome.ok) {
       const locals = {
-        title: 'Sign in',
+        title: tr.t('app.login.title'),
         csrfToken: form._csrf,
         email: form.email,
         next: safeNext(form.next),
-        error: outcome.message,
+        error: errorWords(tr, outcome).message,
       };
       return this.render(res, outcome.status, 'app/login', locals);
     }

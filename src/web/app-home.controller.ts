@@ -10,6 +10,8 @@ import {
   Render,
 } from '@nestjs/common';
 
+import { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { AppHomeService } from './app-home.service';
 import { AppLayout } from './app-layout.service';
 import { AppController, CurrentPerson, SignedIn } from './current-person.decorator';
@@ -29,7 +31,7 @@ export class AppHomeController implements OnModuleInit {
   onModuleInit(): void {
     this.layout.registerNav({
       key: 'developers',
-      label: 'Developers',
+      label: 'app.nav.developers',
       href: '/app/developers',
       order: 90,
     });
@@ -37,21 +39,25 @@ export class AppHomeController implements OnModuleInit {
 
   @Get()
   @Render('app/home')
-  homePage(@CurrentPerson() person: SignedInPerson) {
-    return this.home.homePage(person);
+  homePage(@CurrentPerson() person: SignedInPerson, @PageLanguage() tr: Translator) {
+    return this.home.homePage(person, tr);
   }
 
   @Get('developers')
   @Render('app/developers')
-  developersPage(@CurrentPerson() person: SignedInPerson) {
-    return this.home.developersPage(person);
+  developersPage(@CurrentPerson() person: SignedInPerson, @PageLanguage() tr: Translator) {
+    return this.home.developersPage(person, tr);
   }
 
   @Post('api-keys')
   @HttpCode(200)
   @Render('app/api-key-created')
-  createApiKey(@CurrentPerson() person: SignedInPerson, @Body() form: CreateApiKeyForm) {
-    return this.home.createApiKey(person, form.name);
+  createApiKey(
+    @CurrentPerson() person: SignedInPerson,
+    @Body() form: CreateApiKeyForm,
+    @PageLanguage() tr: Translator,
+  ) {
+    return this.home.createApiKey(person, form.name, tr);
   }
 
   @Post('api-keys/:id/revoke')

@@ -5,32 +5,52 @@ import { canBuy } from '../accounts/entities/agent.entity';
 import { ApprovalsService } from '../approvals/approvals.service';
 import type { AuditActor } from '../common/audit';
 import { commonErrors } from '../common/errors/app-error';
+import { hasKey, Translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { PaymentsService } from '../payments/payments.service';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
 import { AppLayout } from './app-layout.service';
 import { AppReadModel } from './app-read-model';
 import { ApprovalCards, itemsOf, receiptHrefOf } from './approval-cards';
-import { formatIst } from './local-time';
 import type { SignedInPerson } from './signed-in-person';
 
 const actor = (p: SignedInPerson): AuditActor => ({ type: 'person', id: p.personId });
 
-const PAYMENT_STATUS: Record<string, { label: string; tone: string }> = {
-  settled: { label: 'Paid', tone: 'good' },
-  processing: { label: 'Processing', tone: 'warn' },
-  requires_approval: { label: 'Waiting for you', tone: 'warn' },
-  declined: { label: 'Declined', tone: 'bad' },
-  failed: { label: 'Failed', tone: 'bad' },
+/** Badge tone of each payment status; the words are app.payment_status.<status>. */
+const PAYMENT_TONE: Record<string, string> = {
+  settled: 'good',
+  processing: 'warn',
+  requires_approval: 'warn',
+  declined: 'bad',
+  failed: 'bad',
 };
 
-const REFUND_STATUS: Record<string, { label: string; tone: string }> = {
-  succeeded: { label: 'Refunded', tone: 'good' },
-  pending_approval: { label: 'Waiting for you', tone: 'warn' },
-  denied: { label: 'Declined by you', tone: 'bad' },
-  expired: { label: 'Expired', tone: 'bad' },
-  failed: { label: 'Failed', tone: 'bad' },
+/** Badge tone of each refund status; the words are app.refund_status.<status>. */
+const REFUND_TONE: Record<string, string> = {
+  succeeded: 'good',
+  pending_approval: 'warn',
+  denied: 'bad',
+  expired: 'bad',
+  failed: 'bad',
 };
+
+/** A status in words: its own key when the catalogue has one, else the area's "other". */
+function statusWords(tr: Translator, area: string, status: string): string {
+  const key = `app.${area}.${status}`;
+  return tr.t(hasKey(key) ? key : `app.${area}.other`);
+}
+
+/**
+ * Why a payment did not go through, in the page's language: by its decline code; the service's
+ * English reason only on an English page when the code has no words yet.
+ */
+function declineWords(tr: Translator, code: string | null, reason: string | null): string | null {
+  const key = `app.decline.${code ?? ''}`;
+  if (code && hasKey(key)) {
+    return tr.t(key);
+  }
+  return tr.lang === 'en' ? reason : null;
+}
 
 /** A 0–100 % bar in 10 % steps (a class, since the CSP allows no inline style). */
 function meterClass(used: number, cap: number): string {
@@ -58,7 +78,7 @@ export class AppHomeService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async homePage(person: SignedInPerson) {
+  async homePage(person: SignedInPerson, tr: Translator) {
     const ws = person.workspaceId;
     const [pending, agents, intents, refunds] = await Promise.all([
       this.approvals.list(ws, 'pending'),
@@ -92,7 +112,7 @@ export class AppHomeService {
     const waiting = await this.cards.build(pending.slice(0, 3));
     return this.layout.page(
       person,
-      'Home',
+      tr.t('app.home.title'),
       {
         waiting,
         waitingCount: pending.length,
@@ -101,7 +121,6 @@ export class AppHomeService {
         dailyCapPaise: cap,
         payments: intents.map((i) => {
           const items = itemsOf(i, sessions, quotes);
-          const status = PAYMENT_STATUS[i.status] ?? { label: i.status, tone: '' };
           return {
             id: i.id,
             what:
@@ -112,24 +131,26 @@ export class AppHomeService {
             buyer: names.get(i.buyerAgentId) ?? i.buyerAgentId,
             amountPaise: i.amountPaise,
             refundedPaise: i.amountRefundedPaise,
-            statusLabel: status.label,
-            tone: status.tone,
-            reason: i.status === 'declined' || i.status === 'failed' ? i.declineReason : null,
-            at: formatIst(i.settledAt ?? i.createdAt),
+            statusLabel: statusWords(tr, 'payment_status', i.status),
+            tone: PAYMENT_TONE[i.status] ?? '',
+            reason:
+              i.status === 'declined' || i.status === 'failed'
+                ? declineWords(tr, i.declineCode, i.declineReason)
+                : null,
+            at: tr.ist(i.settledAt ?? i.createdAt),
             receiptHref: receiptHrefOf(i, sessions.get(i.sourceId)),
           };
         }),
         refunds: refunds.map((r) => {
           const intent = byId.get(r.intentId);
-          const status = REFUND_STATUS[r.status] ?? { label: r.status, tone: '' };
           return {
             id: r.id,
             seller: names.get(r.sellerAgentId) ?? r.sellerAgentId,
             amountPaise: r.amountPaise,
             reason: r.reason,
-            statusLabel: status.label,
-            tone: status.tone,
-            at: formatIst(r.succeededAt ?? r.createdAt),
+            statusLabel: statusWords(tr, 'refund_status', r.status),
+            tone: REFUND_TONE[r.status] ?? '',
+            at: tr.ist(r.succeededAt ?? r.createdAt),
             receiptHref: intent ? receiptHrefOf(intent, sessions.get(intent.sourceId)) : null,
           };
         }),
@@ -138,7 +159,7 @@ export class AppHomeService {
     );
   }
 
-  async developersPage(person: SignedInPerson) {
+  async developersPage(person: SignedInPerson, tr: Translator) {
     const [agents, apiKeys, keys] = await Promise.all([
       this.accounts.listAgents(person.workspaceId, 100),
       this.accounts.listApiKeys(person.workspaceId, 100),
@@ -147,23 +168,28 @@ export class AppHomeService {
     const agentName = new Map(agents.data.map((a) => [a.id, a.name]));
     return this.layout.page(
       person,
-      'Developers',
+      tr.t('app.developers.title'),
       {
-        agents: agents.data.map((a) => ({ ...a, created: formatIst(a.created_at) })),
+        agents: agents.data.map((a) => ({
+          ...a,
+          roleLabel: tr.t(`app.role.${a.role}`),
+          created: tr.ist(a.created_at),
+        })),
         apiKeys: apiKeys.data.map((k) => ({
           ...k,
           active: k.revoked_at === null,
-          created: formatIst(k.created_at),
-          revoked: k.revoked_at ? formatIst(k.revoked_at) : null,
+          created: tr.ist(k.created_at),
+          revoked: k.revoked_at ? tr.ist(k.revoked_at) : null,
         })),
         protocolKeys: keys.data.map((k) => ({
           id: k.id,
           name: k.name,
           hint: k.hint,
-          role: k.role,
-          agent: agentName.get(k.agent_id) ?? k.agent_id,
+          roleLabel: tr.t(k.role === 'merchant' ? 'app.role.merchant' : 'app.role.buyer_key'),
+          agent: agentName.get(k.agent_id) ?? null,
+          agentId: k.agent_id,
           active: k.revoked_at === null,
-          created: formatIst(k.created_at),
+          created: tr.ist(k.created_at),
         })),
         moreAgents: agents.has_more,
         moreApiKeys: apiKeys.has_more,
@@ -173,13 +199,14 @@ export class AppHomeService {
   }
 
   /** The response is the only place the secret ever appears (the page is no-store). */
-  async createApiKey(person: SignedInPerson, rawName: string) {
+  async createApiKey(person: SignedInPerson, rawName: string, tr: Translator) {
     const name = rawName.trim();
     if (name.length < 1 || name.length > 100) {
-      throw commonErrors.invalid('$.name', 'Key name must be 1 to 100 characters');
+      // $.key_name: the error page's words are errors.field.key_name (src/web/error-words.ts).
+      throw commonErrors.invalid('$.key_name', 'Key name must be 1 to 100 characters');
     }
     const key = await this.accounts.createApiKey(person.workspaceId, name, actor(person));
-    return this.layout.page(person, 'API key created', { apiKey: key }, 'developers');
+    return this.layout.page(person, tr.t('app.keys.api_title'), { apiKey: key }, 'developers');
   }
 
   async revokeApiKey(person: SignedInPerson, id: string): Promise<void> {

@@ -6,6 +6,7 @@ import type { SignedInPerson } from './signed-in-person';
 export interface NavItem {
   /** Stable key; registering the same key again replaces the entry. */
   key: string;
+  /** Catalogue key of the link's words (`app.nav.*`, docs/languages.md); the header translates it. */
   label: string;
   /** null: announced but not built yet (shown greyed out). */
   href: string | null;
@@ -24,9 +25,9 @@ export interface AppPageLocals {
 }
 
 const PLACEHOLDERS: NavItem[] = [
-  { key: 'home', label: 'Home', href: '/app', order: 0 },
-  { key: 'approvals', label: 'Approvals', href: null, order: 10 },
-  { key: 'consent', label: 'Consent centre', href: null, order: 20 },
+  { key: 'home', label: 'app.nav.home', href: '/app', order: 0 },
+  { key: 'approvals', label: 'app.nav.approvals', href: null, order: 10 },
+  { key: 'consent', label: 'app.nav.consent', href: null, order: 20 },
 ];
 
 /**

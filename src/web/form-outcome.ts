@@ -7,7 +7,8 @@ export type FormOutcome<T> =
 
 /**
  * Runs a use case for a form and turns its client errors (AppError 4xx) into a value, so the
- * handler can re-render the form with the message. Anything else (5xx, bugs) still throws.
+ * handler can re-render the form with the message (in the page's language: errorWords in
+ * src/web/error-words.ts). Anything else (5xx, bugs) still throws.
  */
 export async function attempt<T>(work: Promise<T>): Promise<FormOutcome<T>> {
   try {

@@ -2,25 +2,16 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 
 import { toAppError } from '../common/errors/all-exceptions.filter';
+import { translator } from '../common/i18n/catalogue';
+import { languageOfResponse } from '../common/i18n/language';
+import { errorWords } from './error-words';
 import { WebRedirect } from './web-redirect';
-
-const HEADINGS: Record<number, string> = {
-  400: 'Something in the form is not right',
-  401: 'Please sign in',
-  403: 'Request refused',
-  404: 'Not found',
-  429: 'Too many attempts; wait a minute and try again',
-  503: 'Temporarily unavailable',
-};
-
-/** What a person reads on a 503 page (the API's message speaks of a Retry-After header). */
-const UNAVAILABLE_MESSAGE =
-  'The service is temporarily unavailable. Please try again in a few seconds.';
 
 /**
  * HTML counterpart of the global JSON filter, for controllers under /app: redirects thrown by
  * guards become 303s, everything else an error page (5xx show no internals, as in the API; a
- * Postgres/Redis outage is a 503 "temporarily unavailable" page with Retry-After).
+ * Postgres/Redis outage is a 503 "temporarily unavailable" page with Retry-After). The words are
+ * the page's language (docs/languages.md).
  */
 @Catch()
 export class WebExceptionFilter implements ExceptionFilter {
@@ -41,11 +32,12 @@ export class WebExceptionFilter implements ExceptionFilter {
     if (err.extra.retryAfterSeconds !== undefined) {
       res.setHeader('Retry-After', String(err.extra.retryAfterSeconds));
     }
-    const heading = HEADINGS[err.status] ?? 'Something went wrong';
+    // In the page's language, by the error's code (src/web/error-words.ts); 5xx show no internals.
+    const words = errorWords(translator(languageOfResponse(res)), err);
     res.status(err.status).render('app/error', {
-      title: heading,
-      heading,
-      message: err.status === 503 ? UNAVAILABLE_MESSAGE : err.message,
+      title: words.heading,
+      heading: words.heading,
+      message: words.message,
       status: err.status,
       code: err.code,
       signIn: err.status === 401,

@@ -207,7 +207,8 @@ describe('app pages', () => {
     expect(home.text).toContain('Approvals waiting');
     expect(home.text).toContain('id="waiting-count">1<');
     expect(home.text).toContain(`data-approval="${approvalId}"`);
-    expect(home.text).toContain("Today's spending");
+    // Catalogue words are escaped by Handlebars: the apostrophe is &#x27;.
+    expect(home.text).toContain('Today&#x27;s spending');
     // ₹900 settled + ₹2,500 waiting = ₹3,400 of ₹50,000; ₹46,600 left.
     expect(home.text).toContain('₹3,400.00');
     expect(home.text).toContain('₹46,600.00 left today');
