@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LessThanOrEqual } from 'typeorm';
 
+import { batchColumns, batchInsert } from '../database/batch';
 import { QueuedStatement, Tx } from '../database/tx';
 import { GENESIS_HASH } from './chain-entry';
 import { Chain } from './entities/chain.entity';
@@ -99,36 +100,30 @@ export class ChainRepository {
 }
 
 /** New chains' head rows (their first entry is the head), as one INSERT. */
+const NEW_CHAIN_COLUMNS = batchColumns<ChainEntryRow>({
+  id: ['text', (r) => r.chainId],
+  head_hash: ['text', (r) => r.hash],
+  length: ['int', (r) => r.seq],
+  created_at: ['timestamptz', (r) => r.createdAt],
+  updated_at: ['timestamptz', (r) => r.createdAt],
+});
+
 function insertNewChains(rows: ChainEntryRow[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO chains (id, head_hash, length, created_at, updated_at)
-     SELECT id, h, n, c::timestamptz, c::timestamptz
-       FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) AS r(id, h, n, c)`,
-    params: [
-      rows.map((r) => r.chainId),
-      rows.map((r) => r.hash),
-      rows.map((r) => r.seq),
-      rows.map((r) => r.createdAt.toISOString()),
-    ],
-  };
+  return batchInsert('chains', NEW_CHAIN_COLUMNS, rows);
 }
 
 /** New chains' first entries, as one INSERT. */
+const ENTRY_COLUMNS = batchColumns<ChainEntryRow>({
+  chain_id: ['text', (r) => r.chainId],
+  seq: ['int', (r) => r.seq],
+  prev_hash: ['text', (r) => r.prevHash],
+  hash: ['text', (r) => r.hash],
+  payload: ['jsonb', (r) => r.payload],
+  created_at: ['timestamptz', (r) => r.createdAt],
+  kid: ['text', (r) => r.kid],
+  jws: ['text', (r) => r.jws],
+});
+
 function insertFirstEntries(rows: ChainEntryRow[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO chain_entries (chain_id, seq, prev_hash, hash, payload, created_at, kid, jws)
-     SELECT id, n, p, h, pl::jsonb, c::timestamptz, k, j
-       FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                   $8::text[]) AS r(id, n, p, h, pl, c, k, j)`,
-    params: [
-      rows.map((r) => r.chainId),
-      rows.map((r) => r.seq),
-      rows.map((r) => r.prevHash),
-      rows.map((r) => r.hash),
-      rows.map((r) => JSON.stringify(r.payload)),
-      rows.map((r) => r.createdAt.toISOString()),
-      rows.map((r) => r.kid),
-      rows.map((r) => r.jws),
-    ],
-  };
+  return batchInsert('chain_entries', ENTRY_COLUMNS, rows);
 }

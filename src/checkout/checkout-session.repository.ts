@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
+import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
 import { queryPrepared } from '../database/prepared';
 import { QueuedStatement, Tx } from '../database/tx';
@@ -169,70 +170,49 @@ export class CheckoutSessionRepository {
   }
 }
 
-const json = (v: unknown): string | null =>
-  v === null || v === undefined ? null : JSON.stringify(v);
-const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+/** Every column of checkout_sessions, named once (src/database/batch.ts). */
+const SESSION_COLUMNS = batchColumns<CheckoutSession>({
+  id: ['text', (r) => r.id],
+  workspace_id: ['text', (r) => r.workspaceId],
+  seller_agent_id: ['text', (r) => r.sellerAgentId],
+  protocol_key_id: ['text', (r) => r.protocolKeyId],
+  status: ['text', (r) => r.status],
+  // Stored upper case, as the entity's lowerCaseCurrency transformer writes it.
+  currency: ['text', (r) => r.currency.toUpperCase()],
+  line_items: ['jsonb', (r) => r.lineItems],
+  buyer: ['jsonb', (r) => r.buyer],
+  messages: ['jsonb', (r) => r.messages],
+  intent_id: ['text', (r) => r.intentId],
+  order_id: ['text', (r) => r.orderId],
+  intent_trace: ['jsonb', (r) => r.intentTrace],
+  created_at: ['timestamptz', (r) => r.createdAt],
+  updated_at: ['timestamptz', (r) => r.updatedAt],
+  expires_at: ['timestamptz', (r) => r.expiresAt],
+  completed_at: ['timestamptz', (r) => r.completedAt],
+  canceled_at: ['timestamptz', (r) => r.canceledAt],
+});
 
-/** New sessions as one INSERT (parallel arrays: the same text for any number of rows). */
+/** The mutable columns `save` writes, by id. */
+const MUTABLE_COLUMNS = batchColumns<CheckoutSession>({
+  id: SESSION_COLUMNS.id,
+  status: SESSION_COLUMNS.status,
+  line_items: SESSION_COLUMNS.line_items,
+  buyer: SESSION_COLUMNS.buyer,
+  messages: SESSION_COLUMNS.messages,
+  intent_id: SESSION_COLUMNS.intent_id,
+  order_id: SESSION_COLUMNS.order_id,
+  intent_trace: SESSION_COLUMNS.intent_trace,
+  updated_at: SESSION_COLUMNS.updated_at,
+  completed_at: SESSION_COLUMNS.completed_at,
+  canceled_at: SESSION_COLUMNS.canceled_at,
+});
+
+/** New sessions as one INSERT. */
 function insertSessions(rows: CheckoutSession[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO checkout_sessions (id, workspace_id, seller_agent_id, protocol_key_id, status, currency,
-       line_items, buyer, messages, intent_id, order_id, intent_trace, created_at, updated_at, expires_at,
-       completed_at, canceled_at)
-     SELECT id, ws, seller, pk, st, cur, li::jsonb, b::jsonb, msg::jsonb, ii, oi, it::jsonb,
-            ca::timestamptz, ua::timestamptz, ea::timestamptz, co::timestamptz, cx::timestamptz
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                   $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-                   $15::text[], $16::text[], $17::text[])
-            AS r(id, ws, seller, pk, st, cur, li, b, msg, ii, oi, it, ca, ua, ea, co, cx)`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.workspaceId),
-      rows.map((r) => r.sellerAgentId),
-      rows.map((r) => r.protocolKeyId),
-      rows.map((r) => r.status),
-      // Stored upper case, as the entity's lowerCaseCurrency transformer writes it.
-      rows.map((r) => r.currency.toUpperCase()),
-      rows.map((r) => json(r.lineItems)),
-      rows.map((r) => json(r.buyer)),
-      rows.map((r) => json(r.messages)),
-      rows.map((r) => r.intentId),
-      rows.map((r) => r.orderId),
-      rows.map((r) => json(r.intentTrace)),
-      rows.map((r) => iso(r.createdAt)),
-      rows.map((r) => iso(r.updatedAt)),
-      rows.map((r) => iso(r.expiresAt)),
-      rows.map((r) => iso(r.completedAt)),
-      rows.map((r) => iso(r.canceledAt)),
-    ],
-  };
+  return batchInsert('checkout_sessions', SESSION_COLUMNS, rows);
 }
 
 /** Every mutable column of locked sessions as one UPDATE (the columns `save` writes). */
 function updateSessions(queued: CheckoutSession[]): QueuedStatement {
-  const rows = [...new Map(queued.map((r) => [r.id, r])).values()];
-  return {
-    sql: `UPDATE checkout_sessions AS s
-             SET status = u.st, line_items = u.li::jsonb, buyer = u.b::jsonb, messages = u.msg::jsonb,
-                 intent_id = u.ii, order_id = u.oi, intent_trace = u.it::jsonb,
-                 updated_at = u.ua::timestamptz, completed_at = u.co::timestamptz,
-                 canceled_at = u.cx::timestamptz
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                        $8::text[], $9::text[], $10::text[], $11::text[])
-                 AS u(id, st, li, b, msg, ii, oi, it, ua, co, cx)
-           WHERE s.id = u.id`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.status),
-      rows.map((r) => json(r.lineItems)),
-      rows.map((r) => json(r.buyer)),
-      rows.map((r) => json(r.messages)),
-      rows.map((r) => r.intentId),
-      rows.map((r) => r.orderId),
-      rows.map((r) => json(r.intentTrace)),
-      rows.map((r) => iso(r.updatedAt)),
-      rows.map((r) => iso(r.completedAt)),
-      rows.map((r) => iso(r.canceledAt)),
-    ],
-  };
+  return batchUpdate('checkout_sessions', 'id', MUTABLE_COLUMNS, queued);
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
+import { batchColumns, batchInsert } from '../database/batch';
 import { QueuedStatement, Tx } from '../database/tx';
 
 export interface AuditActor {
@@ -21,22 +22,17 @@ interface AuditRow {
  * All of a transaction's audit rows in one statement, in the order they were recorded (so their
  * ids are too). Parallel arrays, so the statement text is the same for any number of rows.
  */
+const AUDIT_COLUMNS = batchColumns<AuditRow>({
+  workspace_id: ['text', (r) => r.workspaceId],
+  actor_type: ['text', (r) => r.actorType],
+  actor_id: ['text', (r) => r.actorId],
+  action: ['text', (r) => r.action],
+  subject_id: ['text', (r) => r.subjectId],
+  data: ['json_text', (r) => r.data],
+});
+
 function insertAuditRows(rows: AuditRow[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO audit_events (workspace_id, actor_type, actor_id, action, subject_id, data)
-     SELECT w, t, a, act, s, d::jsonb
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-            WITH ORDINALITY AS r(w, t, a, act, s, d, n)
-      ORDER BY n`,
-    params: [
-      rows.map((r) => r.workspaceId),
-      rows.map((r) => r.actorType),
-      rows.map((r) => r.actorId),
-      rows.map((r) => r.action),
-      rows.map((r) => r.subjectId),
-      rows.map((r) => r.data),
-    ],
-  };
+  return batchInsert('audit_events', AUDIT_COLUMNS, rows, { ordered: true });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { agentParts } from '../accounts/agent.repository';
+import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
 import { Sql, statement } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
@@ -156,39 +157,34 @@ export class DelegatedTokenRepository {
 }
 
 /** New delegated tokens as one INSERT (Tx.writeBeforeCommit; parallel arrays). */
+const TOKEN_COLUMNS = batchColumns<DelegatedToken>({
+  id: ['text', (r) => r.id],
+  workspace_id: ['text', (r) => r.workspaceId],
+  buyer_agent_id: ['text', (r) => r.buyerAgentId],
+  protocol_key_id: ['text', (r) => r.protocolKeyId],
+  mandate_id: ['text', (r) => r.mandateId],
+  checkout_session_id: ['text', (r) => r.checkoutSessionId],
+  merchant_agent_id: ['text', (r) => r.merchantAgentId],
+  max_amount_paise: ['bigint', (r) => r.maxAmountPaise],
+  // Stored upper case, as the entity's lowerCaseCurrency transformer writes it.
+  currency: ['text', (r) => r.currency.toUpperCase()],
+  expires_at: ['timestamptz', (r) => r.expiresAt],
+  status: ['text', (r) => r.status],
+  metadata: ['jsonb', (r) => r.metadata],
+  created_at: ['timestamptz', (r) => r.createdAt],
+});
+
 function insertTokens(rows: DelegatedToken[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO delegated_tokens (id, workspace_id, buyer_agent_id, protocol_key_id, mandate_id,
-       checkout_session_id, merchant_agent_id, max_amount_paise, currency, expires_at, status, metadata,
-       created_at)
-     SELECT id, ws, buyer, pk, mdt, cs, merchant, amount, cur, ea::timestamptz, st, md::jsonb, ca::timestamptz
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                   $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
-            AS r(id, ws, buyer, pk, mdt, cs, merchant, amount, cur, ea, st, md, ca)`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.workspaceId),
-      rows.map((r) => r.buyerAgentId),
-      rows.map((r) => r.protocolKeyId),
-      rows.map((r) => r.mandateId),
-      rows.map((r) => r.checkoutSessionId),
-      rows.map((r) => r.merchantAgentId),
-      rows.map((r) => r.maxAmountPaise),
-      // Stored upper case, as the entity's lowerCaseCurrency transformer writes it.
-      rows.map((r) => r.currency.toUpperCase()),
-      rows.map((r) => r.expiresAt.toISOString()),
-      rows.map((r) => r.status),
-      rows.map((r) => JSON.stringify(r.metadata)),
-      rows.map((r) => r.createdAt.toISOString()),
-    ],
-  };
+  return batchInsert('delegated_tokens', TOKEN_COLUMNS, rows);
 }
 
 /** The tokens a transaction redeemed, marked used by one UPDATE (Tx.writeBeforeCommit). */
+const USED_COLUMNS = batchColumns<{ id: string; usedAt: Date }>({
+  id: ['text', (r) => r.id],
+  status: ['text', () => 'used'],
+  used_at: ['timestamptz', (r) => r.usedAt],
+});
+
 function markUsed(rows: { id: string; usedAt: Date }[]): QueuedStatement {
-  return {
-    sql: `UPDATE delegated_tokens AS t SET status = 'used', used_at = u.at
-       FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id`,
-    params: [rows.map((r) => r.id), rows.map((r) => r.usedAt.toISOString())],
-  };
+  return batchUpdate('delegated_tokens', 'id', USED_COLUMNS, rows);
 }

@@ -4,6 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { Cursor, newestFirst } from '../common/pagination';
+import { batchColumns, batchInsert } from '../database/batch';
 import { QueuedStatement, Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from './entities/outbox-event.entity';
@@ -37,25 +38,22 @@ interface OutboxRow {
  * number of rows), each row's NOTIFY in its RETURNING: Postgres delivers the notifications when
  * (and only if) the transaction commits, and a data-modifying statement always runs to completion.
  */
+const OUTBOX_COLUMNS = batchColumns<OutboxRow>({
+  id: ['text', (r) => r.id],
+  workspace_id: ['text', (r) => r.workspaceId],
+  agent_id: ['text', (r) => r.agentId],
+  type: ['text', (r) => r.type],
+  subject_id: ['text', (r) => r.subjectId],
+  payload: ['json_text', (r) => r.payload],
+  created_at: ['timestamptz', (r) => r.createdAt],
+  protocol_key_id: ['text', (r) => r.protocolKeyId],
+});
+
 function insertOutboxRows(rows: OutboxRow[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO outbox_events (id, workspace_id, agent_id, type, subject_id, payload, created_at, protocol_key_id)
-     SELECT i, w, a, ty, s, p::jsonb, c::timestamptz, k
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-            WITH ORDINALITY AS r(i, w, a, ty, s, p, c, k, n)
-      ORDER BY n
-     RETURNING pg_notify('${OUTBOX_CHANNEL}', id)`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.workspaceId),
-      rows.map((r) => r.agentId),
-      rows.map((r) => r.type),
-      rows.map((r) => r.subjectId),
-      rows.map((r) => r.payload),
-      rows.map((r) => r.createdAt),
-      rows.map((r) => r.protocolKeyId),
-    ],
-  };
+  return batchInsert('outbox_events', OUTBOX_COLUMNS, rows, {
+    ordered: true,
+    tail: `RETURNING pg_notify('${OUTBOX_CHANNEL}', id)`,
+  });
 }
 
 /** SQL on outbox_events for another owner's statement (docs/architecture.md "Table owners"). */

@@ -4,6 +4,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 
 import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
+import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
 import { queryPrepared } from '../database/prepared';
 import { QueuedStatement, Tx } from '../database/tx';
@@ -238,69 +239,51 @@ export class PaymentIntentRepository {
   }
 }
 
-const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+/** Every column of payment_intents, named once (src/database/batch.ts). */
+const INTENT_COLUMNS = batchColumns<PaymentIntent>({
+  id: ['text', (r) => r.id],
+  buyer_workspace_id: ['text', (r) => r.buyerWorkspaceId],
+  buyer_agent_id: ['text', (r) => r.buyerAgentId],
+  seller_workspace_id: ['text', (r) => r.sellerWorkspaceId],
+  seller_agent_id: ['text', (r) => r.sellerAgentId],
+  amount_paise: ['bigint', (r) => r.amountPaise],
+  amount_refunded_paise: ['bigint', (r) => r.amountRefundedPaise],
+  currency: ['text', (r) => r.currency],
+  source_kind: ['text', (r) => r.sourceKind],
+  source_id: ['text', (r) => r.sourceId],
+  token_id: ['text', (r) => r.tokenId],
+  mandate_id: ['text', (r) => r.mandateId],
+  status: ['text', (r) => r.status],
+  decline_code: ['text', (r) => r.declineCode],
+  decline_reason: ['text', (r) => r.declineReason],
+  description: ['text', (r) => r.description],
+  receipt_context: ['jsonb', (r) => r.receiptContext],
+  rail: ['text', (r) => r.rail],
+  rail_reference: ['text', (r) => r.railReference],
+  receipt_id: ['text', (r) => r.receiptId],
+  created_at: ['timestamptz', (r) => r.createdAt],
+  updated_at: ['timestamptz', (r) => r.updatedAt],
+  settled_at: ['timestamptz', (r) => r.settledAt],
+});
 
-/** New intents as one INSERT (parallel arrays). */
+/** The outcome columns recordOutcomeAtCommit writes, by id. */
+const OUTCOME_COLUMNS = batchColumns<PaymentIntent>({
+  id: INTENT_COLUMNS.id,
+  status: INTENT_COLUMNS.status,
+  decline_code: INTENT_COLUMNS.decline_code,
+  decline_reason: INTENT_COLUMNS.decline_reason,
+  rail_reference: INTENT_COLUMNS.rail_reference,
+  receipt_id: INTENT_COLUMNS.receipt_id,
+  settled_at: INTENT_COLUMNS.settled_at,
+  updated_at: INTENT_COLUMNS.updated_at,
+});
+
+/** New intents as one INSERT. */
 function insertIntents(rows: PaymentIntent[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO payment_intents (id, buyer_workspace_id, buyer_agent_id, seller_workspace_id, seller_agent_id,
-       amount_paise, amount_refunded_paise, currency, source_kind, source_id, token_id, mandate_id, status,
-       decline_code, decline_reason, description, receipt_context, rail, rail_reference, receipt_id, created_at,
-       updated_at, settled_at)
-     SELECT id, bw, ba, sw, sa, amt, ref, cur, sk, si, tk, md, st, dc, dr, ds, rc::jsonb, rl, rr, rcp,
-            ca::timestamptz, ua::timestamptz, sa2::timestamptz
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
-                   $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-                   $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[],
-                   $22::text[], $23::text[])
-            AS r(id, bw, ba, sw, sa, amt, ref, cur, sk, si, tk, md, st, dc, dr, ds, rc, rl, rr, rcp, ca, ua, sa2)`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.buyerWorkspaceId),
-      rows.map((r) => r.buyerAgentId),
-      rows.map((r) => r.sellerWorkspaceId),
-      rows.map((r) => r.sellerAgentId),
-      rows.map((r) => r.amountPaise),
-      rows.map((r) => r.amountRefundedPaise),
-      rows.map((r) => r.currency),
-      rows.map((r) => r.sourceKind),
-      rows.map((r) => r.sourceId),
-      rows.map((r) => r.tokenId),
-      rows.map((r) => r.mandateId),
-      rows.map((r) => r.status),
-      rows.map((r) => r.declineCode),
-      rows.map((r) => r.declineReason),
-      rows.map((r) => r.description),
-      rows.map((r) => JSON.stringify(r.receiptContext)),
-      rows.map((r) => r.rail),
-      rows.map((r) => r.railReference),
-      rows.map((r) => r.receiptId),
-      rows.map((r) => iso(r.createdAt)),
-      rows.map((r) => iso(r.updatedAt)),
-      rows.map((r) => iso(r.settledAt)),
-    ],
-  };
+  return batchInsert('payment_intents', INTENT_COLUMNS, rows);
 }
 
 /** The outcome columns of locked intents as one UPDATE; a row queued twice keeps its last state. */
 function updateOutcomes(queued: PaymentIntent[]): QueuedStatement {
-  const rows = [...new Map(queued.map((r) => [r.id, r])).values()];
-  return {
-    sql: `UPDATE payment_intents AS p
-             SET status = u.st, decline_code = u.dc, decline_reason = u.dr, rail_reference = u.rr,
-                 receipt_id = u.rcp, settled_at = u.sa::timestamptz, updated_at = u.ua::timestamptz
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                        $8::text[]) AS u(id, st, dc, dr, rr, rcp, sa, ua)
-           WHERE p.id = u.id`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.status),
-      rows.map((r) => r.declineCode),
-      rows.map((r) => r.declineReason),
-      rows.map((r) => r.railReference),
-      rows.map((r) => r.receiptId),
-      rows.map((r) => iso(r.settledAt)),
-      rows.map((r) => iso(r.updatedAt)),
-    ],
-  };
+  return batchUpdate('payment_intents', 'id', OUTCOME_COLUMNS, queued);
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { newId } from '../common/ids';
+import { batchColumns, batchInsert } from '../database/batch';
 import { QueuedStatement, Tx } from '../database/tx';
 import { RailTransfer } from './entities/rail-transfer.entity';
 import { intentParts } from './payment-intent.repository';
@@ -102,23 +103,19 @@ export class RailTransferRepository {
 }
 
 /** A transaction's debit rail transfers (in practice one) as one INSERT. */
+const DEBIT_TRANSFER_COLUMNS = batchColumns<DebitTransferRow>({
+  id: ['text', (r) => r.id],
+  intent_id: ['text', (r) => r.intentId],
+  direction: ['text', () => 'debit'],
+  amount_paise: ['bigint', (r) => r.amountPaise],
+  status: ['text', (r) => r.status],
+  failure_code: ['text', (r) => r.failureCode],
+  reference: ['text', (r) => r.reference],
+  gateway_order_id: ['text', (r) => r.gatewayOrderId],
+  gateway_payment_id: ['text', (r) => r.gatewayPaymentId],
+  created_at: ['timestamptz', (r) => r.createdAt],
+});
+
 function insertDebitTransfers(rows: DebitTransferRow[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO rail_transfers (id, intent_id, direction, amount_paise, status, failure_code, reference,
-       gateway_order_id, gateway_payment_id, created_at)
-     SELECT i, it, 'debit', a, st, f, r, go, gp, c::timestamptz
-       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
-                   $8::text[], $9::text[]) AS u(i, it, a, st, f, r, go, gp, c)`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.intentId),
-      rows.map((r) => r.amountPaise),
-      rows.map((r) => r.status),
-      rows.map((r) => r.failureCode),
-      rows.map((r) => r.reference),
-      rows.map((r) => r.gatewayOrderId),
-      rows.map((r) => r.gatewayPaymentId),
-      rows.map((r) => r.createdAt),
-    ],
-  };
+  return batchInsert('rail_transfers', DEBIT_TRANSFER_COLUMNS, rows);
 }

@@ -7,6 +7,7 @@ import { newId } from '../common/ids';
 import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import type { DeliverWebhookJob } from '../common/queues/queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
 import { Sql, Statement, statement } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
@@ -76,23 +77,23 @@ export function insertDeliveries(
   rows: NewDelivery[],
   now: Date,
 ): Promise<{ id: string; event_id: string }[]> {
-  return m.query(
-    `INSERT INTO webhook_deliveries
-       (id, workspace_id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
-     SELECT u.id, u.workspace_id, u.endpoint_id, u.event_id, u.event_type, 'pending', $6, $6, $6
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-         AS u(id, workspace_id, endpoint_id, event_id, event_type)
-     ON CONFLICT (event_id, endpoint_id) DO NOTHING
-     RETURNING id, event_id`,
-    [
-      rows.map((r) => r.id),
-      rows.map((r) => r.workspaceId),
-      rows.map((r) => r.endpointId),
-      rows.map((r) => r.eventId),
-      rows.map((r) => r.type),
-      now,
-    ],
+  const { sql, params } = batchInsert(
+    'webhook_deliveries',
+    batchColumns<NewDelivery>({
+      id: ['text', (r) => r.id],
+      workspace_id: ['text', (r) => r.workspaceId],
+      endpoint_id: ['text', (r) => r.endpointId],
+      event_id: ['text', (r) => r.eventId],
+      event_type: ['text', (r) => r.type],
+      status: ['text', () => 'pending'],
+      next_attempt_at: ['timestamptz', () => now],
+      created_at: ['timestamptz', () => now],
+      updated_at: ['timestamptz', () => now],
+    }),
+    rows,
+    { tail: 'ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id, event_id' },
   );
+  return m.query(sql, params);
 }
 
 /** A delivery owed an attempt that no job is carrying. */
@@ -150,55 +151,39 @@ const lockDelivery = statement<{ delivery: JsonRow }, [string]>(
 );
 
 /** Attempts, inserted by the commit's one statement (Tx.writeBeforeCommit). */
+const ATTEMPT_COLUMNS = batchColumns<WebhookAttempt>({
+  id: ['text', (r) => r.id],
+  delivery_id: ['text', (r) => r.deliveryId],
+  attempt: ['int', (r) => r.attempt],
+  trigger: ['text', (r) => r.trigger],
+  status_code: ['int', (r) => r.statusCode],
+  duration_ms: ['int', (r) => r.durationMs],
+  error: ['text', (r) => r.error],
+  response_body: ['text', (r) => r.responseBody],
+  created_at: ['timestamptz', (r) => r.createdAt],
+});
+
 function insertAttempts(rows: WebhookAttempt[]): QueuedStatement {
-  return {
-    sql: `INSERT INTO webhook_attempts
-       (id, delivery_id, attempt, trigger, status_code, duration_ms, error, response_body, created_at)
-     SELECT id, d, n, tr, sc, ms, e, rb, c::timestamptz
-       FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::text[],
-                   $8::text[], $9::text[])
-            AS r(id, d, n, tr, sc, ms, e, rb, c)`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.deliveryId),
-      rows.map((r) => r.attempt),
-      rows.map((r) => r.trigger),
-      rows.map((r) => r.statusCode),
-      rows.map((r) => r.durationMs),
-      rows.map((r) => r.error),
-      rows.map((r) => r.responseBody),
-      rows.map((r) => r.createdAt.toISOString()),
-    ],
-  };
+  return batchInsert('webhook_attempts', ATTEMPT_COLUMNS, rows);
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
 /** Deliveries' state after an attempt (every column an attempt may change), at commit. */
+const DELIVERY_STATE_COLUMNS = batchColumns<WebhookDelivery>({
+  id: ['text', (r) => r.id],
+  status: ['text', (r) => r.status],
+  attempt_count: ['int', (r) => r.attemptCount],
+  scheduled_attempts: ['int', (r) => r.scheduledAttempts],
+  manual_attempts: ['int', (r) => r.manualAttempts],
+  last_status_code: ['int', (r) => r.lastStatusCode],
+  last_error: ['text', (r) => r.lastError],
+  next_attempt_at: ['timestamptz', (r) => r.nextAttemptAt],
+  delivered_at: ['timestamptz', (r) => r.deliveredAt],
+  failed_at: ['timestamptz', (r) => r.failedAt],
+  updated_at: ['timestamptz', (r) => r.updatedAt],
+});
+
 function updateDeliveries(rows: WebhookDelivery[]): QueuedStatement {
-  return {
-    sql: `UPDATE webhook_deliveries AS w
-        SET status = u.st, attempt_count = u.ac, scheduled_attempts = u.sa, manual_attempts = u.ma,
-            last_status_code = u.sc, last_error = u.le, next_attempt_at = u.na::timestamptz,
-            delivered_at = u.da::timestamptz, failed_at = u.fa::timestamptz, updated_at = u.ua::timestamptz
-       FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::text[],
-                   $8::text[], $9::text[], $10::text[], $11::text[])
-            AS u(id, st, ac, sa, ma, sc, le, na, da, fa, ua)
-      WHERE w.id = u.id`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.status),
-      rows.map((r) => r.attemptCount),
-      rows.map((r) => r.scheduledAttempts),
-      rows.map((r) => r.manualAttempts),
-      rows.map((r) => r.lastStatusCode),
-      rows.map((r) => r.lastError),
-      rows.map((r) => iso(r.nextAttemptAt)),
-      rows.map((r) => iso(r.deliveredAt)),
-      rows.map((r) => iso(r.failedAt)),
-      rows.map((r) => iso(r.updatedAt)),
-    ],
-  };
+  return batchUpdate('webhook_deliveries', 'id', DELIVERY_STATE_COLUMNS, rows);
 }
 
 /** SQL on webhook_deliveries for another owner's statement (docs/architecture.md "Table owners"). */

@@ -1,0 +1,141 @@
+import type { QueuedStatement } from './tx';
+
+/**
+ * One way to write a batch of rows (docs/architecture.md "Writes at commit"): the columns are named
+ * once, each with its SQL type and how a row gives its value, and the statement sends one array
+ * per column through `unnest(…)`, so its text is the same for any number of rows (one prepared
+ * statement). jsonb and timestamptz travel as text and are cast back; Dates and objects are
+ * turned into ISO text and JSON here (`json_text`: a jsonb column whose value is JSON text already).
+ *
+ *   const INTENT_COLUMNS = batchColumns<PaymentIntent>({
+ *     id: ['text', (r) => r.id],
+ *     amount_paise: ['bigint', (r) => r.amountPaise],
+ *     receipt_context: ['jsonb', (r) => r.receiptContext],
+ *     created_at: ['timestamptz', (r) => r.createdAt],
+ *   });
+ *   batchInsert('payment_intents', INTENT_COLUMNS, rows);
+ */
+export type BatchType = 'text' | 'bigint' | 'int' | 'jsonb' | 'json_text' | 'timestamptz';
+
+/** Column name → [SQL type, the row's value]. Names are the table's columns, written by us. */
+export type BatchColumns<R> = Record<string, readonly [BatchType, (row: R) => unknown]>;
+
+const COLUMN_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/** The columns as given, each name checked to be a plain SQL identifier. */
+export function batchColumns<R>(columns: BatchColumns<R>): BatchColumns<R> {
+  for (const name of Object.keys(columns)) {
+    if (!COLUMN_NAME.test(name)) {
+      throw new Error(`batch column "${name}" is not a plain SQL identifier`);
+    }
+  }
+  return columns;
+}
+
+/** The value as its array travels: text for jsonb (JSON) and timestamptz (ISO), else as it is. */
+function wire(type: BatchType, v: unknown): unknown {
+  if (v === null || v === undefined) {
+    return null;
+  }
+  if (type === 'jsonb') {
+    return JSON.stringify(v);
+  }
+  if (type === 'timestamptz') {
+    return v instanceof Date ? v.toISOString() : v;
+  }
+  return v;
+}
+
+/** The array type a column's values are sent as ($n::text[] for jsonb and timestamptz). */
+const ARRAY_TYPE: Record<BatchType, string> = {
+  text: 'text',
+  bigint: 'bigint',
+  int: 'int',
+  jsonb: 'text',
+  json_text: 'text',
+  timestamptz: 'text',
+};
+
+/** The SQL type a column is cast back to after travelling as text. */
+const CAST: Partial<Record<BatchType, string>> = {
+  jsonb: 'jsonb',
+  json_text: 'jsonb',
+  timestamptz: 'timestamptz',
+};
+
+/** The column read back from the unnest alias, cast to its type where it travelled as text. */
+function readBack(alias: string, name: string, type: BatchType): string {
+  const cast = CAST[type];
+  return cast ? `${alias}.${name}::${cast}` : `${alias}.${name}`;
+}
+
+/**
+ * The parts of a batch statement: `unnest($1::text[], …) AS alias(col, …)` (with `WITH
+ * ORDINALITY` and an `n` column when `ordered`), the select list with casts, and the parameters
+ * (one array per column, parameters numbered from `first`).
+ */
+export function unnestOf<R>(
+  columns: BatchColumns<R>,
+  rows: readonly R[],
+  opts: { alias: string; ordered?: boolean; first?: number },
+): { from: string; select: string; names: string[]; params: unknown[][] } {
+  const names = Object.keys(columns);
+  const first = opts.first ?? 1;
+  const arrays = names.map((n, i) => `$${first + i}::${ARRAY_TYPE[columns[n][0]]}[]`);
+  const aliases = opts.ordered ? [...names, 'n'] : names;
+  return {
+    from: `unnest(${arrays.join(', ')})${opts.ordered ? ' WITH ORDINALITY' : ''} AS ${opts.alias}(${aliases.join(', ')})`,
+    select: names.map((n) => readBack(opts.alias, n, columns[n][0])).join(', '),
+    names,
+    params: names.map((n) => {
+      const [type, value] = columns[n];
+      return rows.map((r) => wire(type, value(r)));
+    }),
+  };
+}
+
+/**
+ * `INSERT INTO table (cols) SELECT … FROM unnest(…)`, rows in the order given (`ordered`: by
+ * their position, so serial ids follow it), with an optional tail (`RETURNING …`).
+ */
+export function batchInsert<R>(
+  table: string,
+  columns: BatchColumns<R>,
+  rows: readonly R[],
+  opts: { ordered?: boolean; tail?: string } = {},
+): QueuedStatement {
+  const u = unnestOf(columns, rows, { alias: 'r', ordered: opts.ordered });
+  return {
+    sql:
+      `INSERT INTO ${table} (${u.names.join(', ')}) SELECT ${u.select} FROM ${u.from}` +
+      (opts.ordered ? ' ORDER BY r.n' : '') +
+      (opts.tail ? ` ${opts.tail}` : ''),
+    params: u.params,
+  };
+}
+
+/**
+ * `UPDATE table AS t SET col = u.col, … FROM unnest(…) AS u(…) WHERE t.key = u.key` for the
+ * columns besides the key. A row queued twice keeps its last state (one UPDATE may not touch a
+ * row twice).
+ */
+export function batchUpdate<R>(
+  table: string,
+  key: string,
+  columns: BatchColumns<R>,
+  queued: readonly R[],
+): QueuedStatement {
+  const keyOf = columns[key]?.[1];
+  if (!keyOf) {
+    throw new Error(`batch update of ${table}: the key column "${key}" is not among the columns`);
+  }
+  const rows = [...new Map(queued.map((r) => [keyOf(r), r])).values()];
+  const u = unnestOf(columns, rows, { alias: 'u' });
+  const sets = u.names
+    .filter((n) => n !== key)
+    .map((n) => `${n} = ${readBack('u', n, columns[n][0])}`);
+  return {
+    sql: `UPDATE ${table} AS t SET ${sets.join(', ')} FROM ${u.from} WHERE t.${key} = u.${key}`,
+    params: u.params,
+  };
+}
