@@ -6,12 +6,15 @@ import {
   HttpCode,
   OnModuleInit,
   Post,
+  Query,
   Req,
   Res,
 } from '@nestjs/common';
-import { IsIn, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import type { Request, Response } from 'express';
 
+import type { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { AppLayout } from '../web/app-layout.service';
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
 import { CsrfForm } from '../web/dto/app-forms.dto';
@@ -20,7 +23,7 @@ import { PersonSessionService } from '../web/person-session.service';
 import { SessionCookies } from '../web/session-cookies';
 import type { SignedInPerson } from '../web/signed-in-person';
 import { PersonalDataService } from './personal-data.service';
-import { YourDataPages } from './your-data.pages';
+import { correctionError, YourDataPages } from './your-data.pages';
 
 export class CorrectionForm extends CsrfForm {
   @IsString() @MaxLength(200) name: string;
@@ -29,9 +32,11 @@ export class CorrectionForm extends CsrfForm {
 }
 
 export class ErasureForm extends CsrfForm {
-  /** The confirmation box: erasure cannot be undone. */
-  @IsIn(['yes'], { message: 'Tick the box to confirm that erasure cannot be undone' })
-  understood: string;
+  /**
+   * The confirmation box: erasure cannot be undone. Anything but "yes" shows the confirmation
+   * page again with the reason, in the page's language.
+   */
+  @IsOptional() @IsString() @MaxLength(10) understood?: string;
 }
 
 /** {appUrl}/your-data: see, download, correct and erase what we hold (docs/personal-data.md). */
@@ -50,15 +55,20 @@ export class YourDataController implements OnModuleInit {
   onModuleInit(): void {
     this.layout.registerNav({
       key: 'your-data',
-      label: 'app.nav.your_data',
+      label: 'Your data',
       href: '/app/your-data',
       order: 80,
     });
   }
 
   @Get()
-  async page(@CurrentPerson() person: SignedInPerson, @Res() res: Response): Promise<void> {
-    res.render('app/your-data', await this.pages.page(person, null));
+  async page(
+    @CurrentPerson() person: SignedInPerson,
+    @Query('corrected') corrected: string | undefined,
+    @PageLanguage() tr: Translator,
+    @Res() res: Response,
+  ): Promise<void> {
+    res.render('app/your-data', await this.pages.page(person, tr, { saved: corrected === '1' }));
   }
 
   @Get('download')
@@ -72,20 +82,29 @@ export class YourDataController implements OnModuleInit {
   async correct(
     @CurrentPerson() person: SignedInPerson,
     @Body() form: CorrectionForm,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ): Promise<void> {
     const outcome = await attempt(this.data.correct(person, form));
     if (outcome.ok) {
       return res.redirect(303, '/app/your-data?corrected=1#profile');
     }
-    res
-      .status(outcome.status)
-      .render('app/your-data', await this.pages.page(person, outcome.message, form));
+    res.status(outcome.status).render(
+      'app/your-data',
+      await this.pages.page(person, tr, {
+        error: correctionError(tr, outcome),
+        values: { name: form.name, email: form.email, phone: form.phone },
+      }),
+    );
   }
 
   @Get('erase')
-  eraseConfirm(@CurrentPerson() person: SignedInPerson, @Res() res: Response): void {
-    res.render('app/your-data-erase', this.pages.confirmPage(person, null));
+  eraseConfirm(
+    @CurrentPerson() person: SignedInPerson,
+    @PageLanguage() tr: Translator,
+    @Res() res: Response,
+  ): void {
+    res.render('app/your-data-erase', this.pages.confirmPage(person, tr, null));
   }
 
   /** Erases, ends the session (cookie cleared) and shows what was kept and why. */
@@ -93,13 +112,23 @@ export class YourDataController implements OnModuleInit {
   @HttpCode(200)
   async erase(
     @CurrentPerson() person: SignedInPerson,
-    @Body() _form: ErasureForm,
+    @Body() form: ErasureForm,
+    @PageLanguage() tr: Translator,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
+    if (form.understood !== 'yes') {
+      res
+        .status(400)
+        .render(
+          'app/your-data-erase',
+          this.pages.confirmPage(person, tr, tr.t('data.confirm.not_ticked')),
+        );
+      return;
+    }
     const outcome = await this.data.erase(person);
     await this.sessions.signOut(this.cookies.sessionToken(req));
     this.cookies.clearSession(res);
-    res.render('app/your-data-erased', this.pages.erasedPage(outcome));
+    res.render('app/your-data-erased', this.pages.erasedPage(tr, outcome));
   }
 }

@@ -1,5 +1,7 @@
 import { Controller, Get, Param, Render } from '@nestjs/common';
 
+import type { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { AppReceiptsService } from './app-receipts.service';
 import { AppController, CurrentPerson, SignedIn } from './current-person.decorator';
 import type { SignedInPerson } from './signed-in-person';
@@ -13,7 +15,11 @@ export class AppReceiptsController {
 
   @Get(':receipt_id')
   @Render('app/receipt')
-  receipt(@CurrentPerson() person: SignedInPerson, @Param('receipt_id') id: string) {
-    return this.receipts.receiptPage(person, id);
+  receipt(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('receipt_id') id: string,
+    @PageLanguage() tr: Translator,
+  ) {
+    return this.receipts.receiptPage(person, id, tr);
   }
 }
