@@ -29,7 +29,7 @@ export class BreachNoticesController implements OnModuleInit {
   onModuleInit(): void {
     this.layout.registerNav({
       key: 'notices',
-      label: 'Notices',
+      label: 'app.nav.notices',
       href: '/app/notices',
       order: 80,
     });

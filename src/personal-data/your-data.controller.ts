@@ -55,7 +55,7 @@ export class YourDataController implements OnModuleInit {
   onModuleInit(): void {
     this.layout.registerNav({
       key: 'your-data',
-      label: 'Your data',
+      label: 'app.nav.your_data',
       href: '/app/your-data',
       order: 80,
     });
