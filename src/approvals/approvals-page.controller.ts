@@ -13,6 +13,8 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 
+import { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { AppLayout } from '../web/app-layout.service';
 import { ApprovalsPagesService, DecisionVerb } from '../web/approvals-pages.service';
@@ -45,14 +47,18 @@ export class ApprovalsPageController implements OnModuleInit {
 
   @Get()
   @Render('app/approvals')
-  inbox(@CurrentPerson() person: SignedInPerson) {
-    return this.pages.inbox(person);
+  inbox(@CurrentPerson() person: SignedInPerson, @PageLanguage() tr: Translator) {
+    return this.pages.inbox(person, tr);
   }
 
   @Get(':id')
   @Render('app/approval')
-  detail(@CurrentPerson() person: SignedInPerson, @Param('id') id: string) {
-    return this.pages.detail(person, id);
+  detail(
+    @CurrentPerson() person: SignedInPerson,
+    @Param('id') id: string,
+    @PageLanguage() tr: Translator,
+  ) {
+    return this.pages.detail(person, id, tr);
   }
 
   @Get(':id/confirm')
@@ -60,10 +66,11 @@ export class ApprovalsPageController implements OnModuleInit {
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @Query('decision') decision: unknown,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ): Promise<void> {
     const verb: DecisionVerb = decision === 'deny' ? 'deny' : 'approve';
-    const page = await this.pages.confirmPage(person, id, verb);
+    const page = await this.pages.confirmPage(person, id, verb, tr);
     if (page) {
       res.render('app/approval-confirm', page);
     } else {

@@ -11,6 +11,8 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 
+import { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
 import { DecisionForm } from '../web/dto/app-forms.dto';
 import type { SignedInPerson } from '../web/signed-in-person';
@@ -30,8 +32,8 @@ export class ConsentController {
 
   @Get()
   @Render('app/consent')
-  page(@CurrentPerson() person: SignedInPerson) {
-    return this.consent.page(person);
+  page(@CurrentPerson() person: SignedInPerson, @PageLanguage() tr: Translator) {
+    return this.consent.page(person, tr);
   }
 
   @Post('protocol-keys')
@@ -50,27 +52,30 @@ export class ConsentController {
   confirmProtocolKey(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ) {
-    return this.confirm(person, 'protocol-keys', id, res);
+    return this.confirm(person, 'protocol-keys', id, res, tr);
   }
 
   @Get('mandates/:id/revoke')
   confirmMandate(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ) {
-    return this.confirm(person, 'mandates', id, res);
+    return this.confirm(person, 'mandates', id, res, tr);
   }
 
   @Get('tokens/:id/revoke')
   confirmToken(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ) {
-    return this.confirm(person, 'tokens', id, res);
+    return this.confirm(person, 'tokens', id, res, tr);
   }
 
   @Post('protocol-keys/:id/revoke')
@@ -117,8 +122,9 @@ export class ConsentController {
     kind: RevokeKind,
     id: string,
     res: Response,
+    tr: Translator,
   ): Promise<void> {
-    const page = await this.consent.revokeConfirmPage(person, kind, id);
+    const page = await this.consent.revokeConfirmPage(person, kind, id, tr);
     if (page) {
       res.render('app/revoke-confirm', page);
     } else {

@@ -4,17 +4,16 @@ import { AccountsService } from '../accounts/accounts.service';
 import type { AuditActor } from '../common/audit';
 import { Clock } from '../common/clock';
 import { commonErrors } from '../common/errors/app-error';
-import { formatRupees } from '../common/money';
+import { Translator,translator } from '../common/i18n/catalogue';
 import { Tx } from '../database/tx';
 import { DelegatePaymentService } from '../delegate-payment/delegate-payment.service';
 import { TokensService } from '../delegate-payment/tokens.service';
-import { formatIst, MandateViews } from '../mandates/mandate-views';
+import { MandateViews } from '../mandates/mandate-views';
 import { MandatesService } from '../mandates/mandates.service';
 import { PaymentsService } from '../payments/payments.service';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
 import { AppLayout } from '../web/app-layout.service';
 import { AppReadModel } from '../web/app-read-model';
-import { relativeTo } from '../web/local-time';
 import type { SignedInPerson } from '../web/signed-in-person';
 
 const LIST_LIMIT = 100;
@@ -62,7 +61,7 @@ export class ConsentService implements OnModuleInit {
     });
   }
 
-  async page(person: SignedInPerson) {
+  async page(person: SignedInPerson, tr: Translator = translator('en')) {
     const ws = person.workspaceId;
     const [agents, keys, mandates, tokens] = await Promise.all([
       this.accounts.listAgents(ws, LIST_LIMIT),
@@ -72,12 +71,12 @@ export class ConsentService implements OnModuleInit {
     ]);
     const agentName = new Map(agents.data.map((a) => [a.id, a.name]));
     const [mandateViews, used] = await Promise.all([
-      this.mandateViews.describe(mandates.mandates),
+      this.mandateViews.describe(mandates.mandates, tr),
       this.payments.usedOnMandates(mandates.mandates.map((m) => m.id)),
     ]);
     return this.layout.page(
       person,
-      'Consent centre',
+      tr.t('consent.title'),
       {
         ...splitKeys(
           keys.data.map((k) => ({
@@ -85,10 +84,8 @@ export class ConsentService implements OnModuleInit {
             name: k.name,
             hint: k.hint,
             role: k.role,
-            roleLabel:
-              k.role === 'buyer'
-                ? 'buyer: may ask for payment tokens'
-                : 'merchant: may run checkouts',
+            roleWord: tr.t(`consent.keys.role_${k.role}`),
+            roleLabel: tr.t(`consent.keys.role_${k.role}_label`),
             agent: agentName.get(k.agent_id) ?? k.agent_id,
             agentId: k.agent_id,
             signed: k.public_key_alg !== null,
@@ -99,15 +96,23 @@ export class ConsentService implements OnModuleInit {
         // Active and waiting first; revoked, declined and expired folded away on the page.
         ...splitMandates(mandateViews.map((m) => ({ ...m, usedPaise: used.get(m.id) ?? 0 }))),
         moreMandates: mandates.hasMore,
-        tokens: await this.tokenViews(tokens),
-        agents: agents.data.map((a) => ({ id: a.id, name: a.name, role: a.role })),
+        tokens: await this.tokenViews(tokens, tr),
+        agents: agents.data.map((a) => ({
+          id: a.id,
+          name: a.name,
+          role: a.role,
+          roleLabel: tr.t(`consent.agent_role.${a.role === 'buyer' ? 'buyer' : 'seller'}`),
+        })),
       },
       'consent',
     );
   }
 
   /** A delegated token as a person reads it: the checkout it pays (seller, items, total), up to how much, until when. */
-  private async tokenViews(tokens: Awaited<ReturnType<DelegatePaymentService['listLiveTokens']>>) {
+  private async tokenViews(
+    tokens: Awaited<ReturnType<DelegatePaymentService['listLiveTokens']>>,
+    tr: Translator,
+  ) {
     const sessions = await this.read.checkoutSessions(tokens.map((t) => t.checkoutSessionId));
     const now = this.clock.now();
     return tokens.map((t) => {
@@ -118,8 +123,8 @@ export class ConsentService implements OnModuleInit {
         merchant: t.merchantName,
         merchantAgentId: t.merchantAgentId,
         maxAmountPaise: t.maxAmountPaise,
-        expiresAt: formatIst(t.expiresAt),
-        expiresIn: relativeTo(t.expiresAt, now),
+        expiresAt: tr.ist(t.expiresAt),
+        expiresIn: tr.relative(t.expiresAt, now),
         checkoutSessionId: t.checkoutSessionId,
         items: lines.map((l) => `${l.quantity} × ${l.name}`).join(', '),
         sessionTotalPaise: lines.reduce((sum, l) => sum + l.unit_paise * l.quantity, 0),
@@ -134,56 +139,65 @@ export class ConsentService implements OnModuleInit {
    * The no-JavaScript confirmation step before a revocation: what will stop and what follows
    * from it. Null when there is nothing left to revoke (already revoked, ended or unknown).
    */
-  async revokeConfirmPage(person: SignedInPerson, kind: RevokeKind, id: string) {
+  async revokeConfirmPage(
+    person: SignedInPerson,
+    kind: RevokeKind,
+    id: string,
+    tr: Translator = translator('en'),
+  ) {
     const ws = person.workspaceId;
     let subject: { heading: string; lines: string[]; consequence: string } | null = null;
     if (kind === 'mandates') {
       const mandate = await this.mandates.get(ws, id);
-      const [view] = await this.mandateViews.describe([mandate]);
+      const [view] = await this.mandateViews.describe([mandate], tr);
       if (view.revocable) {
         subject = {
-          heading: `Mandate for ${view.buyerAgentName}`,
+          heading:
+            view.description ?? tr.t('consent.revoke.mandate_heading', { agent: view.agentName }),
           lines: [
-            `May pay: ${view.payees}`,
-            `Up to ${formatRupees(view.capPaise)} per payment`,
-            `Valid until ${view.validUntil}`,
+            tr.t('consent.revoke.may_pay', { payees: view.payees }),
+            tr.t('consent.revoke.up_to_per_payment', { cap: tr.rupees(view.capPaise) }),
+            tr.t('consent.revoke.valid_until', { when: view.validUntil }),
           ],
-          consequence:
-            'Your agent will no longer be able to pay from this mandate, and payments waiting for your approval on it will be declined. This cannot be undone; a new mandate needs your authorisation again.',
+          consequence: tr.t('consent.revoke.mandate_consequence'),
         };
       }
     } else if (kind === 'tokens') {
       const token = (
-        await this.tokenViews(await this.delegatePayment.listLiveTokens(ws, LIST_LIMIT))
+        await this.tokenViews(await this.delegatePayment.listLiveTokens(ws, LIST_LIMIT), tr)
       ).find((t) => t.id === id);
       if (token) {
         subject = {
-          heading: `Payment token for ${token.merchant}`,
+          heading: tr.t('consent.revoke.token_heading', { seller: token.merchant }),
           lines: [
-            ...(token.items ? [`For: ${token.items}`] : []),
-            `Up to ${formatRupees(token.maxAmountPaise)}`,
-            `Expires ${token.expiresAt}`,
+            ...(token.items ? [tr.t('consent.revoke.for', { items: token.items })] : []),
+            tr.t('consent.revoke.up_to', { amount: tr.rupees(token.maxAmountPaise) }),
+            tr.t('consent.revoke.expires', { when: token.expiresAt }),
           ],
-          consequence: token.waitingIntentId
-            ? 'The payment waiting for your approval on this token will be declined.'
-            : 'The seller will not be able to take this payment with this token.',
+          consequence: tr.t(
+            token.waitingIntentId
+              ? 'consent.revoke.token_waiting'
+              : 'consent.revoke.token_consequence',
+          ),
         };
       }
     } else {
       const key = (await this.protocolKeys.list(ws, LIST_LIMIT)).data.find((k) => k.id === id);
       if (key && key.revoked_at === null) {
         subject = {
-          heading: `Protocol key ${key.name}`,
-          lines: [`Key ${key.hint}`, `Role: ${key.role}`],
-          consequence:
-            'Every request made with this key is refused from the very next one. Software using it stops working until it gets a new key.',
+          heading: tr.t('consent.revoke.key_heading', { name: key.name }),
+          lines: [
+            tr.t('consent.revoke.key_hint', { hint: key.hint }),
+            tr.t('consent.revoke.key_role', { role: tr.t(`consent.keys.role_${key.role}`) }),
+          ],
+          consequence: tr.t('consent.revoke.key_consequence'),
         };
       }
     }
     if (!subject) {
       return null;
     }
-    return this.layout.page(person, 'Confirm revocation', { kind, id, subject }, 'consent');
+    return this.layout.page(person, tr.t('consent.revoke.title'), { kind, id, subject }, 'consent');
   }
 
   /** The key's secret appears in this response only (the page is no-store; the DB keeps a hash). */

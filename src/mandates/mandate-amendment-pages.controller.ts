@@ -1,5 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Redirect, Render } from '@nestjs/common';
 
+import { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
 import { DecisionForm } from '../web/dto/app-forms.dto';
 import type { SignedInPerson } from '../web/signed-in-person';
@@ -22,9 +24,10 @@ export class MandateAmendmentPagesController {
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @Param('amendment') amendment: string,
+    @PageLanguage() tr: Translator,
     @Query('confirm') confirm?: string,
   ) {
-    return this.pages.page(person, id, amendment, confirm);
+    return this.pages.page(person, id, amendment, confirm, tr);
   }
 
   @Post(':amendment/authorise')

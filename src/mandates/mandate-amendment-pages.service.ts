@@ -1,21 +1,12 @@
 import { Injectable } from '@nestjs/common';
 
-import { formatRupees } from '../common/money';
+import { Translator,translator } from '../common/i18n/catalogue';
 import { AppLayout } from '../web/app-layout.service';
-import { formatIst } from '../web/local-time';
 import type { SignedInPerson } from '../web/signed-in-person';
 import type { MandateTerms } from './mandate-amendment.entity';
 import { MandateAmendmentsService } from './mandate-amendments.service';
-import { MandateViews } from './mandate-views';
+import { joinNames, MandateViews } from './mandate-views';
 import { MandatesService } from './mandates.service';
-
-const STATUS_LABEL = {
-  pending: 'waiting for your answer',
-  authorised: 'authorised: the new terms apply',
-  declined: 'declined: the old terms stay',
-  expired: 'expired unanswered: the old terms stay',
-  withdrawn: 'withdrawn: the mandate ended first',
-} as const;
 
 /** The amendment page's model: old and new terms side by side, in plain words. */
 @Injectable()
@@ -27,48 +18,63 @@ export class MandateAmendmentPages {
     private readonly layout: AppLayout,
   ) {}
 
-  async page(person: SignedInPerson, mandateId: string, id: string, confirm?: string) {
+  async page(
+    person: SignedInPerson,
+    mandateId: string,
+    id: string,
+    confirm?: string,
+    tr: Translator = translator('en'),
+  ) {
     const { amendment: a, mandate } = await this.amendments.forPerson(
       person.workspaceId,
       mandateId,
       id,
     );
-    const [view] = await this.views.describe([mandate]);
+    const [view] = await this.views.describe([mandate], tr);
     const ids = [...(a.oldTerms.payee_agent_ids ?? []), ...(a.newTerms.payee_agent_ids ?? [])];
     const names = await this.mandates.agentNames(ids);
     const payees = (t: MandateTerms) =>
-      t.payee_agent_ids ? t.payee_agent_ids.map((x) => names.get(x) ?? x).join(', ') : 'any seller';
-    const capLabel = mandate.kind === 'recurring' ? 'Most per debit' : 'Most per payment';
+      t.payee_agent_ids
+        ? joinNames(
+            t.payee_agent_ids.map((x) => names.get(x) ?? tr.t('mandates.view.seller_gone')),
+            tr,
+          )
+        : tr.t('mandates.view.any_seller');
+    const capLabel = tr.t(
+      mandate.kind === 'recurring'
+        ? 'mandates.amendment.row.per_debit'
+        : 'mandates.amendment.row.per_payment',
+    );
     const rows = [
       {
         label: capLabel,
         key: 'per_payment_cap_paise',
-        old: formatRupees(a.oldTerms.per_payment_cap_paise),
-        new: formatRupees(a.newTerms.per_payment_cap_paise),
+        old: tr.rupees(a.oldTerms.per_payment_cap_paise),
+        new: tr.rupees(a.newTerms.per_payment_cap_paise),
       },
       {
-        label: 'Valid until',
+        label: tr.t('mandates.amendment.row.valid_until'),
         key: 'valid_until',
-        old: formatIst(new Date(a.oldTerms.valid_until)),
-        new: formatIst(new Date(a.newTerms.valid_until)),
+        old: tr.ist(new Date(a.oldTerms.valid_until)),
+        new: tr.ist(new Date(a.newTerms.valid_until)),
       },
       {
-        label: 'Who may be paid',
+        label: tr.t('mandates.amendment.row.payees'),
         key: 'payee_agent_ids',
         old: payees(a.oldTerms),
         new: payees(a.newTerms),
       },
     ].map((r) => ({ ...r, changed: (a.changed as string[]).includes(r.key) }));
     const pending = a.status === 'pending';
-    return this.layout.page(person, 'Change to a mandate', {
+    return this.layout.page(person, tr.t('mandates.amendment.title'), {
       amendment: {
         id: a.id,
         mandateId: a.mandateId,
         status: a.status,
-        statusLabel: STATUS_LABEL[a.status],
+        statusLabel: tr.t(`mandates.amendment.status.${a.status}`),
         reason: a.reason,
-        expiresAt: formatIst(a.expiresAt),
-        decidedAt: a.decidedAt ? formatIst(a.decidedAt) : null,
+        expiresAt: tr.ist(a.expiresAt),
+        decidedAt: a.decidedAt ? tr.ist(a.decidedAt) : null,
         pending,
       },
       mandate: view,

@@ -2,6 +2,8 @@ import { Body, Controller, Get, Param, Post, Query, Redirect, Render, Res } from
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import type { Response } from 'express';
 
+import { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
 import { CsrfForm } from '../web/dto/app-forms.dto';
 import type { SignedInPerson } from '../web/signed-in-person';
@@ -32,9 +34,10 @@ export class MandateAuthorisationController {
   page(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
+    @PageLanguage() tr: Translator,
     @Query('error') error?: string,
   ) {
-    return this.pages.authorisationPage(person, id, error);
+    return this.pages.authorisationPage(person, id, error, tr);
   }
 
   @Get(':id/authorize/confirm')
@@ -42,12 +45,14 @@ export class MandateAuthorisationController {
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @Query('max_per_debit') maxPerDebit: unknown,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ): Promise<void> {
     const step = await this.pages.confirmPage(
       person,
       id,
       typeof maxPerDebit === 'string' ? maxPerDebit.slice(0, 32) : undefined,
+      tr,
     );
     if ('redirect' in step) {
       res.redirect(303, step.redirect);

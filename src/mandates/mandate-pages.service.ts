@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 
 import { CheckoutSessionRepository } from '../checkout/checkout-session.repository';
+import { Translator,translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { DelegatedTokenRepository } from '../delegate-payment/delegated-token.repository';
 import { AppLayout } from '../web/app-layout.service';
 import type { ItemLine } from '../web/app-read-model';
 import type { SignedInPerson } from '../web/signed-in-person';
 import type { Mandate } from './mandate.entity';
-import { MandateView, MandateViews } from './mandate-views';
+import { joinNames, MandateView, MandateViews } from './mandate-views';
 import { MandatesService, MIN_MAX_PER_DEBIT_PAISE } from './mandates.service';
 
 /** What the person typed as the maximum per debit (rupees, up to 2 decimals) in paise; null if not a number. */
@@ -16,13 +17,8 @@ export function rupeesInput(raw: string): number | null {
   return m ? Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0')) : null;
 }
 
-/** The error messages the authorisation page shows for the maximum per debit (?error=…). */
-const MAX_ERRORS: Record<string, string> = {
-  max_not_a_number:
-    'Enter the maximum per debit as an amount in rupees, for example 499 or 499.50.',
-  max_too_low: 'The maximum per debit must be at least ₹1.',
-  max_above_proposal: 'The maximum per debit cannot be more than your agent asked for.',
-};
+/** The error codes the authorisation page shows for the maximum per debit (?error=…; mandates.errors.*). */
+const MAX_ERRORS = new Set(['max_not_a_number', 'max_too_low', 'max_above_proposal']);
 
 /** A first debit scheduled with the mandate's registration, as its authorisation page shows it. */
 export interface FirstDebitView {
@@ -63,26 +59,40 @@ export class MandatePagesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  private firstDebitOf: (mandateId: string) => Promise<FirstDebitView | null> = () =>
-    Promise.resolve(null);
+  private firstDebitOf: (mandateId: string, tr: Translator) => Promise<FirstDebitView | null> =
+    () => Promise.resolve(null);
 
   /** src/recurring: the first debit to show (and authorise with the mandate) on this page. */
-  showFirstDebit(lookup: (mandateId: string) => Promise<FirstDebitView | null>): void {
+  showFirstDebit(
+    lookup: (mandateId: string, tr: Translator) => Promise<FirstDebitView | null>,
+  ): void {
     this.firstDebitOf = lookup;
   }
 
-  async authorisationPage(person: SignedInPerson, id: string, error?: string) {
+  async authorisationPage(
+    person: SignedInPerson,
+    id: string,
+    error?: string,
+    tr: Translator = translator('en'),
+  ) {
     const mandate = await this.mandates.get(person.workspaceId, id);
-    const [view] = await this.views.describe([mandate]);
-    const firstDebit = await this.firstDebitOf(mandate.id);
+    const [view] = await this.views.describe([mandate], tr);
+    const firstDebit = await this.firstDebitOf(mandate.id, tr);
     const purchase = await this.purchaseOf(mandate);
-    return this.layout.page(person, headingOf(view), {
+    const terms = this.terms(view, tr);
+    return this.layout.page(person, headingOf(view, tr), {
       mandate: view,
-      heading: headingOf(view),
+      heading: headingOf(view, tr),
+      ask: tr.t(`mandates.authorize.ask.${view.pending ? 'pending' : 'done'}_${view.kind}`, {
+        agent: view.agentName,
+        sellers: terms.sellersOrAny,
+        cycle: view.cycleWords ?? '',
+      }),
+      capWords: capWords(view, terms, purchase, tr),
       firstDebit,
       purchase,
-      terms: this.terms(view),
-      maxError: (error && MAX_ERRORS[error]) ?? null,
+      terms,
+      maxError: error && MAX_ERRORS.has(error) ? tr.t(`mandates.errors.${error}`) : null,
       proposedRupees:
         view.proposedCapPaise === null ? null : (view.proposedCapPaise / 100).toFixed(2),
       needsConfirm: mandate.kind === 'recurring',
@@ -98,6 +108,7 @@ export class MandatePagesService {
     person: SignedInPerson,
     id: string,
     maxPerDebit?: string,
+    tr: Translator = translator('en'),
   ): Promise<{ redirect: string } | { locals: object }> {
     const mandate = await this.mandates.get(person.workspaceId, id);
     const back = `/app/mandates/${mandate.id}/authorize`;
@@ -111,17 +122,17 @@ export class MandatePagesService {
     if (max.kind === 'error') {
       return { redirect: `${back}?error=${max.error}` };
     }
-    const [view] = await this.views.describe([mandate]);
+    const [view] = await this.views.describe([mandate], tr);
     const proposed = view.proposedCapPaise ?? view.capPaise;
     const maxPaise = max.kind === 'ok' ? max.paise : proposed;
-    const firstDebit = await this.firstDebitOf(mandate.id);
+    const firstDebit = await this.firstDebitOf(mandate.id, tr);
     return {
-      locals: this.layout.page(person, 'Confirm AutoPay', {
+      locals: this.layout.page(person, tr.t('mandates.confirm.title'), {
         mandate: view,
         firstDebit,
         // Debited under the mandate, a first debit above the person's maximum is refused.
         firstDebitAboveMax: firstDebit !== null && firstDebit.amountPaise > maxPaise,
-        terms: this.terms(view, maxPaise),
+        terms: this.terms(view, tr, maxPaise),
         maxPaise,
         proposedPaise: proposed,
         lowered: maxPaise < proposed,
@@ -199,39 +210,69 @@ export class MandatePagesService {
   }
 
   /** The limits in words, the same on the page and its confirmation step. */
-  private terms(view: MandateView, maxPaise = view.capPaise) {
+  private terms(view: MandateView, tr: Translator, maxPaise = view.capPaise): Terms {
+    const sellers = view.sellerNames ? joinNames(view.sellerNames, tr) : null;
     return {
       maxPaise,
       approvalThresholdPaise: this.config.approvalThresholdPaise,
       /** No payment under this mandate can reach the threshold: say so, not only the rule. */
       belowThreshold: maxPaise <= this.config.approvalThresholdPaise,
       dailyCapPaise: this.config.dailyCapPaise,
-      sellers: view.sellerNames ? joinNames(view.sellerNames) : null,
+      sellers,
+      sellersOrAny: sellers ?? tr.t('mandates.view.any_seller'),
     };
   }
 }
 
-/** The page's heading: what the person is asked, in words. */
-function headingOf(view: MandateView): string {
-  const to = view.sellerNames ? ` to ${joinNames(view.sellerNames)}` : '';
-  if (!view.pending) {
-    return view.kind === 'recurring' ? `AutoPay${to}` : `Mandate for ${view.agentName}`;
-  }
+interface Terms {
+  maxPaise: number;
+  approvalThresholdPaise: number;
+  belowThreshold: boolean;
+  dailyCapPaise: number;
+  sellers: string | null;
+  sellersOrAny: string;
+}
+
+/** "How much" on the authorisation page, in words: the cap, per payment or per debit and cycle. */
+function capWords(
+  view: MandateView,
+  terms: Terms,
+  purchase: PurchaseView | null,
+  tr: Translator,
+): string {
+  const cap = tr.rupees(view.capPaise);
   switch (view.kind) {
     case 'one_time':
-      return `Allow one payment${to}?`;
-    case 'recurring':
-      return `Set up AutoPay${to}?`;
+      return purchase
+        ? tr.t('mandates.authorize.terms.cap_one_time_purchase', {
+            cap,
+            total: tr.rupees(purchase.totalPaise),
+          })
+        : tr.t('mandates.authorize.terms.cap_one_time', { cap });
     case 'standing':
-      return `Allow ${view.agentName} to pay${to}?`;
+      return tr.t('mandates.authorize.terms.cap_standing', {
+        cap,
+        agent: view.agentName,
+        daily: tr.rupees(terms.dailyCapPaise),
+      });
+    case 'recurring': {
+      const words = view.perCycle
+        ? tr.t('mandates.authorize.terms.cap_recurring_cycle', { cap, per: view.perCycle })
+        : tr.t('mandates.authorize.terms.cap_recurring', { cap });
+      return view.pending ? `${words}; ${tr.t('mandates.authorize.terms.cap_can_lower')}` : words;
+    }
   }
 }
 
-/** "A, B and C". */
-function joinNames(names: string[]): string {
-  return names.length <= 1
-    ? (names[0] ?? '')
-    : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+/** The page's heading: what the person is asked, in words. */
+function headingOf(view: MandateView, tr: Translator): string {
+  const sellers = view.sellerNames ? joinNames(view.sellerNames, tr) : null;
+  const vars = { sellers: sellers ?? '', agent: view.agentName };
+  const h = (key: string) => tr.t(`mandates.heading.${key}${sellers ? '_to' : ''}`, vars);
+  if (!view.pending) {
+    return view.kind === 'recurring' ? h('autopay') : tr.t('mandates.heading.mandate_for', vars);
+  }
+  return h(view.kind);
 }
 
 /** The maximum per debit as typed: ₹1 up to the agent's proposal (or the cap). */

@@ -2,73 +2,54 @@ import { Injectable } from '@nestjs/common';
 
 import { AgentRepository } from '../accounts/agent.repository';
 import { Clock } from '../common/clock';
+import { Translator,translator } from '../common/i18n/catalogue';
 import type { AutopayFrequency, MandateBillingCycle } from '../recurring/autopay-schedule';
-import { formatIst, PERSON_TIME_ZONE, relativeTo } from '../web/local-time';
-import type { Mandate, MandateRail, MandateStatus } from './mandate.entity';
+import { formatIst, PERSON_TIME_ZONE } from '../web/local-time';
+import type { Mandate, MandateStatus } from './mandate.entity';
 import { effectiveMandateStatus, isRevocable } from './mandate.state';
 
-const RAIL_LABEL: Record<MandateRail, string> = {
-  upi_reserve_pay: 'UPI Reserve Pay (block once, debit several times)',
-  upi_otm: 'UPI one-time mandate (block, debit once)',
-  upi_autopay: 'UPI AutoPay (recurring debits, each announced 24 hours ahead)',
-};
-
-/** Per cycle, as a person says it: "a month", "every two months". */
-const PER_CYCLE: Record<AutopayFrequency, string> = {
-  daily: 'a day',
-  weekly: 'a week',
-  fortnightly: 'a fortnight',
-  monthly: 'a month',
-  bimonthly: 'every two months',
-  quarterly: 'a quarter',
-  half_yearly: 'every six months',
-  yearly: 'a year',
-};
+/** Per cycle, as a person says it: "a month", "every two months" (catalogue mandates.cycle.per.*). */
+function perCycle(tr: Translator, cycle: AutopayFrequency): string {
+  return tr.t(`mandates.cycle.per.${cycle}`);
+}
 
 /** "At most one debit a month, up to ₹…": what a recurring mandate allows, in a sentence. */
-export function recurringLabel(cycle: MandateBillingCycle): string {
-  if (cycle === 'as_presented') {
-    return 'Debits as bills fall due, with no fixed cycle; you are told 24 hours before each, and can cancel it';
-  }
-  return `At most one debit ${PER_CYCLE[cycle]}; you are told 24 hours before each, and can cancel it`;
+export function recurringLabel(
+  cycle: MandateBillingCycle,
+  tr: Translator = translator('en'),
+): string {
+  return cycle === 'as_presented'
+    ? tr.t('mandates.cycle.label_as_presented')
+    : tr.t('mandates.cycle.label', { per: perCycle(tr, cycle) });
 }
 
 /** "once a month": how often a recurring mandate may debit, in words (the confirmation step's). */
-export function cycleWords(cycle: MandateBillingCycle): string {
+export function cycleWords(cycle: MandateBillingCycle, tr: Translator = translator('en')): string {
   return cycle === 'as_presented'
-    ? 'whenever a bill falls due (no fixed cycle)'
-    : `at most once ${PER_CYCLE[cycle]}`;
+    ? tr.t('mandates.cycle.as_presented')
+    : tr.t('mandates.cycle.at_most_once', { per: perCycle(tr, cycle) });
 }
 
-/** What each kind of mandate is, in words a person reads (the rail's name goes under Details). */
-const KIND_WORDS: Record<Mandate['kind'], string> = {
-  one_time: 'one payment, once',
-  standing: 'payments within these limits until the end date',
-  recurring: 'AutoPay: repeated debits on a cycle',
-};
-
-const IST_WORDS = new Intl.DateTimeFormat('en-IN', {
-  timeZone: PERSON_TIME_ZONE,
-  weekday: 'long',
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-  hour: 'numeric',
-  minute: '2-digit',
-  hour12: true,
-});
+const IST_WORDS = new Map<string, Intl.DateTimeFormat>();
 
 /** "Friday, 25 December 2026 at 11:30 pm IST": a deadline a person reads, in words. */
-export function istInWords(d: Date): string {
-  return `${IST_WORDS.format(d)} IST`;
+export function istInWords(d: Date, tr: Translator = translator('en')): string {
+  let f = IST_WORDS.get(tr.htmlLang);
+  if (!f) {
+    f = new Intl.DateTimeFormat(tr.htmlLang, {
+      timeZone: PERSON_TIME_ZONE,
+      weekday: 'long',
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      hour12: true,
+    });
+    IST_WORDS.set(tr.htmlLang, f);
+  }
+  return `${f.format(d)} IST`;
 }
-
-const STATUS_LABEL: Record<MandateStatus, string> = {
-  pending_authorisation: 'awaiting your authorisation',
-  active: 'active',
-  revoked: 'revoked',
-  expired: 'expired',
-};
 
 export { formatIst };
 
@@ -78,7 +59,7 @@ export interface MandateView {
   kind: Mandate['kind'];
   status: MandateStatus;
   statusLabel: string;
-  /** "Name (agt_…)" (consent centre, amendments). */
+  /** The buyer agent's name (consent centre, amendments); its id goes under Details. */
   buyerAgentName: string;
   payees: string;
   /** The buyer agent's name alone (the authorisation page; its id goes under Details). */
@@ -118,10 +99,11 @@ export class MandateViews {
     private readonly clock: Clock,
   ) {}
 
-  async describe(mandates: Mandate[]): Promise<MandateView[]> {
+  async describe(mandates: Mandate[], tr: Translator = translator('en')): Promise<MandateView[]> {
     const ids = [...new Set(mandates.flatMap((m) => [m.buyerAgentId, ...(m.payeeAgentIds ?? [])]))];
     const names = new Map((await this.agents.findByIds(ids)).map((a) => [a.id, a.name]));
-    const nameOf = (id: string) => (names.has(id) ? `${names.get(id)} (${id})` : id);
+    // Names only: ids go under a collapsed "Details" (docs/mandates.md).
+    const nameOf = (id: string) => names.get(id) ?? tr.t('mandates.view.seller_gone');
     const now = this.clock.now();
     return mandates.map((m) => {
       const status = effectiveMandateStatus(m, now);
@@ -129,37 +111,47 @@ export class MandateViews {
         id: m.id,
         kind: m.kind,
         status,
-        statusLabel: STATUS_LABEL[status],
+        statusLabel: tr.t(`mandates.status.${status}`),
         buyerAgentName: nameOf(m.buyerAgentId),
-        payees: m.payeeAgentIds ? m.payeeAgentIds.map(nameOf).join(', ') : 'any seller',
-        agentName: names.get(m.buyerAgentId) ?? 'your buyer agent',
+        payees: m.payeeAgentIds
+          ? joinNames(m.payeeAgentIds.map(nameOf), tr)
+          : tr.t('mandates.view.any_seller'),
+        agentName: names.get(m.buyerAgentId) ?? tr.t('mandates.view.your_buyer_agent'),
         buyerAgentId: m.buyerAgentId,
-        sellerNames: m.payeeAgentIds
-          ? m.payeeAgentIds.map((id) => names.get(id) ?? 'a seller no longer listed')
-          : null,
+        sellerNames: m.payeeAgentIds ? m.payeeAgentIds.map(nameOf) : null,
         payeeAgentIds: m.payeeAgentIds,
-        kindWords: KIND_WORDS[m.kind],
-        cycleWords: m.billingCycle ? cycleWords(m.billingCycle) : null,
+        kindWords: tr.t(`mandates.kind.${m.kind}`),
+        cycleWords: m.billingCycle ? cycleWords(m.billingCycle, tr) : null,
         perCycle:
-          m.billingCycle && m.billingCycle !== 'as_presented' ? PER_CYCLE[m.billingCycle] : null,
+          m.billingCycle && m.billingCycle !== 'as_presented' ? perCycle(tr, m.billingCycle) : null,
         billingCycle: m.billingCycle,
         capPaise: m.perPaymentCapPaise,
         proposedCapPaise:
           m.kind === 'recurring' ? (m.proposedCapPaise ?? m.perPaymentCapPaise) : null,
-        validFrom: formatIst(m.validFrom),
-        validUntil: formatIst(m.validUntil),
-        validUntilWords:
-          m.validUntil > now
-            ? `${istInWords(m.validUntil)} (${relativeTo(m.validUntil, now)})`
-            : `${istInWords(m.validUntil)} (ended)`,
-        railLabel: RAIL_LABEL[m.rail],
-        recurring: m.billingCycle ? recurringLabel(m.billingCycle) : null,
+        validFrom: tr.ist(m.validFrom),
+        validUntil: tr.ist(m.validUntil),
+        validUntilWords: tr.t(
+          m.validUntil > now ? 'mandates.view.until_future' : 'mandates.view.until_ended',
+          { when: istInWords(m.validUntil, tr), relative: tr.relative(m.validUntil, now) },
+        ),
+        railLabel: tr.t(`mandates.rail.${m.rail}`),
+        recurring: m.billingCycle ? recurringLabel(m.billingCycle, tr) : null,
         description: m.description,
-        authorisedAt: m.authorisedAt ? formatIst(m.authorisedAt) : null,
+        authorisedAt: m.authorisedAt ? tr.ist(m.authorisedAt) : null,
         pending: status === 'pending_authorisation',
         revocable: isRevocable(status),
         authorizeHref: `/app/mandates/${m.id}/authorize`,
       };
     });
   }
+}
+
+/** "A, B and C" ("A, B और C"). */
+export function joinNames(names: string[], tr: Translator = translator('en')): string {
+  return names.length <= 1
+    ? (names[0] ?? '')
+    : tr.t('mandates.view.and', {
+        first: names.slice(0, -1).join(', '),
+        last: names[names.length - 1],
+      });
 }

@@ -2,13 +2,13 @@ import { Body, Controller, Get, OnModuleInit, Param, Post, Res } from '@nestjs/c
 import type { Response } from 'express';
 
 import { Clock } from '../common/clock';
-import { formatRupees } from '../common/money';
+import { Translator,translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { MandatePagesService } from '../mandates/mandate-pages.service';
 import { MandatesService } from '../mandates/mandates.service';
 import { AppLayout } from '../web/app-layout.service';
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
 import { DecisionForm } from '../web/dto/app-forms.dto';
-import { formatIst, relativeTo } from '../web/local-time';
 import type { SignedInPerson } from '../web/signed-in-person';
 import { AutopayNotices } from './autopay-notices';
 import { CANCELLABLE, ChargeStatus, RecurringCharge } from './recurring-charge.entity';
@@ -17,16 +17,8 @@ import { RecurringChargesService } from './recurring-charges.service';
 const LIST_LIMIT = 100;
 const NOTIFICATIONS_LIMIT = 30;
 
-const STATUS_LABEL: Record<ChargeStatus, string> = {
-  awaiting_authorisation: 'needs your authorisation',
-  scheduled: 'scheduled',
-  processing: 'being debited',
-  settled: 'paid',
-  failed: 'failed',
-  declined: 'declined',
-  cancelled: 'cancelled',
-  expired: 'expired',
-};
+/** A charge's status in words (autopay.status.*). */
+const statusLabel = (tr: Translator, s: ChargeStatus) => tr.t(`autopay.status.${s}`);
 
 /**
  * {appUrl}/app/autopay: the person's pre-debit notices (docs/recurring.md "Recurring payments (UPI AutoPay)"):
@@ -57,12 +49,12 @@ export class AutopayPagesController implements OnModuleInit {
       href: '/app/autopay',
       order: 25,
     });
-    this.mandatePages.showFirstDebit(async (mandateId) => {
+    this.mandatePages.showFirstDebit(async (mandateId, tr) => {
       const c = await this.charges.findAwaitingRegistration(mandateId);
       if (!c) {
         return null;
       }
-      const [v] = await this.views([c]);
+      const [v] = await this.views([c], tr);
       return {
         chargeId: c.id,
         amount: v.amount,
@@ -75,23 +67,29 @@ export class AutopayPagesController implements OnModuleInit {
   }
 
   @Get()
-  async page(@CurrentPerson() person: SignedInPerson, @Res() res: Response): Promise<void> {
+  async page(
+    @CurrentPerson() person: SignedInPerson,
+    @PageLanguage() tr: Translator,
+    @Res() res: Response,
+  ): Promise<void> {
     const rows = await this.charges.listForBuyerWorkspace(person.workspaceId, LIST_LIMIT);
-    const views = await this.views(rows.slice(0, LIST_LIMIT));
+    const views = await this.views(rows.slice(0, LIST_LIMIT), tr);
+    const byId = new Map(views.map((v) => [v.id, v]));
     const notifications = (await this.notices.forPerson(rows))
       .slice(0, NOTIFICATIONS_LIMIT)
       .map((n) => ({
         kind: n.kind,
         chargeId: n.chargeId,
-        at: formatIst(n.at),
-        title: n.text.title,
-        body: n.text.body,
+        at: tr.ist(n.at),
+        ...notificationWords(tr, n.kind, n.at, byId.get(n.chargeId)),
+        // The words the webhook event carried (agent-facing, English), under Details.
+        sent: n.text,
       }));
     res.render(
       'app/autopay',
       this.layout.page(
         person,
-        'AutoPay',
+        tr.t('autopay.title'),
         {
           upcoming: views.filter((v) => v.cancellable),
           past: views.filter((v) => !v.cancellable),
@@ -107,6 +105,7 @@ export class AutopayPagesController implements OnModuleInit {
   async confirm(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ): Promise<void> {
     const charge = await this.charges.findForBuyerWorkspace(person.workspaceId, id);
@@ -114,10 +113,10 @@ export class AutopayPagesController implements OnModuleInit {
       res.redirect(303, '/app/autopay');
       return;
     }
-    const [view] = await this.views([charge]);
+    const [view] = await this.views([charge], tr);
     res.render(
       'app/autopay-cancel',
-      this.layout.page(person, 'Opt out of this debit?', { charge: view }, 'autopay'),
+      this.layout.page(person, tr.t('autopay.cancel.title'), { charge: view }, 'autopay'),
     );
   }
 
@@ -137,7 +136,7 @@ export class AutopayPagesController implements OnModuleInit {
     res.redirect(303, '/app/autopay');
   }
 
-  private async views(rows: RecurringCharge[]) {
+  private async views(rows: RecurringCharge[], tr: Translator = translator('en')) {
     const names = await this.mandates.agentNames(
       rows.flatMap((c) => [c.sellerAgentId, c.buyerAgentId]),
     );
@@ -146,19 +145,21 @@ export class AutopayPagesController implements OnModuleInit {
       id: c.id,
       seller: names.get(c.sellerAgentId) ?? c.sellerAgentId,
       buyer: names.get(c.buyerAgentId) ?? c.buyerAgentId,
-      amount: formatRupees(c.amountPaise),
+      amount: tr.rupees(c.amountPaise),
+      amountPaise: c.amountPaise,
       description: c.description,
       reason: c.reason,
       upiMandateRef: c.upiMandateRef,
       firstDebit: c.firstDebit,
       withRegistration: c.authorisation === 'with_registration',
       receiptHref: c.receiptId ? `/app/receipts/${c.receiptId}` : null,
-      debitAt: formatIst(c.debitAt),
-      debitIn: relativeTo(c.debitAt, now),
-      noticeAt: formatIst(c.noticeAt),
+      debitAt: tr.ist(c.debitAt),
+      debitIn: tr.relative(c.debitAt, now),
+      noticeAt: tr.ist(c.noticeAt),
       mandateId: c.mandateId,
       status: c.status,
-      statusLabel: STATUS_LABEL[c.status],
+      statusLabel: statusLabel(tr, c.status),
+      authorisation: c.authorisation,
       needsAuthorisation: c.status === 'awaiting_authorisation',
       afa: c.authorisation === 'upi_afa',
       approvalHref:
@@ -172,4 +173,50 @@ export class AutopayPagesController implements OnModuleInit {
       intentId: c.intentId,
     }));
   }
+}
+
+type ChargeView = Awaited<ReturnType<AutopayPagesController['views']>>[number];
+
+/**
+ * A notification in the page's language: the same facts as the event's words (seller, amount,
+ * time, reason, what to do), without ids or addresses; the event's own words go under Details.
+ */
+function notificationWords(
+  tr: Translator,
+  kind: 'pre_debit_notice' | 'post_debit_alert',
+  at: Date,
+  c: ChargeView | undefined,
+): { title: string; body: string } {
+  if (!c) {
+    return { title: tr.t('autopay.title'), body: '' };
+  }
+  const n = (key: string, vars: Record<string, string> = {}) =>
+    tr.t(`autopay.notifications.${key}`, vars);
+  const facts = { amount: c.amount, seller: c.seller, reason: c.reason, when: c.debitAt };
+  if (kind === 'pre_debit_notice') {
+    const first = c.firstDebit
+      ? c.withRegistration
+        ? n('notice_first_with_registration')
+        : n('notice_first')
+      : c.authorisation === 'none'
+        ? null
+        : n('notice_authorise');
+    return {
+      title: n('notice_title', facts),
+      body: [n('notice_body', facts), first, n('notice_opt_out')].filter(Boolean).join(' '),
+    };
+  }
+  const when = { ...facts, when: tr.ist(at) };
+  if (c.status === 'settled') {
+    return {
+      title: n('paid_title', when),
+      body: [n('paid_body', when), c.receiptHref ? n('paid_receipt') : null, n('grievance')]
+        .filter(Boolean)
+        .join(' '),
+    };
+  }
+  return {
+    title: n('failed_title', when),
+    body: [n('failed_body', when), n('not_retried'), n('grievance')].join(' '),
+  };
 }

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Approval, ApprovalStatus } from '../approvals/approval.entity';
 import type { CheckoutSession } from '../checkout/checkout-session.entity';
 import { Clock } from '../common/clock';
+import { Translator,translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import type { Mandate } from '../mandates/mandate.entity';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
@@ -10,7 +11,6 @@ import { PaymentsService } from '../payments/payments.service';
 import type { Quote } from '../quotes/quote.entity';
 import type { Refund } from '../refunds/refund.entity';
 import { AppReadModel, ItemLine } from './app-read-model';
-import { formatIst, relativeTo } from './local-time';
 
 /** What a person reads on one approval: what, from whom, how much, on which mandate, until when. */
 export interface ApprovalCard {
@@ -43,20 +43,6 @@ export interface ApprovalCard {
   } | null;
 }
 
-const KIND_LABEL: Record<Approval['kind'], string> = {
-  payment: 'Payment',
-  refund: 'Refund',
-  recurring_charge: 'AutoPay debit',
-};
-
-const STATUS_LABEL: Record<ApprovalStatus, string> = {
-  pending: 'Waiting for you',
-  approved: 'Approved',
-  denied: 'Denied',
-  expired: 'Expired',
-  withdrawn: 'Withdrawn',
-};
-
 interface Context {
   intents: Map<string, PaymentIntent>;
   refunds: Map<string, Refund>;
@@ -65,6 +51,7 @@ interface Context {
   names: Map<string, string>;
   mandates: Map<string, Mandate>;
   committed: Map<string, number>;
+  tr: Translator;
 }
 
 /** Receipt of a settled payment: the public order page for a checkout, otherwise the app's receipt page. */
@@ -144,7 +131,8 @@ export class ApprovalCards {
     return a.amountPaise > this.config.approvalThresholdPaise;
   }
 
-  async build(approvals: Approval[]): Promise<ApprovalCard[]> {
+  /** Cards in the page's language (tr, from @PageLanguage()); English outside a request. */
+  async build(approvals: Approval[], tr: Translator = translator('en')): Promise<ApprovalCard[]> {
     const refunds = await this.read.refunds(
       approvals.filter((a) => a.kind === 'refund').map((a) => a.subjectId),
     );
@@ -174,11 +162,12 @@ export class ApprovalCards {
     for (const buyer of pendingBuyers) {
       committed.set(buyer, await this.payments.committedToday(buyer));
     }
-    const ctx: Context = { intents, refunds, sessions, quotes, names, mandates, committed };
+    const ctx: Context = { intents, refunds, sessions, quotes, names, mandates, committed, tr };
     return approvals.map((a) => this.card(a, ctx));
   }
 
   private card(a: Approval, ctx: Context): ApprovalCard {
+    const { tr } = ctx;
     const now = this.clock.now();
     const refund = a.kind === 'refund' ? ctx.refunds.get(a.subjectId) : undefined;
     const intent = ctx.intents.get(a.kind === 'payment' ? a.subjectId : (refund?.intentId ?? ''));
@@ -188,22 +177,29 @@ export class ApprovalCards {
     const committed = intent ? ctx.committed.get(intent.buyerAgentId) : undefined;
     const cap = this.config.dailyCapPaise;
     const items = intent ? itemsOf(intent, ctx.sessions, ctx.quotes) : [];
+    const from = seller ?? tr.t('approvals.card.a_seller');
     const title =
       a.kind === 'recurring_charge'
-        ? 'An AutoPay debit needs your authorisation'
+        ? tr.t('approvals.card.title_autopay')
         : a.kind === 'refund'
-          ? `Refund from ${seller ?? 'a seller'}`
+          ? tr.t('approvals.card.title_refund', { seller: from })
           : items.length === 1
-            ? `${items[0].quantity} × ${items[0].name} from ${seller ?? 'a seller'}`
-            : `${items.length > 0 ? `${items.length} items` : 'A payment'} from ${seller ?? 'a seller'}`;
+            ? tr.t('approvals.card.title_one', {
+                quantity: items[0].quantity,
+                item: items[0].name,
+                seller: from,
+              })
+            : items.length > 0
+              ? tr.t('approvals.card.title_items', { count: items.length, seller: from })
+              : tr.t('approvals.card.title_payment', { seller: from });
     return {
       id: a.id,
       kind: a.kind,
-      kindLabel: KIND_LABEL[a.kind],
+      kindLabel: tr.t(`approvals.kind.${a.kind}`),
       title,
       summary: a.summary,
       status: a.status,
-      statusLabel: STATUS_LABEL[a.status],
+      statusLabel: tr.t(`approvals.status.${a.status}`),
       pending: a.status === 'pending',
       amountPaise: a.amountPaise,
       seller,
@@ -216,10 +212,14 @@ export class ApprovalCards {
           ? {
               id: mandate.id,
               capPaise: mandate.perPaymentCapPaise,
-              validUntil: formatIst(mandate.validUntil),
+              validUntil: tr.ist(mandate.validUntil),
               label:
                 mandate.description ??
-                (mandate.kind === 'one_time' ? 'One-time UPI mandate' : 'Standing UPI mandate'),
+                tr.t(
+                  mandate.kind === 'one_time'
+                    ? 'approvals.card.mandate_one_time'
+                    : 'approvals.card.mandate_standing',
+                ),
             }
           : null,
       dailyCap:
@@ -231,9 +231,12 @@ export class ApprovalCards {
               over: committed > cap,
             }
           : null,
-      expiresAt: formatIst(a.expiresAt),
-      expiresIn: a.expiresAt > now ? `expires ${relativeTo(a.expiresAt, now)}` : 'expired',
-      decidedAt: a.decidedAt ? formatIst(a.decidedAt) : null,
+      expiresAt: tr.ist(a.expiresAt),
+      expiresIn:
+        a.expiresAt > now
+          ? tr.t('approvals.card.expires_in', { relative: tr.relative(a.expiresAt, now) })
+          : tr.t('approvals.card.expired'),
+      decidedAt: a.decidedAt ? tr.ist(a.decidedAt) : null,
       needsConfirm: this.needsConfirm(a),
       outcome: a.status === 'pending' ? null : this.outcome(a, intent, refund, ctx),
     };
@@ -247,19 +250,24 @@ export class ApprovalCards {
   ): ApprovalCard['outcome'] {
     const session =
       intent?.sourceKind === 'checkout' ? ctx.sessions.get(intent.sourceId) : undefined;
+    const o = (key: string, vars?: Record<string, string>) =>
+      ctx.tr.t(`approvals.outcome.${key}`, vars);
+    // A reason the system recorded (a note, a decline reason) is English; other pages say it generally.
+    const said = (reason: string | null | undefined, key: string) =>
+      ctx.tr.lang === 'en' && reason ? reason : o(key);
     if (a.status === 'withdrawn') {
       return {
         tone: 'bad',
-        heading: 'Withdrawn',
-        text: a.note ?? 'This request was withdrawn before it could go ahead.',
+        heading: o('withdrawn'),
+        text: said(a.note, 'withdrawn_text'),
         receiptHref: null,
       };
     }
     if (a.status === 'expired') {
       return {
         tone: 'neutral',
-        heading: 'Expired',
-        text: 'Nobody answered in time, so nothing was paid.',
+        heading: o('expired'),
+        text: o('expired_text'),
         receiptHref: null,
       };
     }
@@ -267,16 +275,16 @@ export class ApprovalCards {
       if (a.status === 'denied') {
         return {
           tone: 'neutral',
-          heading: 'Refund declined',
-          text: 'You declined this refund; nothing was credited.',
+          heading: o('refund_declined'),
+          text: o('refund_declined_text'),
           receiptHref: null,
         };
       }
       if (refund?.status === 'succeeded') {
         return {
           tone: 'good',
-          heading: 'Refunded',
-          text: 'The refund was credited and added to the payment receipt.',
+          heading: o('refunded'),
+          text: o('refunded_text'),
           receiptHref: intent?.receiptId
             ? session?.orderId
               ? `/app/orders/${session.orderId}`
@@ -286,31 +294,33 @@ export class ApprovalCards {
       }
       return {
         tone: 'bad',
-        heading: 'Refund failed',
-        text: refund?.failureReason ?? 'The bank did not credit the refund.',
+        heading: o('refund_failed'),
+        text: said(refund?.failureReason, 'refund_failed_text'),
         receiptHref: null,
       };
     }
     if (a.status === 'denied') {
       return {
         tone: 'neutral',
-        heading: 'Declined',
-        text: 'You declined this payment; nothing was paid.',
+        heading: o('declined'),
+        text: o('declined_text'),
         receiptHref: null,
       };
     }
     if (intent?.status === 'settled') {
       return {
         tone: 'good',
-        heading: 'Paid',
-        text: `The payment settled${intent.settledAt ? ` on ${formatIst(intent.settledAt)}` : ''}.`,
+        heading: o('paid'),
+        text: intent.settledAt
+          ? o('paid_text_at', { when: ctx.tr.ist(intent.settledAt) })
+          : o('paid_text'),
         receiptHref: receiptHrefOf(intent, session),
       };
     }
     return {
       tone: 'bad',
-      heading: 'Not paid',
-      text: intent?.declineReason ?? a.note ?? 'The payment did not go ahead.',
+      heading: o('not_paid'),
+      text: said(intent?.declineReason ?? a.note, 'not_paid_text'),
       receiptHref: null,
     };
   }

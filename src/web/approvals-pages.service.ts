@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 
 import { ApprovalsService } from '../approvals/approvals.service';
+import { Translator,translator } from '../common/i18n/catalogue';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AppLayout } from './app-layout.service';
 import { ApprovalCards } from './approval-cards';
 import type { SignedInPerson } from './signed-in-person';
@@ -23,43 +25,67 @@ export class ApprovalsPagesService {
     private readonly approvals: ApprovalsService,
     private readonly cards: ApprovalCards,
     private readonly layout: AppLayout,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async inbox(person: SignedInPerson) {
+  async inbox(person: SignedInPerson, tr: Translator = translator('en')) {
     const all = await this.approvals.list(person.workspaceId, 'all');
-    const cards = await this.cards.build([
-      ...all.filter((a) => a.status === 'pending'),
-      ...all.filter((a) => a.status !== 'pending').slice(0, 20),
-    ]);
+    const cards = await this.cards.build(
+      [
+        ...all.filter((a) => a.status === 'pending'),
+        ...all.filter((a) => a.status !== 'pending').slice(0, 20),
+      ],
+      tr,
+    );
     return this.layout.page(
       person,
-      'Approvals',
-      { pending: cards.filter((c) => c.pending), decided: cards.filter((c) => !c.pending) },
+      tr.t('approvals.title'),
+      {
+        pending: cards.filter((c) => c.pending),
+        decided: cards.filter((c) => !c.pending),
+        threshold: tr.rupees(this.config.approvalThresholdPaise),
+      },
       'approvals',
     );
   }
 
-  async detail(person: SignedInPerson, id: string) {
-    const [card] = await this.cards.build([await this.approvals.get(person.workspaceId, id)]);
+  async detail(person: SignedInPerson, id: string, tr: Translator = translator('en')) {
+    const [card] = await this.cards.build([await this.approvals.get(person.workspaceId, id)], tr);
     return this.layout.page(
       person,
-      card.pending ? 'Approval' : `Approval: ${card.statusLabel}`,
+      card.pending
+        ? tr.t('approvals.detail_title')
+        : tr.t('approvals.detail_title_status', { status: card.statusLabel }),
       { card },
       'approvals',
     );
   }
 
   /** The confirmation page; an approval already answered shows its outcome instead (null). */
-  async confirmPage(person: SignedInPerson, id: string, verb: DecisionVerb) {
-    const [card] = await this.cards.build([await this.approvals.get(person.workspaceId, id)]);
+  async confirmPage(
+    person: SignedInPerson,
+    id: string,
+    verb: DecisionVerb,
+    tr: Translator = translator('en'),
+  ) {
+    const [card] = await this.cards.build([await this.approvals.get(person.workspaceId, id)], tr);
     if (!card.pending) {
       return null;
     }
     const approve = verb === 'approve';
+    const refund = card.kind === 'refund';
+    const vars = { amount: tr.rupees(card.amountPaise), seller: card.seller ?? '' };
+    // "You are about to pay ₹2,500.00 to Chai Co.": what happens, in one sentence.
+    const about = refund
+      ? tr.t(approve ? 'approvals.confirm.refund_pay' : 'approvals.confirm.refund_refuse', vars)
+      : tr.t(`approvals.confirm.${approve ? 'pay' : 'refuse'}${card.seller ? '_to' : ''}`, vars);
+    const consequence = tr.t(
+      `approvals.confirm.${refund ? 'refund_' : ''}${approve ? 'approve' : 'deny'}_text`,
+    );
     return this.layout.page(
       person,
-      approve ? 'Confirm approval' : 'Confirm denial',
-      { card, approve, verb },
+      tr.t(approve ? 'approvals.confirm.title_approve' : 'approvals.confirm.title_deny'),
+      { card, approve, verb, about, consequence },
       'approvals',
     );
   }
