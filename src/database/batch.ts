@@ -15,7 +15,8 @@ import type { QueuedStatement } from './tx';
  *   });
  *   batchInsert('payment_intents', INTENT_COLUMNS, rows);
  */
-export type BatchType = 'text' | 'bigint' | 'int' | 'jsonb' | 'json_text' | 'timestamptz';
+export type BatchType =
+  'text' | 'bigint' | 'int' | 'boolean' | 'jsonb' | 'json_text' | 'timestamptz';
 
 /** Column name → [SQL type, the row's value]. Names are the table's columns, written by us. */
 export type BatchColumns<R> = Record<string, readonly [BatchType, (row: R) => unknown]>;
@@ -51,6 +52,7 @@ const ARRAY_TYPE: Record<BatchType, string> = {
   text: 'text',
   bigint: 'bigint',
   int: 'int',
+  boolean: 'boolean',
   jsonb: 'text',
   json_text: 'text',
   timestamptz: 'text',

@@ -5,6 +5,7 @@ import { agentParts } from '../accounts/agent.repository';
 import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { Cursor } from '../common/pagination';
+import { batchColumns, batchInsert } from '../database/batch';
 import { queryPrepared } from '../database/prepared';
 import { Tx } from '../database/tx';
 import { Offer } from './entities/offer.entity';
@@ -69,23 +70,27 @@ export class SellerRepository {
   async replaceOffers(sellerAgentId: string, offers: OfferInput[], now: Date): Promise<void> {
     const m = this.tx.manager;
     if (offers.length > 0) {
-      await m.query(
-        `INSERT INTO offers (id, seller_agent_id, sku, name, unit_paise, category, active, created_at, updated_at)
-         SELECT o.id, $1, o.sku, o.name, o.unit_paise, o.category, true, $2, $2
-           FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[]) AS o(id, sku, name, unit_paise, category)
-         ON CONFLICT (seller_agent_id, sku) DO UPDATE
+      const { sql, params } = batchInsert(
+        'offers',
+        batchColumns<OfferInput>({
+          id: ['text', () => newId('off')],
+          seller_agent_id: ['text', () => sellerAgentId],
+          sku: ['text', (o) => o.sku],
+          name: ['text', (o) => o.name],
+          unit_paise: ['bigint', (o) => String(o.unitPaise)],
+          category: ['text', (o) => o.category],
+          active: ['boolean', () => true],
+          created_at: ['timestamptz', () => now],
+          updated_at: ['timestamptz', () => now],
+        }),
+        offers,
+        {
+          tail: `ON CONFLICT (seller_agent_id, sku) DO UPDATE
            SET name = EXCLUDED.name, unit_paise = EXCLUDED.unit_paise, category = EXCLUDED.category,
                active = true, updated_at = EXCLUDED.updated_at`,
-        [
-          sellerAgentId,
-          now,
-          offers.map(() => newId('off')),
-          offers.map((o) => o.sku),
-          offers.map((o) => o.name),
-          offers.map((o) => String(o.unitPaise)),
-          offers.map((o) => o.category),
-        ],
+        },
       );
+      await m.query(sql, params);
     }
     await m.query(
       `UPDATE offers SET active = false, updated_at = $2

@@ -5,6 +5,7 @@ import { from, lastValueFrom, Observable } from 'rxjs';
 import { EntityManager } from 'typeorm';
 
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { batchColumns, batchUpdate } from '../../database/batch';
 import { queryPrepared } from '../../database/prepared';
 import {
   AfterCommit,
@@ -177,15 +178,16 @@ interface Answer {
  * text), queued for the commit (`Tx.writeBeforeCommit`) so they share a statement with the audit
  * rows.
  */
+const ANSWER_COLUMNS = batchColumns<Answer>({
+  id: ['bigint', (a) => a.id],
+  status_code: ['int', (a) => a.status],
+  response_body: ['json_text', (a) => a.raw],
+  response_raw: ['text', (a) => a.raw],
+  pending_until: ['timestamptz', () => null],
+});
+
 function storeAnswers(answers: Answer[]): QueuedStatement {
-  return {
-    sql: `UPDATE idempotency_records AS r
-             SET status_code = a.status, response_body = a.raw::jsonb, response_raw = a.raw,
-                 pending_until = NULL
-            FROM unnest($1::bigint[], $2::int[], $3::text[]) AS a(id, status, raw)
-           WHERE r.id = a.id`,
-    params: [answers.map((a) => a.id), answers.map((a) => a.status), answers.map((a) => a.raw)],
-  };
+  return batchUpdate('idempotency_records', 'id', ANSWER_COLUMNS, answers);
 }
 
 /** A 4xx to be stored once the handler's writes (and the claim with them) have rolled back. */
