@@ -85,6 +85,11 @@ export class AcpDocumentsController {
   handlerSpec() {
     const example = upiMandateHandler(this.config, 'agt_…');
     return {
+      // A developer's document, like the ACP API it describes: English only (docs/languages.md),
+      // so the page says so and offers no switch, whatever the reader's browser asks for.
+      lang: 'en',
+      htmlLang: 'en-IN',
+      languageSwitch: null,
       title: 'svc_upi_mandate payment handler',
       handlerId: HANDLER_ID,
       version: HANDLER_VERSION,

@@ -1,5 +1,7 @@
 import { Controller, Get, Header, Param, Render } from '@nestjs/common';
 
+import type { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { AppController } from '../web/current-person.decorator';
 import { OrderPage, OrderPageService } from './order-page.service';
 
@@ -18,8 +20,8 @@ export class CheckoutPagesController {
   @Header('X-Robots-Tag', 'noindex')
   @Header('Referrer-Policy', 'no-referrer')
   @Render('checkout/order')
-  order(@Param('order_id') orderId: string): Promise<OrderPage> {
-    return this.orders.orderPage(orderId);
+  order(@Param('order_id') orderId: string, @PageLanguage() tr: Translator): Promise<OrderPage> {
+    return this.orders.orderPage(orderId, tr);
   }
 
   @Get('legal/terms')

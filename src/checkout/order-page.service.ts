@@ -3,14 +3,23 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
 import { ChainService } from '../chains/chain.service';
 import { commonErrors } from '../common/errors/app-error';
+import { Translator,translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import type { MandateRail } from '../mandates/mandate.entity';
 import { PaymentsService } from '../payments/payments.service';
 import { AppReadModel } from '../web/app-read-model';
-import { ReceiptEntryView, receiptEntryViews } from '../web/app-receipts.service';
-import { formatIst } from '../web/local-time';
 import { lineTotal, sessionTotal } from './checkout-pricing';
 import { CheckoutSessionRepository } from './checkout-session.repository';
+
+/** One signed step of the receipt, as the order page reads it (times in IST, in words). */
+export interface OrderReceiptEntry {
+  seq: number;
+  label: string;
+  hash: string;
+  prevHash: string;
+  kid: string;
+  at: string;
+}
 
 export interface OrderPage {
   title: string;
@@ -24,6 +33,8 @@ export interface OrderPage {
     totalPaise: number;
     refundedPaise: number;
     paymentMethod: string;
+    /** The mandate's last four characters ("ending in ncy5" under Details), never its whole id here. */
+    mandateLast4: string | null;
     lines: {
       name: string;
       sku: string;
@@ -34,22 +45,24 @@ export interface OrderPage {
   };
   receipt: {
     id: string;
-    entries: ReceiptEntryView[];
+    entries: OrderReceiptEntry[];
   } | null;
   jwksUrl: string;
 }
 
-const RAIL: Record<MandateRail, string> = {
-  upi_reserve_pay: 'UPI Reserve Pay mandate',
-  upi_otm: 'UPI one-time mandate',
-  upi_autopay: 'UPI AutoPay mandate',
+const RAILS: MandateRail[] = ['upi_reserve_pay', 'upi_otm', 'upi_autopay'];
+
+const ENTRY_KEY: Record<string, string> = {
+  'payment.settled': 'order.verify.entry.payment_settled',
+  'refund.succeeded': 'order.verify.entry.refund_succeeded',
 };
 
 /**
  * The public order page behind order.permalink_url (docs/acp.md §9): anyone holding the unguessable
  * order id sees what was bought, from whom, for how much, and the receipt's chain hashes to check
- * against /.well-known/jwks.json, times in IST. No buyer details or tokens; the mandate only as
- * its rail and last four characters.
+ * against /.well-known/jwks.json, times in IST, in the page's language (docs/languages.md). No
+ * buyer details or tokens; the mandate only as its rail in words, and its last four characters
+ * under Details.
  */
 @Injectable()
 export class OrderPageService {
@@ -62,7 +75,7 @@ export class OrderPageService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async orderPage(orderId: string): Promise<OrderPage> {
+  async orderPage(orderId: string, tr: Translator = translator('en')): Promise<OrderPage> {
     const session = /^ord_[A-Za-z0-9]{1,64}$/.test(orderId)
       ? await this.repo.findByOrderId(orderId)
       : null;
@@ -76,7 +89,7 @@ export class OrderPageService {
       ? (await this.read.mandates([intent.mandateId])).get(intent.mandateId)
       : undefined;
     return {
-      title: `Order ${orderId}`,
+      title: tr.t('order.title', { seller: seller.name }),
       modeBanner:
         this.config.mode === 'live'
           ? null
@@ -85,15 +98,16 @@ export class OrderPageService {
             : 'common.mode.sandbox',
       order: {
         id: orderId,
-        status: 'confirmed',
+        status: tr.t('order.status.paid'),
         checkoutSessionId: session.id,
         sellerName: seller.name,
-        completedAt: formatIst(session.completedAt ?? session.updatedAt),
+        completedAt: tr.ist(session.completedAt ?? session.updatedAt),
         totalPaise: sessionTotal(session.lineItems),
         refundedPaise: intent.amountRefundedPaise,
-        paymentMethod: mandate
-          ? `${RAIL[mandate.rail]} ····${mandate.id.slice(-4)}`
-          : 'UPI mandate',
+        paymentMethod: tr.t(
+          `order.method.${mandate && RAILS.includes(mandate.rail) ? mandate.rail : 'unknown'}`,
+        ),
+        mandateLast4: mandate ? mandate.id.slice(-4) : null,
         lines: session.lineItems.map((l) => ({
           name: l.name,
           sku: l.sku,
@@ -105,7 +119,14 @@ export class OrderPageService {
       receipt: intent.receiptId
         ? {
             id: intent.receiptId,
-            entries: receiptEntryViews(entries),
+            entries: entries.map((e) => ({
+              seq: e.seq,
+              label: tr.t(ENTRY_KEY[String(e.payload.type)] ?? 'order.verify.entry.other'),
+              hash: e.hash,
+              prevHash: e.prev_hash,
+              kid: e.kid,
+              at: tr.ist(e.created_at),
+            })),
           }
         : null,
       jwksUrl: `${this.config.baseUrl}/.well-known/jwks.json`,

@@ -14,6 +14,8 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 
+import type { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { finished } from '../database/tx';
 import { AppController } from '../web/current-person.decorator';
@@ -43,13 +45,17 @@ export class PayPagesController {
 
   @Get('pay/:quote_id')
   @UseInterceptors(PayPageHeadersInterceptor)
-  async page(@Param('quote_id') quoteId: string, @Res() res: Response): Promise<void> {
+  async page(
+    @Param('quote_id') quoteId: string,
+    @Res() res: Response,
+    @PageLanguage() tr: Translator,
+  ): Promise<void> {
     const view = await this.pay.findView(quoteId);
     if (!view) {
-      return notFound(res);
+      return notFound(res, tr);
     }
     res.render('pay/page', {
-      ...payPage(view),
+      ...payPage(view, tr),
       // Gateway rail: the widget's script, from the gateway's origin (the CSP allows that origin).
       gatewayScript: this.config.gateway
         ? `${this.config.gateway.checkoutUrl}/v1/checkout.js`
@@ -110,12 +116,13 @@ export class PayPagesController {
     @Param('quote_id') quoteId: string,
     @Body() form: PayPageFormDto,
     @Res() res: Response,
+    @PageLanguage() tr: Translator,
   ): Promise<void> {
     const pageUrl = pagePathOf(quoteId);
     const started = await attempt(this.pay.startCheckout(quoteId).then(finished));
     if (!started.ok) {
       if (started.status === 404) {
-        return notFound(res);
+        return notFound(res, tr);
       }
       // Not payable (any more): the page says why; a checkout the form named shows its outcome.
       return res.redirect(303, form.checkout_id ? statusPath(pageUrl, form.checkout_id) : pageUrl);
@@ -139,11 +146,12 @@ export class PayPagesController {
     @Param('quote_id') quoteId: string,
     @Query() query: Record<string, unknown>,
     @Res() res: Response,
+    @PageLanguage() tr: Translator,
   ): Promise<void> {
     const checkoutId = query.checkout;
     const view = await this.pay.findView(quoteId);
     if (!view || typeof checkoutId !== 'string') {
-      return notFound(res);
+      return notFound(res, tr);
     }
     if (query.gateway_signature !== undefined) {
       const field = (name: string) => (typeof query[name] === 'string' ? query[name] : '');
@@ -158,7 +166,7 @@ export class PayPagesController {
     }
     const checkout = await attempt(this.pay.getCheckout(quoteId, checkoutId));
     if (!checkout.ok) {
-      return notFound(res);
+      return notFound(res, tr);
     }
     const download = query.download === '1' && checkout.value.status === 'paid';
     if (download) {
@@ -166,7 +174,7 @@ export class PayPagesController {
       const name = (checkout.value.payment_reference ?? checkout.value.id).replace(/[^\w-]/g, '');
       res.setHeader('Content-Disposition', `attachment; filename="receipt-${name}.html"`);
     }
-    res.render('pay/status', statusPage(view, checkout.value, { download }));
+    res.render('pay/status', statusPage(view, checkout.value, { download }, tr));
   }
 
   @Get('assets/pay.css')
@@ -191,6 +199,6 @@ function statusPath(pageUrl: string, checkoutId: string): string {
 }
 
 /** The same page for an unknown, malformed or foreign id. */
-function notFound(res: Response): void {
-  res.status(404).render('pay/not-found', { title: 'Payment link not found' });
+function notFound(res: Response, tr: Translator): void {
+  res.status(404).render('pay/not-found', { title: tr.t('pay.not_found.title') });
 }

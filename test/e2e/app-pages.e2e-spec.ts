@@ -294,7 +294,9 @@ describe('app pages', () => {
     expect(res.text).toContain('Assam tea 1 kg');
     expect(res.text).toContain('₹900.00');
     expect(res.text).toContain(`id="order-paid-at">${formatIst(row.completed_at as Date)}<`);
-    expect(res.text).toContain(`UPI Reserve Pay mandate ····${w.mandateId.slice(-4)}`);
+    // The method in words; the mandate only by its last four characters, under Details.
+    expect(res.text).toContain('UPI Reserve Pay (money blocked on your UPI account)');
+    expect(res.text).toContain(`<code>${w.mandateId.slice(-4)}</code>`);
     expect(res.text).not.toContain(w.mandateId);
     expect(res.text).toContain('Need a refund?');
     expect(res.text).toContain('Verify this receipt');

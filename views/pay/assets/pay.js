@@ -8,19 +8,25 @@
 // order: the person can pay again in the widget, or press Pay again.
 (function () {
   'use strict';
+  // The words come from the page (data- attributes in its language); "%s" marks where a value goes.
+  var words = function (el, name, value) {
+    return (el.getAttribute('data-' + name) || '').replace('%s', value === undefined ? '' : value);
+  };
   var countdown = document.getElementById('countdown');
   if (countdown) {
     var ends = Date.parse(countdown.getAttribute('data-expires-at') || '');
     var tick = function () {
       var left = Math.max(0, Math.floor((ends - Date.now()) / 1000));
       if (left === 0) {
-        countdown.textContent = '(expired)';
+        countdown.textContent = words(countdown, 'expired');
         var buttons = document.querySelectorAll('[data-test="sandbox-panel"] button');
         for (var i = 0; i < buttons.length; i++) {buttons[i].disabled = true;}
         return;
       }
       var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
-      countdown.textContent = '(' + (h ? h + ' h ' : '') + m + ' min ' + (s < 10 ? '0' : '') + s + ' s left)';
+      var span = (h ? h + ' ' + words(countdown, 'h') + ' ' : '') + m + ' ' + words(countdown, 'min') + ' ' +
+        (s < 10 ? '0' : '') + s + ' ' + words(countdown, 's');
+      countdown.textContent = words(countdown, 'left', span);
       setTimeout(tick, 1000);
     };
     if (!isNaN(ends)) {tick();}
@@ -45,15 +51,17 @@
         return r.json().then(function (json) { return { ok: r.ok, body: json }; });
       });
     };
+    // The API's own words (English) only on an English page; otherwise the page's.
+    var apiWords = panel.getAttribute('data-api-words') === 'yes';
     var problem = function (r, fallback) {
-      return (r && r.body && r.body.error && r.body.error.message) || fallback;
+      return (apiWords && r && r.body && r.body.error && r.body.error.message) || fallback;
     };
     var statusPath = function (checkoutId) {
       return panel.getAttribute('data-page-path') + '/status?checkout=' + encodeURIComponent(checkoutId);
     };
     payButton.addEventListener('click', function () {
       if (typeof window.GatewayCheckout !== 'function') {
-        say('The payment gateway could not be loaded. Check your connection and try again.', true);
+        say(words(panel, 'not-loaded'), true);
         return;
       }
       payButton.disabled = true;
@@ -61,7 +69,7 @@
         var c = started.body;
         if (!started.ok || !c.order_id) {
           payButton.disabled = false;
-          say(problem(started, 'The payment could not be started. Try again.'), true);
+          say(problem(started, words(panel, 'not-started')), true);
           return;
         }
         var widget = new window.GatewayCheckout({
@@ -73,7 +81,7 @@
           description: c.description,
           callback_url: c.callback_url,
           handler: function (resp) {
-            say('Confirming your payment…');
+            say(words(panel, 'confirming'));
             post(panel.getAttribute('data-complete-base') + encodeURIComponent(c.id) + '/complete', {
               gateway_payment_id: resp.gateway_payment_id,
               gateway_order_id: resp.gateway_order_id,
@@ -83,7 +91,7 @@
                 window.location.assign(statusPath(c.id));
               } else {
                 payButton.disabled = false;
-                say(problem(done, 'The payment could not be confirmed. Try again.'), true);
+                say(problem(done, words(panel, 'not-confirmed')), true);
               }
             }).catch(function () {
               window.location.assign(statusPath(c.id));
@@ -93,12 +101,12 @@
         });
         widget.on('payment.failed', function (resp) {
           var why = resp && resp.error && resp.error.description;
-          say('The payment did not go through' + (why ? ': ' + why : '') + '. No money moved; you can try again.', true);
+          say(why && apiWords ? words(panel, 'failed-why', why) : words(panel, 'failed'), true);
         });
         widget.open();
       }).catch(function () {
         payButton.disabled = false;
-        say('The payment could not be started. Check your connection and try again.', true);
+        say(words(panel, 'not-started-offline'), true);
       });
     });
   }
