@@ -1,6 +1,8 @@
 import { Body, Controller, Get, Inject, OnModuleInit, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 
+import type { Translator } from '../common/i18n/catalogue';
+import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { AppLayout } from '../web/app-layout.service';
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
 import { attempt } from '../web/form-outcome';
@@ -54,17 +56,22 @@ export class ForexPagesController implements OnModuleInit {
   }
 
   @Get('declarations')
-  async declarations(@CurrentPerson() person: SignedInPerson, @Res() res: Response) {
-    res.render('app/forex-declarations', await this.pages.declarations(person));
+  async declarations(
+    @CurrentPerson() person: SignedInPerson,
+    @PageLanguage() tr: Translator,
+    @Res() res: Response,
+  ) {
+    res.render('app/forex-declarations', await this.pages.declarations(tr, person));
   }
 
   @Get('declarations/:id')
   async declaration(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ) {
-    res.render('app/forex-declaration', await this.pages.declaration(person, id));
+    res.render('app/forex-declaration', await this.pages.declaration(tr, person, id));
   }
 
   @Post('declarations/:id/declare')
@@ -72,39 +79,42 @@ export class ForexPagesController implements OnModuleInit {
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @Body() form: DeclareForm,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ) {
     if (form.confirm !== 'yes') {
       res
         .status(400)
-        .render(
-          'app/forex-declaration',
-          await this.pages.declaration(person, id, 'Tick the box to confirm the declaration.'),
-        );
+        .render('app/forex-declaration', await this.pages.declaration(tr, person, id, 'unticked'));
       return;
     }
     const outcome = await attempt(this.desk.declare(this.pages.actor(person), id));
     if (!outcome.ok) {
       res
         .status(outcome.status)
-        .render('app/forex-declaration', await this.pages.declaration(person, id, outcome.message));
+        .render('app/forex-declaration', await this.pages.declaration(tr, person, id, outcome));
       return;
     }
     res.redirect(303, `/app/forex/declarations/${encodeURIComponent(id)}`);
   }
 
   @Get('desk')
-  async queue(@CurrentPerson() person: SignedInPerson, @Res() res: Response) {
-    res.render('app/forex-desk', await this.pages.queue(person));
+  async queue(
+    @CurrentPerson() person: SignedInPerson,
+    @PageLanguage() tr: Translator,
+    @Res() res: Response,
+  ) {
+    res.render('app/forex-desk', await this.pages.queue(tr, person));
   }
 
   @Get('desk/files/:id')
   async deskFile(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ) {
-    res.render('app/forex-desk-file', await this.pages.deskFile(person, id));
+    res.render('app/forex-desk-file', await this.pages.deskFile(tr, person, id));
   }
 
   @Get('desk/files/:id/documents/:document_id')
@@ -130,9 +140,10 @@ export class ForexPagesController implements OnModuleInit {
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @Body() form: BookForm,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ) {
-    return this.decide(person, id, 'book', form.deal_reference, res);
+    return this.decide(tr, person, id, 'book', form.deal_reference, res);
   }
 
   @Post('desk/files/:id/return')
@@ -140,9 +151,10 @@ export class ForexPagesController implements OnModuleInit {
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @Body() form: DealerNoteForm,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ) {
-    return this.decide(person, id, 'return', form.note, res);
+    return this.decide(tr, person, id, 'return', form.note, res);
   }
 
   @Post('desk/files/:id/reject')
@@ -150,14 +162,19 @@ export class ForexPagesController implements OnModuleInit {
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @Body() form: DealerNoteForm,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ) {
-    return this.decide(person, id, 'reject', form.note, res);
+    return this.decide(tr, person, id, 'reject', form.note, res);
   }
 
   @Get('desk/rates')
-  async rates(@CurrentPerson() person: SignedInPerson, @Res() res: Response) {
-    res.render('app/forex-desk-rates', await this.pages.rates(person));
+  async rates(
+    @CurrentPerson() person: SignedInPerson,
+    @PageLanguage() tr: Translator,
+    @Res() res: Response,
+  ) {
+    res.render('app/forex-desk-rates', await this.pages.rates(tr, person));
   }
 
   @Post('desk/rates/:currency')
@@ -165,6 +182,7 @@ export class ForexPagesController implements OnModuleInit {
     @CurrentPerson() person: SignedInPerson,
     @Param('currency') currency: string,
     @Body() form: RatesForm,
+    @PageLanguage() tr: Translator,
     @Res() res: Response,
   ) {
     const outcome = await attempt(
@@ -180,7 +198,7 @@ export class ForexPagesController implements OnModuleInit {
         .status(outcome.status)
         .render(
           'app/forex-desk-rates',
-          await this.pages.rates(person, { currency, message: outcome.message }),
+          await this.pages.rates(tr, person, { currency, refusal: outcome }),
         );
       return;
     }
@@ -188,6 +206,7 @@ export class ForexPagesController implements OnModuleInit {
   }
 
   private async decide(
+    tr: Translator,
     person: SignedInPerson,
     id: string,
     decision: DealerDecision,
@@ -198,7 +217,7 @@ export class ForexPagesController implements OnModuleInit {
     if (!outcome.ok) {
       res
         .status(outcome.status)
-        .render('app/forex-desk-file', await this.pages.deskFile(person, id, outcome.message));
+        .render('app/forex-desk-file', await this.pages.deskFile(tr, person, id, outcome));
       return;
     }
     res.redirect(303, `/app/forex/desk/files/${encodeURIComponent(id)}`);
