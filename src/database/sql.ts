@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+import { render, SqlFragment, textOf } from './fragment';
 import { nameOf, PgClient, queryPrepared } from './prepared';
 import { Tx } from './tx';
 
@@ -15,9 +16,31 @@ export interface Statement<R> {
   readonly row?: R;
 }
 
-/** A statement's text as a function of its values: `const lock = statement<Row, [string]>('…')`. */
-export function statement<R, P extends unknown[]>(text: string): (...values: P) => Statement<R> {
-  return (...values: P) => ({ text, values });
+/**
+ * A statement's text as a function of its values: `const lock = statement<Row, [string]>('…')`. Built
+ * from SQL parts, the text is a fragment holding no value (`textOf`), its own values written `$n`.
+ */
+export function statement<R, P extends unknown[]>(
+  text: string | SqlFragment,
+): (...values: P) => Statement<R> {
+  const t = typeof text === 'string' ? text : textOf(text);
+  return (...values: P) => ({ text: t, values });
+}
+
+/**
+ * A statement whose text is built from SQL parts (`src/database/fragment.ts`): the fragment's values
+ * are its bind parameters, numbered in order. The same shape gives the same text, so one prepared
+ * statement per shape: `const lock = fragmentStatement<Row, [string]>((id) => sql\`…${id}…\`)`.
+ */
+export function fragmentStatement<R, P extends unknown[]>(
+  build: (...values: P) => SqlFragment,
+): (...values: P) => Statement<R> {
+  return (...values: P) => render(build(...values));
+}
+
+/** One statement from a fragment, typed by its row. */
+export function query<R>(fragment: SqlFragment): Statement<R> {
+  return render(fragment);
 }
 
 /**
