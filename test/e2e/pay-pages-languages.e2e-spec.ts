@@ -269,6 +269,16 @@ describeInBrowser('pay pages and the order page in English and Hindi', () => {
     });
   });
 
+  it('the payment handler spec, a developer document like the ACP API, stays English and says so', async () => {
+    const res = await request(t.url)
+      .get('/acp/handlers/upi_mandate')
+      .set('Accept-Language', 'hi-IN')
+      .expect(200);
+    expect(res.text).toContain('<html lang="en-IN">');
+    expect(res.text).not.toContain('data-test="lang-switch"');
+    expect(res.text).toContain('Skip to content');
+  });
+
   it('the switch is a plain link: English → the same page in Hindi, remembered by cookie, and back', async () => {
     // Its own context, so the cookie it sets stays out of the other tests' pages.
     const page = await newPage(b.browser(), 'mobile', 'en');
