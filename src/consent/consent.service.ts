@@ -4,7 +4,7 @@ import { AccountsService } from '../accounts/accounts.service';
 import type { AuditActor } from '../common/audit';
 import { Clock } from '../common/clock';
 import { commonErrors } from '../common/errors/app-error';
-import { Translator,translator } from '../common/i18n/catalogue';
+import { Translator, translator } from '../common/i18n/catalogue';
 import { Tx } from '../database/tx';
 import { DelegatePaymentService } from '../delegate-payment/delegate-payment.service';
 import { TokensService } from '../delegate-payment/tokens.service';
@@ -81,7 +81,7 @@ export class ConsentService implements OnModuleInit {
         ...splitKeys(
           keys.data.map((k) => ({
             id: k.id,
-            name: k.name,
+            name: keyName(k, tr),
             hint: k.hint,
             role: k.role,
             roleWord: tr.t(`consent.keys.role_${k.role}`),
@@ -185,7 +185,7 @@ export class ConsentService implements OnModuleInit {
       const key = (await this.protocolKeys.list(ws, LIST_LIMIT)).data.find((k) => k.id === id);
       if (key && key.revoked_at === null) {
         subject = {
-          heading: tr.t('consent.revoke.key_heading', { name: key.name }),
+          heading: tr.t('consent.revoke.key_heading', { name: keyName(key, tr) }),
           lines: [
             tr.t('consent.revoke.key_hint', { hint: key.hint }),
             tr.t('consent.revoke.key_role', { role: tr.t(`consent.keys.role_${key.role}`) }),
@@ -266,4 +266,9 @@ function splitKeys<K extends { active: boolean }>(keys: K[]) {
 function splitMandates<M extends { pending: boolean; revocable: boolean }>(mandates: M[]) {
   const live = (m: M) => m.pending || m.revocable;
   return { mandates: mandates.filter(live), endedMandates: mandates.filter((m) => !live(m)) };
+}
+
+/** A key's name; the one the service gives a key issued without a name ("buyer key") in the page's language. */
+function keyName(k: { name: string; role: string }, tr: Translator): string {
+  return k.name === `${k.role} key` ? tr.t(`consent.keys.default_name_${k.role}`) : k.name;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { AgentRepository } from '../accounts/agent.repository';
 import { Clock } from '../common/clock';
-import { Translator,translator } from '../common/i18n/catalogue';
+import { Translator, translator } from '../common/i18n/catalogue';
 import type { AutopayFrequency, MandateBillingCycle } from '../recurring/autopay-schedule';
 import { formatIst, PERSON_TIME_ZONE } from '../web/local-time';
 import type { Mandate, MandateStatus } from './mandate.entity';
@@ -136,7 +136,7 @@ export class MandateViews {
         ),
         railLabel: tr.t(`mandates.rail.${m.rail}`),
         recurring: m.billingCycle ? recurringLabel(m.billingCycle, tr) : null,
-        description: m.description,
+        description: describedAs(m, names, tr),
         authorisedAt: m.authorisedAt ? tr.ist(m.authorisedAt) : null,
         pending: status === 'pending_authorisation',
         revocable: isRevocable(status),
@@ -154,4 +154,26 @@ export function joinNames(names: string[], tr: Translator = translator('en')): s
         first: names.slice(0, -1).join(', '),
         last: names[names.length - 1],
       });
+}
+
+/** What delegate_payment names a one-time mandate it makes (src/delegate-payment): not the person's words. */
+const GENERATED_ONE_TIME = /^One payment for checkout \S+$/;
+
+/**
+ * A mandate's description as a person reads it: the agent's own words, except the name
+ * delegate_payment gives a one-time mandate ("One payment for checkout cs_…"), which is said in
+ * the page's language with the seller's name instead of the checkout's id.
+ */
+export function describedAs(
+  m: Pick<Mandate, 'kind' | 'description' | 'payeeAgentIds'>,
+  names: Map<string, string>,
+  tr: Translator = translator('en'),
+): string | null {
+  if (m.kind !== 'one_time' || !m.description || !GENERATED_ONE_TIME.test(m.description)) {
+    return m.description;
+  }
+  const sellers = (m.payeeAgentIds ?? []).flatMap((id) => (names.has(id) ? [names.get(id)!] : []));
+  return sellers.length > 0
+    ? tr.t('mandates.view.one_payment_to', { sellers: joinNames(sellers, tr) })
+    : tr.t('mandates.view.one_payment');
 }

@@ -3,9 +3,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Approval, ApprovalStatus } from '../approvals/approval.entity';
 import type { CheckoutSession } from '../checkout/checkout-session.entity';
 import { Clock } from '../common/clock';
-import { Translator,translator } from '../common/i18n/catalogue';
+import { Translator, translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import type { Mandate } from '../mandates/mandate.entity';
+import { describedAs } from '../mandates/mandate-views';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentsService } from '../payments/payments.service';
 import type { Quote } from '../quotes/quote.entity';
@@ -214,7 +215,7 @@ export class ApprovalCards {
               capPaise: mandate.perPaymentCapPaise,
               validUntil: tr.ist(mandate.validUntil),
               label:
-                mandate.description ??
+                describedAs(mandate, ctx.names, tr) ??
                 tr.t(
                   mandate.kind === 'one_time'
                     ? 'approvals.card.mandate_one_time'
