@@ -24,15 +24,17 @@ export class CheckoutPagesController {
     return this.orders.orderPage(orderId, tr);
   }
 
+  // In the reader's language (lang cookie or Accept-Language, docs/languages.md): a cached copy
+  // would answer the language switch with the page it just left, so the browser revalidates.
   @Get('legal/terms')
-  @Header('Cache-Control', 'public, max-age=3600')
+  @Header('Cache-Control', 'private, no-cache')
   @Render('legal/terms')
   terms() {
     return { title: 'Terms of use' };
   }
 
   @Get('legal/privacy')
-  @Header('Cache-Control', 'public, max-age=3600')
+  @Header('Cache-Control', 'private, no-cache')
   @Render('legal/privacy')
   privacy() {
     return { title: 'Privacy policy' };

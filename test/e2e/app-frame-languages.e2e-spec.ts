@@ -286,6 +286,17 @@ describeInBrowser('the app frame in English and Hindi', () => {
         await page.reload();
         expect(await text('h1')).toBe(tr.t('app.developers.title'));
       });
+
+      it('the switch works on a public page too (terms), not served from the cache', async () => {
+        const otherTr = translator(lang === 'en' ? 'hi' : 'en');
+        await page.goto(`${t.url}/app/legal/terms`);
+        expect(await text('h1')).toBe(tr.t('legal.terms.title'));
+        await clickAndWait(page, () => page.locator('[data-test="lang-switch"]').click());
+        expect(new URL(page.url()).pathname).toBe('/app/legal/terms');
+        expect(await text('h1')).toBe(otherTr.t('legal.terms.title'));
+        await clickAndWait(page, () => page.locator('[data-test="lang-switch"]').click());
+        expect(await text('h1')).toBe(tr.t('legal.terms.title'));
+      });
     });
   });
 });
