@@ -118,9 +118,10 @@ describeInBrowser('forex pages in English and Hindi', () => {
       let ws: Awaited<ReturnType<typeof seedWorkspace>>;
 
       /** checkPage with ids only in Details; in Hindi, only this test's data may stay in Latin. */
-      const check = (page: Page, name: string) =>
+      const check = (page: Page, name: string, status = 200) =>
         checkPage(page, {
           name: `forex-${lang}-${name}-${viewport}`,
+          status,
           idsOnlyInDetails: true,
           ...(lang === 'hi'
             ? {
@@ -289,6 +290,16 @@ describeInBrowser('forex pages in English and Hindi', () => {
         const jpy = await text(dealer, 'section[data-currency="JPY"]');
         expect(jpy).toContain(tr.t('forex.rates.per_100'));
         expect(jpy).toMatch(IST_WORDS);
+
+        // A refused rate is said in the page's language, next to its currency.
+        await dealer.locator('#USD-notes-buy').fill('99.0000');
+        await clickAndWait(dealer, () =>
+          dealer.locator('form[action="/app/forex/desk/rates/USD"] button').click(),
+        );
+        await check(dealer, 'rates-refused', 400);
+        expect(await text(dealer, 'section[data-currency="USD"] [role="alert"]')).toBe(
+          tr.t('forex.errors.buy_above_sell'),
+        );
       });
     });
   });
