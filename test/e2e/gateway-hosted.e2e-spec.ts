@@ -238,4 +238,19 @@ describe('hosted page on the gateway rail (API)', () => {
     expect(directive('frame-ancestors')).toBe("frame-ancestors 'none'");
     expect(page.text).toContain(`<script src="${app.gw.sim.url}/v1/checkout.js" defer></script>`);
   });
+
+  it('the gateway panel speaks the page’s language, also in what its script says (data- attributes)', async () => {
+    const quoteId = await createQuote(app.t, ws, 29_000);
+    const en = await request(app.t.url).get(`/app/pay/${quoteId}`).set('Accept-Language', 'en-IN');
+    expect(en.text).toContain('<h2 id="gateway-heading">Pay with UPI</h2>');
+    expect(en.text).toContain('data-api-words="yes"');
+    expect(en.text).toContain('data-confirming="Confirming your payment…"');
+    const hi = await request(app.t.url).get(`/app/pay/${quoteId}`).set('Accept-Language', 'hi-IN');
+    expect(hi.text).toContain('<html lang="hi-IN">');
+    expect(hi.text).toContain('<h2 id="gateway-heading">UPI से भुगतान करें</h2>');
+    expect(hi.text).toContain('>₹290.00 का भुगतान करें</button>');
+    expect(hi.text).toContain('data-confirming="आपके भुगतान की पुष्टि हो रही है…"');
+    // The API's English error words are not shown on a Hindi page.
+    expect(hi.text).not.toContain('data-api-words');
+  });
 });
