@@ -122,7 +122,7 @@ describe('app pages', () => {
     expect(card).toContain(w.mandateId);
     expect(card).toContain('up to ₹10,000.00 per payment');
     // Daily cap ₹50,000 minus what the buyer committed today (this waiting payment).
-    expect(card).toContain("Today's cap left");
+    expect(card).toContain('Today&#x27;s cap left');
     expect(card).toContain('₹47,500.00 of ₹50,000.00');
     expect(card).toContain('expires in 23 h');
     expect(card).toMatch(/\d{1,2} [A-Z][a-z]{2} \d{4}, \d{1,2}:\d{2} [ap]m IST/);
