@@ -146,7 +146,7 @@ describe('recurring payments, E-Mandate Framework 2026', () => {
       },
     });
     const when = formatIst(res.body.debit_at);
-    expect(when).toBe('2 Jun 2027, 08:00 IST');
+    expect(when).toBe('2 Jun 2027, 8:00 am IST');
 
     const data = (await eventData('recurring.pre_debit_notice', res.body.id))!;
     expect(data).toMatchObject({
@@ -450,7 +450,7 @@ describe('recurring payments, E-Mandate Framework 2026', () => {
       .get(`/app/mandates/${mandateId}/authorize`)
       .set('Cookie', session.cookie);
     expect(page.status).toBe(200);
-    expect(text(page.text)).toContain('First debit ₹3,000.00 on 4 Jan 2028, 08:00 IST');
+    expect(text(page.text)).toContain('First debit ₹3,000.00 on 4 Jan 2028, 8:00 am IST');
     expect(page.text).toContain('Tea subscription, January');
     expect(page.text).toContain('Authorising this mandate also authorises this first debit');
     const done = await request(t.url)
