@@ -122,12 +122,10 @@ export class YourDataPages {
             : tr.t('data.mandates.not_authorised'),
         })),
         approvals: list(x.approvals).map((a) => {
-          // What it was about, from the payment or refund it asked for (their descriptions and
-          // reasons are the agents' own words, shown as they wrote them).
+          // A refund's reason is the seller's own words; a payment's description is composed
+          // with its ids, so the payment is said by its amount alone (its receipt has the items).
           const about =
-            a.kind === 'refund'
-              ? str(refunds.find((r) => r.id === a.subject_id)?.reason)
-              : str(payments.find((p) => p.id === a.subject_id)?.description);
+            a.kind === 'refund' ? str(refunds.find((r) => r.id === a.subject_id)?.reason) : null;
           const kind = ['payment', 'refund', 'recurring_charge'].includes(String(a.kind))
             ? String(a.kind)
             : 'payment';
@@ -149,7 +147,6 @@ export class YourDataPages {
               amount: tr.rupees(p.amount_paise as number),
             },
           ),
-          description: str(p.description),
           status: word(tr, 'data.payments.status', p.status, 'data.payments.status.processing'),
           at: when(p.settled_at ?? p.created_at),
           receiptId: (p.receipt as Json | null)?.id ?? null,
