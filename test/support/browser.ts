@@ -362,6 +362,11 @@ export const LATIN_IN_HINDI = [
   'ACP',
   'OTP',
   'English',
+  // Hindi pages tell the time as "9:27 pm IST" (Intl's hi-IN format).
+  'am',
+  'pm',
+  // ISO 4217 currency codes (USD, AED, …), as the forex pages show them in both languages.
+  ...Intl.supportedValuesOf('currency'),
 ];
 
 /** What a person reads on the page, with where it is: text nodes and the words of attributes. */
