@@ -151,6 +151,13 @@ describeInBrowser('the app frame in English and Hindi', () => {
         const dev = await text('main');
         expect(dev).toContain(tr.t('app.developers.agents.none'));
         expect(dev).toContain(tr.t('app.developers.protocol.none'));
+        await page.locator('#api-key-name').fill('ci deploy');
+        await clickAndWait(page, () =>
+          page.locator('form[action="/app/api-keys"] [type="submit"]').click(),
+        );
+        await check('api-key-created', [...NEW_DATA, 'ci deploy']);
+        expect(await text('h1')).toBe(tr.t('app.keys.api_title'));
+        expect(await text('main')).toContain(tr.t('app.keys.shown_once'));
       });
 
       it('phone: the nav folds under Menu; desktop: the links stand in one row', async () => {
