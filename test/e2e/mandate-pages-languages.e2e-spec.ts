@@ -38,6 +38,7 @@ const DATA = [
   'Tea box',
   'First month, part',
   'test mandate',
+  'Cheaper plan',
   'am',
   'pm',
 ];
@@ -243,6 +244,34 @@ describeInBrowser('mandate, approval, consent and AutoPay pages in English and H
         expect(await page.locator('[data-test="no-past"]').innerText()).toBe(
           tr.t('autopay.past.empty'),
         );
+        // Opting out of one debit goes through its confirmation page, in words.
+        await clickAndWait(page, () => card.locator('form button[type="submit"]').click());
+        expect(new URL(page.url()).pathname).toMatch(/^\/app\/autopay\/charges\/[^/]+\/opt-out$/);
+        await check('autopay-opt-out');
+        expect(await page.locator('h1').innerText()).toBe(tr.t('autopay.cancel.title'));
+      });
+
+      it('an amendment shows old and new terms side by side, then its confirmation', async () => {
+        const res = await request(t.url)
+          .post(`/v1/pay/mandates/${recurring}/amendments`)
+          .set('Authorization', `Bearer ${ws.buyer.credential}`)
+          .send({ per_payment_cap_paise: 80_000, reason: 'Cheaper plan' })
+          .expect(201);
+        const path = `/app/mandates/${recurring}/amendments/${res.body.id as string}`;
+        await page.goto(`${t.url}${path}`);
+        await check('amendment');
+        const row = page.locator('tr[data-term="per_payment_cap_paise"]');
+        expect(await row.locator('th').innerText()).toBe(tr.t('mandates.amendment.row.per_debit'));
+        expect(await row.locator('td.old').innerText()).toContain('₹900.00');
+        expect(await row.locator('td.new').innerText()).toContain('₹800.00');
+        expect(await textOutsideDetails(page)).not.toMatch(RAW_ID);
+        await clickAndWait(page, () =>
+          page.locator(`form[action="${path}/authorise"] [type="submit"]`).click(),
+        );
+        await check('amendment-confirm');
+        expect(await page.locator('#confirm').innerText()).toContain(
+          tr.t('mandates.amendment.confirm_authorise'),
+        );
       });
 
       it('the approvals list, one approval and its confirmation above ₹2,000', async () => {
@@ -293,6 +322,15 @@ describeInBrowser('mandate, approval, consent and AutoPay pages in English and H
         expect(shown).toContain(tr.t('mandates.status.active'));
         expect(shown).not.toMatch(RAW_ID);
         expect(await page.locator('#protocol-keys tbody tr').count()).toBe(2);
+        // Revoking asks first, saying what stops.
+        await clickAndWait(page, () =>
+          page.locator(`form[action="/app/consent/mandates/${recurring}/revoke"] button`).click(),
+        );
+        await check('revoke-confirm');
+        expect(await page.locator('h1').innerText()).toBe(tr.t('consent.revoke.heading'));
+        expect(await page.locator('main').innerText()).toContain(
+          tr.t('consent.revoke.mandate_consequence'),
+        );
       });
     },
   );
