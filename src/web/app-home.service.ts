@@ -109,7 +109,7 @@ export class AppHomeService {
       this.read.agentNames(all.flatMap((i) => [i.sellerAgentId, i.buyerAgentId])),
     ]);
     const byId = new Map(all.map((i) => [i.id, i]));
-    const waiting = await this.cards.build(pending.slice(0, 3));
+    const waiting = await this.cards.build(pending.slice(0, 3), tr);
     return this.layout.page(
       person,
       tr.t('app.home.title'),
