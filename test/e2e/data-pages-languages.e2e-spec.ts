@@ -32,14 +32,8 @@ const BREACH = {
   personActions: 'Choose a new password when you next sign in; ignore emails asking for it.',
 };
 
-/**
- * What the test made and a person reads as it is: names, items, the operator's facts. The Hindi
- * IST format keeps "am"/"pm" (docs/languages.md: "25 नव॰ 2026, 9:27 pm IST"), which checkPage's
- * list of Latin terms does not name yet.
- */
+/** What the test made and a person reads as it is: names, items, the operator's facts. */
 const DATA = [
-  'am',
-  'pm',
   'Test workspace',
   'Test Person',
   'Chai Co',
