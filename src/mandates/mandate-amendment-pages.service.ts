@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { Translator,translator } from '../common/i18n/catalogue';
+import { Translator, translator } from '../common/i18n/catalogue';
 import { AppLayout } from '../web/app-layout.service';
 import type { SignedInPerson } from '../web/signed-in-person';
 import type { MandateTerms } from './mandate-amendment.entity';

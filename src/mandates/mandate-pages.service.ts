@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 
 import { CheckoutSessionRepository } from '../checkout/checkout-session.repository';
-import { Translator,translator } from '../common/i18n/catalogue';
+import { Translator, translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { DelegatedTokenRepository } from '../delegate-payment/delegated-token.repository';
 import { AppLayout } from '../web/app-layout.service';

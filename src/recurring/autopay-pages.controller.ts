@@ -2,7 +2,7 @@ import { Body, Controller, Get, OnModuleInit, Param, Post, Res } from '@nestjs/c
 import type { Response } from 'express';
 
 import { Clock } from '../common/clock';
-import { Translator,translator } from '../common/i18n/catalogue';
+import { Translator, translator } from '../common/i18n/catalogue';
 import { PageLanguage } from '../common/i18n/page-language.decorator';
 import { MandatePagesService } from '../mandates/mandate-pages.service';
 import { MandatesService } from '../mandates/mandates.service';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 
 import { ApprovalsService } from '../approvals/approvals.service';
-import { Translator,translator } from '../common/i18n/catalogue';
+import { Translator, translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AppLayout } from './app-layout.service';
 import { ApprovalCards } from './approval-cards';
