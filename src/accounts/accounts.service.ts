@@ -13,6 +13,7 @@ import { newId } from '../common/ids';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 import { deleteSessionsOf } from '../web/person-session.repository';
 import { agentParts, AgentRepository } from './agent.repository';
@@ -164,7 +165,7 @@ export function abandonedSignups(
         AND COALESCE(p.last_signed_in_at, p.created_at) <= $1
         AND NOT EXISTS (SELECT 1 FROM persons o WHERE o.workspace_id = w.id AND o.id <> p.id)
         AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.workspace_id = w.id AND k.last_used_at IS NOT NULL)
-        AND NOT EXISTS (SELECT 1 FROM (${agentParts.enabled()}) a WHERE a.workspace_id = w.id)
+        AND NOT EXISTS (SELECT 1 FROM (${textOf(agentParts.enabled())}) a WHERE a.workspace_id = w.id)
       ORDER BY w.created_at, w.id
       LIMIT $2
       FOR UPDATE OF w, p SKIP LOCKED`,

@@ -3,28 +3,30 @@ import { EntityManager, In, IsNull } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import { Cursor, newestFirst } from '../common/pagination';
+import { sql, SqlFragment, SqlOperand } from '../database/fragment';
 import { Tx } from '../database/tx';
 import { Agent } from './entities/agent.entity';
 
 /**
- * SQL on agents for another owner's statement (docs/architecture.md "Table owners"): the text of a
- * subquery or CTE body, given the expressions (a parameter such as `$1`, or a column of the
- * enclosing statement) it reads.
+ * SQL on agents for another owner's statement (docs/architecture.md "Table owners"): fragments of a
+ * subquery or CTE body, given what they read (a column of the enclosing statement via `col()`, or a
+ * value via `param()` or the `sql` tag), which the caller renders with its statement.
  */
 export const agentParts = {
   /** The buyer agent locked for a payment (the lock order's buyer step): id, workspace_id, name. */
-  lockForPayment: (id: string) =>
-    `SELECT id, workspace_id, name FROM agents WHERE id = ${id} FOR NO KEY UPDATE`,
+  lockForPayment: (id: SqlOperand): SqlFragment =>
+    sql`SELECT id, workspace_id, name FROM agents WHERE id = ${id} FOR NO KEY UPDATE`,
   /** An agent's id, workspace_id and name, not locked. */
-  facts: (id: string) => `SELECT id, workspace_id, name FROM agents WHERE id = ${id}`,
+  facts: (id: SqlOperand): SqlFragment =>
+    sql`SELECT id, workspace_id, name FROM agents WHERE id = ${id}`,
   /** Enabled agents (id, workspace_id, name, role, created_at), as a derived table's query. */
-  enabled: () =>
-    `SELECT id, workspace_id, name, role, created_at FROM agents WHERE disabled_at IS NULL`,
+  enabled: (): SqlFragment =>
+    sql`SELECT id, workspace_id, name, role, created_at FROM agents WHERE disabled_at IS NULL`,
   /** True when the agent exists and is enabled. */
-  isEnabled: (id: string) =>
-    `EXISTS (SELECT 1 FROM agents a WHERE a.id = ${id} AND a.disabled_at IS NULL)`,
+  isEnabled: (id: SqlOperand): SqlFragment =>
+    sql`EXISTS (SELECT 1 FROM agents a WHERE a.id = ${id} AND a.disabled_at IS NULL)`,
   /** An agent's name, as a scalar subquery. */
-  nameOf: (id: string) => `(SELECT name FROM agents WHERE id = ${id})`,
+  nameOf: (id: SqlOperand): SqlFragment => sql`(SELECT name FROM agents WHERE id = ${id})`,
 };
 
 /** Personal data (src/personal-data): a workspace's agents, and disabling them on erasure. */

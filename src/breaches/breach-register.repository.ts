@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { accountParts } from '../accounts/accounts.service';
 import { agentParts } from '../accounts/agent.repository';
+import { textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 
 /** Whom a breach touches: chosen persons, and every person of chosen workspaces. */
@@ -150,7 +151,7 @@ export class BreachRegisterRepository {
   ): Promise<{ personId: string; workspaceId: string; agentId: string | null }[]> {
     return this.tx.manager.query(
       `SELECT p.person_id AS "personId", p.workspace_id AS "workspaceId",
-              (SELECT a.id FROM (${agentParts.enabled()}) a WHERE a.workspace_id = p.workspace_id
+              (SELECT a.id FROM (${textOf(agentParts.enabled())}) a WHERE a.workspace_id = p.workspace_id
                 ORDER BY a.created_at, a.id LIMIT 1) AS "agentId"
          FROM (${accountParts.personsWithWorkspace()}) p
         WHERE p.person_id = ANY($1::text[]) OR p.workspace_id = ANY($2::text[])

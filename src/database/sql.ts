@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 import { render, SqlFragment, textOf } from './fragment';
 import { nameOf, PgClient, queryPrepared } from './prepared';
@@ -36,6 +36,12 @@ export function fragmentStatement<R, P extends unknown[]>(
   build: (...values: P) => SqlFragment,
 ): (...values: P) => Statement<R> {
   return (...values: P) => render(build(...values));
+}
+
+/** `manager.query` of a statement built from SQL parts: the fragment rendered with its values. */
+export function queryFragment<R>(manager: EntityManager, fragment: SqlFragment): Promise<R> {
+  const { text, values } = render(fragment);
+  return manager.query<R>(text, values);
 }
 
 /** One statement from a fragment, typed by its row. */

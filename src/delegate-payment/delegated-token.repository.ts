@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { agentParts } from '../accounts/agent.repository';
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
+import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { Sql, statement } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import type { MandateStatus } from '../mandates/mandate.entity';
@@ -22,11 +23,11 @@ export interface LiveTokenRow {
   waiting_intent_id: string | null;
 }
 
-/** SQL on delegated_tokens for another owner's statement (see `agentParts`). */
+/** SQL on delegated_tokens for another owner's statement: fragments (see `agentParts`). */
 export const tokenParts = {
   /** True when the token exists and is revoked. */
-  isRevoked: (id: string) =>
-    `EXISTS (SELECT 1 FROM delegated_tokens t WHERE t.id = ${id} AND t.status = 'revoked')`,
+  isRevoked: (id: SqlOperand): SqlFragment =>
+    sql`EXISTS (SELECT 1 FROM delegated_tokens t WHERE t.id = ${id} AND t.status = 'revoked')`,
 };
 
 /**
@@ -37,7 +38,7 @@ const lockWithMandateStatus = statement<
   Record<string, unknown> & { mandate_status: MandateStatus },
   [string]
 >(
-  `SELECT t.*, ${mandateParts.statusOf('t.mandate_id')} AS mandate_status
+  sql`SELECT t.*, ${mandateParts.statusOf(col('t.mandate_id'))} AS mandate_status
      FROM delegated_tokens t WHERE t.id = $1 FOR NO KEY UPDATE OF t`,
 );
 
@@ -142,7 +143,7 @@ export class DelegatedTokenRepository {
   listLive(workspaceId: string, now: Date, limit: number): Promise<LiveTokenRow[]> {
     return this.tx.manager.query<LiveTokenRow[]>(
       `SELECT * FROM (
-         SELECT t.id, t.merchant_agent_id, ${agentParts.nameOf('t.merchant_agent_id')} AS merchant_name,
+         SELECT t.id, t.merchant_agent_id, ${textOf(agentParts.nameOf(col('t.merchant_agent_id')))} AS merchant_name,
                 t.max_amount_paise, t.expires_at, t.checkout_session_id, t.mandate_id, t.status, t.created_at,
                 ${intentParts.waitingOnToken('t.id')} AS waiting_intent_id
            FROM delegated_tokens t

@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 
 import { AppConfig, DEFAULT_GATEWAY_REFUND_LIMITS, GatewayConfig } from '../config/app.config';
+import { param, sql } from '../database/fragment';
+import { queryFragment } from '../database/sql';
 import { Tx } from '../database/tx';
 import { mandateParts } from '../mandates/mandate.repository';
 import type {
@@ -318,10 +320,11 @@ export class GatewayRail implements PaymentRail {
    * keeps its token.
    */
   private async paysFromReserveBlock(mandateId: string): Promise<boolean> {
-    const [row] = await this.tx.manager.query<{ rail: string; has_token: boolean }[]>(
-      `SELECT ${mandateParts.railOf('$1')} AS rail,
-              ${gatewayParts.hasMandateToken('$1')} AS has_token`,
-      [mandateId],
+    const id = param(mandateId);
+    const [row] = await queryFragment<{ rail: string; has_token: boolean }[]>(
+      this.tx.manager,
+      sql`SELECT ${mandateParts.railOf(id)} AS rail,
+              ${gatewayParts.hasMandateToken(id)} AS has_token`,
     );
     return row?.rail === 'upi_reserve_pay' && !row.has_token;
   }
@@ -442,9 +445,9 @@ export class GatewayRail implements PaymentRail {
     valid_until: Date;
     billing_cycle: string | null;
   } | null> {
-    const [row] = await this.tx.manager.query<
+    const [row] = await queryFragment<
       { per_payment_cap_paise: string; valid_until: Date; billing_cycle: string | null }[]
-    >(mandateParts.registrationTerms('$1'), [mandateId]);
+    >(this.tx.manager, mandateParts.registrationTerms(param(mandateId)));
     return row ?? null;
   }
 

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
+import { col, param, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
+import { queryFragment } from '../database/sql';
 import { Tx } from '../database/tx';
 import { mandateParts } from '../mandates/mandate.repository';
 import { advanceSql } from './gateway-states';
@@ -44,16 +46,16 @@ const BLOCK_ADVANCES = advanceSql('reserveBlock', 'status', '$2');
 /** refund_due: a captured payment that cannot settle was held for a full refund (capture-refunds.ts). */
 export type GatewayEventOutcome = 'applied' | 'no_change' | 'unmatched' | 'ignored' | 'refund_due';
 
-/** SQL on the gateway's tables for another owner's statement (docs/architecture.md "Table owners"). */
+/** SQL on the gateway's tables for another owner's statement: fragments (docs/architecture.md "Table owners"). */
 export const gatewayParts = {
   /** True when the mandate pays on a recurring (AutoPay) token registered with the gateway. */
-  hasMandateToken: (mandateId: string) =>
-    `EXISTS (SELECT 1 FROM gateway_mandate_tokens t WHERE t.mandate_id = ${mandateId})`,
+  hasMandateToken: (mandateId: SqlOperand): SqlFragment =>
+    sql`EXISTS (SELECT 1 FROM gateway_mandate_tokens t WHERE t.mandate_id = ${mandateId})`,
   /** Inbound events stored for review, per outcome: [{outcome, n}] or null (scrape-time gauge). */
-  eventsForReviewByOutcome: () =>
-    `(SELECT json_agg(json_build_object('outcome', g.outcome, 'n', g.n)) FROM
+  eventsForReviewByOutcome: (): SqlFragment =>
+    sql`(SELECT json_agg(json_build_object('outcome', g.outcome, 'n', g.n)) FROM
        (SELECT outcome, count(*)::int AS n FROM gateway_events
-         WHERE ${EVENTS_FOR_REVIEW} GROUP BY outcome) g)`,
+         WHERE ${EVENTS_FOR_REVIEW_SQL} GROUP BY outcome) g)`,
 };
 
 /**
@@ -63,7 +65,8 @@ export const gatewayParts = {
  */
 export const REVIEW_OUTCOMES = ['unprocessable', 'unmatched'] as const;
 export type ReviewOutcome = (typeof REVIEW_OUTCOMES)[number];
-const EVENTS_FOR_REVIEW = `outcome IN ('unprocessable', 'unmatched')`;
+const EVENTS_FOR_REVIEW_SQL = sql`outcome IN ('unprocessable', 'unmatched')`;
+const EVENTS_FOR_REVIEW = textOf(EVENTS_FOR_REVIEW_SQL);
 
 export interface ReviewEventRow {
   id: string;
@@ -235,13 +238,13 @@ export class GatewayStore {
    * release sweep gives back. Bounded, oldest first.
    */
   async blocksToRelease(now: Date, limit: number): Promise<ReserveBlockRow[]> {
-    return this.tx.manager.query<ReserveBlockRow[]>(
-      `SELECT b.mandate_id, b.customer_id, b.block_id, b.amount_paise::text, b.status, b.released_paise::text
+    return queryFragment<ReserveBlockRow[]>(
+      this.tx.manager,
+      sql`SELECT b.mandate_id, b.customer_id, b.block_id, b.amount_paise::text, b.status, b.released_paise::text
          FROM gateway_reserve_blocks b
         WHERE b.status IN ('created', 'active')
-          AND ${mandateParts.endedAt('b.mandate_id', '$1', `'active', 'pending_authorisation'`)}
-        ORDER BY b.created_at LIMIT $2`,
-      [now, limit],
+          AND ${mandateParts.endedAt(col('b.mandate_id'), param(now), sql`'active', 'pending_authorisation'`)}
+        ORDER BY b.created_at LIMIT ${limit}`,
     );
   }
 

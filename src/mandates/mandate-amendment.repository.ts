@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 
 import { Cursor, newestFirst } from '../common/pagination';
+import { col, param, sql } from '../database/fragment';
+import { queryFragment } from '../database/sql';
 import { Tx } from '../database/tx';
 import { gatewayParts } from '../gateway/gateway-store';
 import { mandateParts } from './mandate.repository';
@@ -78,21 +80,22 @@ export class MandateAmendmentRepository {
    * (revoked, expired, or past valid_until). [{mandate_id, id}], oldest first.
    */
   async dueToEnd(now: Date, limit: number): Promise<{ mandateId: string; id: string }[]> {
-    const rows = await this.tx.manager.query<{ mandate_id: string; id: string }[]>(
-      `SELECT a.mandate_id, a.id FROM mandate_amendments a
+    const at = param(now);
+    const rows = await queryFragment<{ mandate_id: string; id: string }[]>(
+      this.tx.manager,
+      sql`SELECT a.mandate_id, a.id FROM mandate_amendments a
         WHERE a.status = 'pending'
-          AND (a.expires_at <= $1 OR ${mandateParts.endedAt('a.mandate_id', '$1', "'active'")})
-        ORDER BY a.expires_at LIMIT $2`,
-      [now, limit],
+          AND (a.expires_at <= ${at} OR ${mandateParts.endedAt(col('a.mandate_id'), at, sql`'active'`)})
+        ORDER BY a.expires_at LIMIT ${limit}`,
     );
     return rows.map((r) => ({ mandateId: r.mandate_id, id: r.id }));
   }
 
   /** Whether the mandate pays on an AutoPay token registered at the gateway (its cap and end fixed there). */
   async hasGatewayToken(mandateId: string): Promise<boolean> {
-    const [row] = await this.tx.manager.query<{ has: boolean }[]>(
-      `SELECT ${gatewayParts.hasMandateToken('$1')} AS has`,
-      [mandateId],
+    const [row] = await queryFragment<{ has: boolean }[]>(
+      this.tx.manager,
+      sql`SELECT ${gatewayParts.hasMandateToken(param(mandateId))} AS has`,
     );
     return row.has;
   }

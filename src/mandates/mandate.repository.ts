@@ -4,6 +4,7 @@ import { EntityManager, In } from 'typeorm';
 import { checkoutParts } from '../checkout/checkout-session.repository';
 import { Cursor, newestFirst } from '../common/pagination';
 import { entityFromJson } from '../database/entity-from-json';
+import { sql, SqlFragment, SqlOperand } from '../database/fragment';
 import { queryPrepared } from '../database/prepared';
 import { Tx } from '../database/tx';
 import { Mandate, MandateStatus } from './mandate.entity';
@@ -24,27 +25,27 @@ export interface MandateFilter {
   now: Date;
 }
 
-/** SQL on mandates for another owner's statement (see `agentParts`). */
+/** SQL on mandates for another owner's statement: fragments (see `agentParts`). */
 export const mandateParts = {
   /** A mandate's rail, as a scalar subquery. */
-  railOf: (id: string) => `(SELECT rail FROM mandates WHERE id = ${id})`,
+  railOf: (id: SqlOperand): SqlFragment => sql`(SELECT rail FROM mandates WHERE id = ${id})`,
   /** What the gateway registers of a mandate: per_payment_cap_paise (text), valid_until, billing_cycle. */
-  registrationTerms: (id: string) =>
-    `SELECT per_payment_cap_paise::text, valid_until, billing_cycle FROM mandates WHERE id = ${id}`,
+  registrationTerms: (id: SqlOperand): SqlFragment =>
+    sql`SELECT per_payment_cap_paise::text, valid_until, billing_cycle FROM mandates WHERE id = ${id}`,
   /** A mandate's status, as a scalar subquery. */
-  statusOf: (id: string) => `(SELECT status FROM mandates WHERE id = ${id})`,
+  statusOf: (id: SqlOperand): SqlFragment => sql`(SELECT status FROM mandates WHERE id = ${id})`,
   /**
    * The mandate FOR NO KEY UPDATE once `after` (a condition on rows the statement locked first)
    * holds: its scan waits for those locks, keeping the lock order.
    */
-  lockAfter: (id: string, after: string) =>
-    `SELECT * FROM mandates WHERE id = ${id} AND ${after} FOR NO KEY UPDATE`,
+  lockAfter: (id: SqlOperand, after: SqlFragment): SqlFragment =>
+    sql`SELECT * FROM mandates WHERE id = ${id} AND ${after} FOR NO KEY UPDATE`,
   /**
-   * True when the mandate exists and, at `now`, its status is not one of `live` (a SQL list such as
-   * `'active'`) or it is past valid_until.
+   * True when the mandate exists and, at `now`, its status is not one of `live` (a list of literals
+   * such as sql`'active'`) or it is past valid_until.
    */
-  endedAt: (id: string, now: string, live: string) =>
-    `EXISTS (SELECT 1 FROM mandates m WHERE m.id = ${id} AND (m.status NOT IN (${live}) OR m.valid_until <= ${now}))`,
+  endedAt: (id: SqlOperand, now: SqlOperand, live: SqlFragment): SqlFragment =>
+    sql`EXISTS (SELECT 1 FROM mandates m WHERE m.id = ${id} AND (m.status NOT IN (${live}) OR m.valid_until <= ${now}))`,
 };
 
 /** The owner of mandates (docs/architecture.md "Table owners"); MandatesStoreModule exports it. */

@@ -7,6 +7,7 @@ import { approvalParts } from '../approvals/approvals.service';
 import { Clock } from '../common/clock';
 import { allQueues } from '../common/queues/all-queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { textOf } from '../database/fragment';
 import { captureRefundParts } from '../gateway/capture-refund.store';
 import { gatewayParts, REVIEW_OUTCOMES } from '../gateway/gateway-store';
 import { outboxParts } from '../payments/outbox.service';
@@ -94,7 +95,7 @@ export class ScrapeState {
                   ${deliveryParts.pendingCount()} AS deliveries_pending,
                   ${captureRefundParts.awaitingCount()} AS captures_awaiting,
                   ${captureRefundParts.oldestAwaiting()} AS captures_oldest,
-                  ${gatewayParts.eventsForReviewByOutcome()} AS gateway_events_review`,
+                  ${textOf(gatewayParts.eventsForReviewByOutcome())} AS gateway_events_review`,
         ),
         SOURCE_TIMEOUT_MS,
       );

@@ -6,7 +6,9 @@ import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
+import { col, param, sql } from '../database/fragment';
 import { queryPrepared } from '../database/prepared';
+import { queryFragment } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import { tokenParts } from '../delegate-payment/delegated-token.repository';
 import { mandateParts } from '../mandates/mandate.repository';
@@ -142,13 +144,13 @@ export class PaymentIntentRepository {
    * past valid_until) or on a revoked token, oldest first (no locks).
    */
   async waitingOnEnded(now: Date, limit: number): Promise<string[]> {
-    const rows = await this.tx.manager.query<{ id: string }[]>(
-      `SELECT i.id FROM payment_intents i
+    const rows = await queryFragment<{ id: string }[]>(
+      this.tx.manager,
+      sql`SELECT i.id FROM payment_intents i
         WHERE i.status = 'requires_approval' AND i.mandate_id IS NOT NULL
-          AND (${mandateParts.endedAt('i.mandate_id', '$1', `'active'`)}
-               OR ${tokenParts.isRevoked('i.token_id')})
-        ORDER BY i.created_at LIMIT $2`,
-      [now, limit],
+          AND (${mandateParts.endedAt(col('i.mandate_id'), param(now), sql`'active'`)}
+               OR ${tokenParts.isRevoked(col('i.token_id'))})
+        ORDER BY i.created_at LIMIT ${limit}`,
     );
     return rows.map((r) => r.id);
   }

@@ -13,7 +13,8 @@ import { newId } from '../common/ids';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { entityFromJson } from '../database/entity-from-json';
-import { Sql, statement } from '../database/sql';
+import { param, sql } from '../database/fragment';
+import { fragmentStatement, Sql } from '../database/sql';
 import { Tx } from '../database/tx';
 import { DelegatedTokenRepository } from '../delegate-payment/delegated-token.repository';
 import { Mandate } from '../mandates/mandate.entity';
@@ -846,15 +847,16 @@ function withdrawnNote(decline: WaitingDecline): string {
  * pay()'s lock statement: the buyer agent FOR NO KEY UPDATE, the seller read, and the mandate FOR
  * NO KEY UPDATE after the buyer (its scan waits for the buyer's row), from their owners' parts.
  */
-const lockBuyerAndMandate = statement<
+const lockBuyerAndMandate = fragmentStatement<
   AgentFacts & { role: 'buyer' | 'seller' | 'mandate'; mandate: Record<string, unknown> | null },
   [string, string, string | null]
 >(
-  `WITH buyer AS (${agentParts.lockForPayment('$1')}),
-        md AS (${mandateParts.lockAfter('$3', 'EXISTS (SELECT 1 FROM buyer)')})
+  (buyerId, sellerId, mandateId) =>
+    sql`WITH buyer AS (${agentParts.lockForPayment(param(buyerId))}),
+        md AS (${mandateParts.lockAfter(param(mandateId), sql`EXISTS (SELECT 1 FROM buyer)`)})
    SELECT 'buyer' AS role, id, workspace_id AS "workspaceId", name, NULL::json AS mandate FROM buyer
    UNION ALL
-   SELECT 'seller', id, workspace_id, name, NULL FROM (${agentParts.facts('$2')}) AS seller
+   SELECT 'seller', id, workspace_id, name, NULL FROM (${agentParts.facts(param(sellerId))}) AS seller
    UNION ALL
    SELECT 'mandate', NULL, NULL, NULL, row_to_json(md) FROM md`,
 );

@@ -11,6 +11,7 @@ import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { Page } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
+import { col, textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 import {
   recordConsentGiven,
@@ -48,7 +49,7 @@ export function findLiveProtocolKeyByHash(
   return m
     .createQueryBuilder(ProtocolKey, 'k')
     .where(
-      `k.secret_hash = :hash AND k.revoked_at IS NULL AND ${agentParts.isEnabled('k.agent_id')}`,
+      `k.secret_hash = :hash AND k.revoked_at IS NULL AND ${textOf(agentParts.isEnabled(col('k.agent_id')))}`,
       {
         hash,
       },

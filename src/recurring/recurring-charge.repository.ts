@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 
 import { Cursor, newestFirst } from '../common/pagination';
+import { col, param, sql } from '../database/fragment';
+import { queryFragment } from '../database/sql';
 import { Tx } from '../database/tx';
 import { mandateParts } from '../mandates/mandate.repository';
 import { ChargeStatus, CYCLE_HOLDING, RecurringCharge } from './recurring-charge.entity';
@@ -90,16 +92,17 @@ export class RecurringChargeRepository {
    * a registration the person has since decided, and live ones whose mandate has ended (revoked or past valid_until) or whose cycle is over. Oldest first, bounded.
    */
   async dueIds(now: Date, limit: number): Promise<string[]> {
-    const rows = await this.tx.manager.query<{ id: string }[]>(
-      `SELECT c.id FROM recurring_charges c
-        WHERE (c.status = 'scheduled' AND c.debit_at <= $1)
+    const at = param(now);
+    const rows = await queryFragment<{ id: string }[]>(
+      this.tx.manager,
+      sql`SELECT c.id FROM recurring_charges c
+        WHERE (c.status = 'scheduled' AND c.debit_at <= ${at})
            OR (c.status = 'awaiting_authorisation' AND c.authorisation = 'with_registration'
-               AND ${mandateParts.statusOf('c.mandate_id')} <> 'pending_authorisation')
+               AND ${mandateParts.statusOf(col('c.mandate_id'))} <> 'pending_authorisation')
            OR (c.status IN ('awaiting_authorisation', 'scheduled')
-               AND (c.cycle_end <= $1
-                    OR ${mandateParts.endedAt('c.mandate_id', '$1', `'active', 'pending_authorisation'`)}))
-        ORDER BY c.debit_at, c.id LIMIT $2`,
-      [now, limit],
+               AND (c.cycle_end <= ${at}
+                    OR ${mandateParts.endedAt(col('c.mandate_id'), at, sql`'active', 'pending_authorisation'`)}))
+        ORDER BY c.debit_at, c.id LIMIT ${limit}`,
     );
     return rows.map((r) => r.id);
   }

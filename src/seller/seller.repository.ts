@@ -6,6 +6,7 @@ import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { Cursor } from '../common/pagination';
 import { batchColumns, batchInsert } from '../database/batch';
+import { textOf } from '../database/fragment';
 import { queryPrepared } from '../database/prepared';
 import { Tx } from '../database/tx';
 import { Offer } from './entities/offer.entity';
@@ -103,7 +104,7 @@ export class SellerRepository {
   async findListedSeller(agentId: string): Promise<ListedSeller | null> {
     const [row] = await this.tx.manager.query<{ id: string; workspace_id: string; name: string }[]>(
       `SELECT a.id, a.workspace_id, a.name
-         FROM seller_listings l JOIN (${agentParts.enabled()}) a ON a.id = l.agent_id
+         FROM seller_listings l JOIN (${textOf(agentParts.enabled())}) a ON a.id = l.agent_id
         WHERE l.agent_id = $1 AND l.listed AND a.role IN ('seller', 'both')`,
       [agentId],
     );
@@ -139,7 +140,7 @@ export class SellerRepository {
       this.tx.manager,
       `SELECT a.name AS agent_name, o.id, o.sku, o.name, o.unit_paise::text AS unit_paise, o.category,
               o.active, o.created_at, o.updated_at
-         FROM (${agentParts.enabled()}) a
+         FROM (${textOf(agentParts.enabled())}) a
          LEFT JOIN offers o ON o.seller_agent_id = a.id AND o.sku = ANY($3::text[])
         WHERE a.id = $1 AND a.workspace_id = $2`,
       [agentId, workspaceId, skus],
@@ -212,7 +213,7 @@ export class SellerRepository {
       );
     }
     const rows = await this.tx.manager.query<{ id: string; name: string; created_at: Date }[]>(
-      `SELECT a.id, a.name, a.created_at FROM (${agentParts.enabled()}) a
+      `SELECT a.id, a.name, a.created_at FROM (${textOf(agentParts.enabled())}) a
          JOIN seller_listings l ON l.agent_id = a.id
         WHERE ${where.join(' AND ')}
         ORDER BY a.created_at DESC, a.id DESC LIMIT ${p(limit)}`,
@@ -242,7 +243,7 @@ export class SellerRepository {
       }[]
     >(
       `SELECT o.id, o.seller_agent_id, o.sku, o.name, o.unit_paise::text, o.category
-         FROM offers o JOIN (${agentParts.enabled()}) a ON a.id = o.seller_agent_id
+         FROM offers o JOIN (${textOf(agentParts.enabled())}) a ON a.id = o.seller_agent_id
         WHERE o.seller_agent_id = ANY(${p(sellerIds)}::text[]) AND ${this.offerConditions('o', 'a', filter, p)}
         ORDER BY o.sku`,
       params,
