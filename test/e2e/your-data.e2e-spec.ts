@@ -234,6 +234,21 @@ describe('Your data (DPDP rights)', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('Enter an email address');
+    // The same refusal in the page's language (locales/hi/data.json), the form kept as typed.
+    const hindi = await request(t.url)
+      .post('/app/your-data/profile')
+      .set('Cookie', person.cookie)
+      .set('Accept-Language', 'hi-IN')
+      .type('form')
+      .send({
+        _csrf: csrfFieldOf((await page(person, '/app').expect(200)).text),
+        name,
+        email: 'not-an-email',
+        phone,
+      });
+    expect(hindi.status).toBe(400);
+    expect(hindi.text).toContain('name@example.com जैसा ईमेल पता लिखें।');
+    expect(hindi.text).toContain('value="not-an-email"');
     const badPhone = await post(person, '/app/your-data/profile', { name, email, phone: '12345' });
     expect(badPhone.status).toBe(400);
     const noCsrf = await request(t.url)
@@ -307,6 +322,7 @@ describe('Your data (DPDP rights)', () => {
       expect(confirm.text).toContain('cannot be undone');
       const unconfirmed = await post(person, '/app/your-data/erase');
       expect(unconfirmed.status).toBe(400);
+      expect(unconfirmed.text).toContain('Tick the box to confirm that erasure cannot be undone');
       erased = await post(person, '/app/your-data/erase', { understood: 'yes' });
     }, 60_000);
 
