@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 
 import { WebModule } from '../web/web.module';
+import { ApprovalExpiryProducer } from './approval-expiry.producer';
 import { ApprovalTimeoutProcessor } from './approval-timeout.processor';
 import { ApprovalsService } from './approvals.service';
 
 /** ApprovalsService and its timeout. The inbox page (approvals-page.controller.ts) is declared in AppPagesModule. */
 @Module({
   imports: [WebModule],
-  providers: [ApprovalsService, ApprovalTimeoutProcessor],
+  providers: [ApprovalsService, ApprovalExpiryProducer, ApprovalTimeoutProcessor],
   exports: [ApprovalsService],
 })
 export class ApprovalsModule {}

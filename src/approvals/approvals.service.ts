@@ -1,16 +1,21 @@
-import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { Queue } from 'bull';
 import type { EntityManager } from 'typeorm';
 
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { ExpireApprovalJob, JOB_PRESETS, JOBS, QUEUES } from '../common/queues/queues';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { sql, SqlFragment } from '../database/fragment';
 import { RefusalKeepingWrites, Tx } from '../database/tx';
 import { Approval, ApprovalKind } from './approval.entity';
+import {
+  defaultApprovalExpiry,
+  expiryDelayMs,
+  isPastExpiry,
+  statusAfterDecision,
+} from './approval.state';
+import { ApprovalExpiryProducer } from './approval-expiry.producer';
 import { approvalErrors } from './approvals.errors';
 
 export type ApprovalDecision = 'approved' | 'denied' | 'expired';
@@ -34,8 +39,8 @@ export interface ApprovalHandler {
 /** SQL on approvals for another owner's statement (docs/architecture.md "Table owners"). */
 export const approvalParts = {
   /** Pending approvals per kind, as a JSON array of {kind, waiting, oldest} (null when none). */
-  pendingByKind: () =>
-    `(SELECT json_agg(a) FROM (
+  pendingByKind: (): SqlFragment =>
+    sql`(SELECT json_agg(a) FROM (
         SELECT kind, count(*)::int AS waiting, min(created_at) AS oldest
           FROM approvals WHERE status = 'pending' GROUP BY kind) a)`,
 };
@@ -59,7 +64,7 @@ export class ApprovalsService implements OnModuleInit {
     private readonly tx: Tx,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
-    @InjectQueue(QUEUES.approvals) private readonly queue: Queue,
+    private readonly expiryJobs: ApprovalExpiryProducer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sweeper: Sweeper,
   ) {}
@@ -96,17 +101,11 @@ export class ApprovalsService implements OnModuleInit {
       decidedAt: null,
       note: null,
       createdAt: now,
-      expiresAt: expiresAt ?? new Date(now.getTime() + this.config.approvalTtlSeconds * 1000),
+      expiresAt: expiresAt ?? defaultApprovalExpiry(now, this.config.approvalTtlSeconds),
     });
     await this.tx.manager.insert(Approval, approval);
-    const delay = Math.max(0, approval.expiresAt.getTime() - this.clock.now().getTime());
-    this.tx.afterCommit(() =>
-      this.queue.add(JOBS.expireApproval, { approvalId: approval.id } satisfies ExpireApprovalJob, {
-        ...JOB_PRESETS.retried,
-        jobId: `expire-approval-${approval.id}`,
-        delay,
-      }),
-    );
+    const delay = expiryDelayMs(approval.expiresAt, this.clock.now());
+    this.tx.afterCommit(() => this.expiryJobs.enqueue({ approvalId: approval.id }, delay));
     return approval;
   }
 
@@ -144,7 +143,7 @@ export class ApprovalsService implements OnModuleInit {
   ): Promise<Approval> {
     return this.tx.run(async () => {
       const approval = await this.lockPending(id, workspaceId);
-      if (approval.expiresAt <= this.clock.now()) {
+      if (isPastExpiry(approval, this.clock.now())) {
         await this.finish(approval, 'expired', null);
         throw new RefusalKeepingWrites(approvalErrors.expired(id));
       }
@@ -208,7 +207,7 @@ export class ApprovalsService implements OnModuleInit {
       if (!current || current.status !== 'pending') {
         return 'skipped';
       }
-      if (current.expiresAt > this.clock.now()) {
+      if (!isPastExpiry(current, this.clock.now())) {
         // Fired early (clock skew between Redis and us): fail so Bull retries with backoff.
         throw new Error(`approval ${id} is not due yet`);
       }
@@ -254,8 +253,8 @@ export class ApprovalsService implements OnModuleInit {
     approval.decidedBy = personId;
     approval.decidedAt = now;
     const outcome = await this.handler(approval.kind).decided(approval, decision);
+    approval.status = statusAfterDecision(decision, outcome);
     if (outcome) {
-      approval.status = 'withdrawn';
       approval.note = outcome.withdrawn.slice(0, 500);
     }
     await this.tx.manager.update(

@@ -16,6 +16,7 @@ import { PAYMENT_RAIL, PaymentRail } from './payment-rail';
 import { PaymentSources } from './payment-sources';
 import { PaymentsService } from './payments.service';
 import { PaymentsStoreModule } from './payments-store.module';
+import { RailReconcileProducer } from './rail-reconcile.producer';
 import { RailReconcileProcessor, RailReconciler } from './rail-reconciler';
 import { SandboxRail } from './sandbox-rail';
 import { StatusCheckPacing } from './status-check-pacing';
@@ -40,6 +41,7 @@ import { StatusCheckPacing } from './status-check-pacing';
     PaymentSources,
     OutboxService,
     RailReconciler,
+    RailReconcileProducer,
     RailReconcileProcessor,
     StatusCheckPacing,
     GatewayStore,

@@ -1,12 +1,13 @@
-import { InjectQueue, Process, Processor } from '@nestjs/bull';
+import { Process, Processor } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { Job, Queue } from 'bull';
+import type { Job } from 'bull';
 
 import { Clock } from '../common/clock';
-import { JOB_PRESETS, JOBS, QUEUES, ReconcileRailJob } from '../common/queues/queues';
+import { JOBS, QUEUES, ReconcileRailJob } from '../common/queues/queues';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { RailReconcileProducer } from './rail-reconcile.producer';
 
 export type ReconcileKind = ReconcileRailJob['kind'];
 
@@ -43,7 +44,7 @@ export class RailReconciler implements OnModuleInit {
     private readonly tx: Tx,
     private readonly clock: Clock,
     private readonly sweeper: Sweeper,
-    @InjectQueue(QUEUES.payments) private readonly queue: Queue,
+    private readonly jobs: RailReconcileProducer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -63,13 +64,8 @@ export class RailReconciler implements OnModuleInit {
    * the sweep finds the row all the same.
    */
   schedule(kind: ReconcileKind, id: string, atLeastMs?: number): void {
-    this.queue
-      .add(JOBS.reconcileRail, { kind, id } satisfies ReconcileRailJob, {
-        ...JOB_PRESETS.singleShot,
-        // One waiting job per row; a later request to reconcile it is folded into this one.
-        jobId: `reconcile-${kind}-${id}`,
-        delay: Math.max(this.config.railReconcileAfterMs, atLeastMs ?? 0),
-      })
+    this.jobs
+      .enqueue({ kind, id }, Math.max(this.config.railReconcileAfterMs, atLeastMs ?? 0))
       .catch((err: Error) =>
         this.logger.warn(
           { kind, id, err: err.message },

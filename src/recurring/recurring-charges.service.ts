@@ -1,6 +1,4 @@
-import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { Queue } from 'bull';
 
 import { canSell } from '../accounts/entities/agent.entity';
 import type { Approval } from '../approvals/approval.entity';
@@ -15,7 +13,6 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { formatRupees } from '../common/money';
 import { decodeCursor, Page, toPage } from '../common/pagination';
-import { DebitChargeJob, JOBS, QUEUES } from '../common/queues/queues';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
@@ -35,8 +32,17 @@ import {
 } from './autopay-schedule';
 import { ChargeResponse } from './dto/charge.dto';
 import { recurringErrors } from './recurring.errors';
-import { CANCELLABLE, ChargeAuthorisation, RecurringCharge } from './recurring-charge.entity';
+import { ChargeAuthorisation, RecurringCharge } from './recurring-charge.entity';
 import { RecurringChargeRepository } from './recurring-charge.repository';
+import {
+  cycleEnded,
+  initialChargeStatus,
+  isCancellable,
+  isDue,
+  statusAfterIntent,
+  statusAfterRefusal,
+} from './recurring-charge.state';
+import { RecurringDebitProducer } from './recurring-debit.producer';
 
 /** Event to the buyer's endpoints when a charge is cancelled before its debit. */
 export const CHARGE_CANCELLED_EVENT = 'recurring.charge_cancelled';
@@ -87,7 +93,7 @@ export class RecurringChargesService implements OnModuleInit {
     private readonly outbox: OutboxService,
     private readonly sweeper: Sweeper,
     private readonly notices: AutopayNotices,
-    @InjectQueue(QUEUES.recurring) private readonly queue: Queue,
+    private readonly debitJobs: RecurringDebitProducer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -219,7 +225,7 @@ export class RecurringChargesService implements OnModuleInit {
         firstDebit,
         alertedAt: null,
         receiptId: null,
-        status: authorisation === 'none' ? 'scheduled' : 'awaiting_authorisation',
+        status: initialChargeStatus(authorisation),
         noticeAt: now,
         debitAt,
         cycleIndex: cycle.index,
@@ -363,7 +369,7 @@ export class RecurringChargesService implements OnModuleInit {
    */
   async cancelByPerson(workspaceId: string, chargeId: string, personId: string): Promise<void> {
     const peek = await this.findForBuyerWorkspace(workspaceId, chargeId);
-    if (peek && CANCELLABLE.includes(peek.status)) {
+    if (peek && isCancellable(peek.status)) {
       await this.cancel(chargeId, { type: 'person', id: personId }, { optOut: true });
     }
   }
@@ -386,7 +392,7 @@ export class RecurringChargesService implements OnModuleInit {
       if (charge.status === 'cancelled') {
         return charge;
       }
-      if (!CANCELLABLE.includes(charge.status)) {
+      if (!isCancellable(charge.status)) {
         throw recurringErrors.notCancellable(chargeId, charge.status);
       }
       if (opts.optOut) {
@@ -434,7 +440,7 @@ export class RecurringChargesService implements OnModuleInit {
   ): Promise<'skipped' | 'not_due' | 'deferred' | 'ended' | 'debiting' | 'declined'> {
     return this.tx.run(async () => {
       const charge = await this.charges.lock(chargeId, { skipLocked: true });
-      if (!charge || !CANCELLABLE.includes(charge.status)) {
+      if (!charge || !isCancellable(charge.status)) {
         return 'skipped';
       }
       const now = this.clock.now();
@@ -443,7 +449,7 @@ export class RecurringChargesService implements OnModuleInit {
       const withRegistration =
         charge.status === 'awaiting_authorisation' && charge.authorisation === 'with_registration';
       if (withRegistration && mandateStatus === 'pending_authorisation') {
-        if (now < charge.cycleEnd) {
+        if (!cycleEnded(charge, now)) {
           return 'not_due';
         }
         await this.end(charge, 'expired', SYSTEM, {
@@ -474,7 +480,7 @@ export class RecurringChargesService implements OnModuleInit {
         });
         return 'ended';
       }
-      if (now >= charge.cycleEnd) {
+      if (cycleEnded(charge, now)) {
         await this.end(charge, 'expired', SYSTEM, {
           code: 'cycle_ended',
           reason:
@@ -484,13 +490,13 @@ export class RecurringChargesService implements OnModuleInit {
         });
         return 'ended';
       }
-      if (charge.status !== 'scheduled' || now < charge.debitAt) {
+      if (!isDue(charge, now)) {
         return 'not_due';
       }
       const windows = this.config.autopay.blockedWindowsIst;
       if (inBlockedWindow(now, windows)) {
         const next = nextAllowedInstant(now, windows);
-        if (next >= charge.cycleEnd) {
+        if (cycleEnded(charge, next)) {
           await this.end(charge, 'expired', SYSTEM, {
             code: 'cycle_ended',
             reason: 'The billing cycle ends before the next allowed debit time',
@@ -582,15 +588,16 @@ export class RecurringChargesService implements OnModuleInit {
    */
   private async onIntentOutcome(intent: PaymentIntent): Promise<void> {
     const now = this.clock.now();
-    if (intent.status === 'settled') {
+    const status = statusAfterIntent(intent.status);
+    if (status === 'settled') {
       await this.charges.update(intent.sourceId, {
-        status: 'settled',
+        status,
         intentId: intent.id,
         updatedAt: now,
       });
     } else {
       await this.charges.update(intent.sourceId, {
-        status: intent.status === 'failed' ? 'failed' : 'declined',
+        status,
         intentId: intent.id,
         failureCode: intent.declineCode,
         failureReason: intent.declineReason,
@@ -636,7 +643,7 @@ export class RecurringChargesService implements OnModuleInit {
     }
     await this.end(
       charge,
-      decision === 'denied' ? 'cancelled' : 'expired',
+      statusAfterRefusal(decision),
       decision === 'denied' && approval.decidedBy
         ? { type: 'person', id: approval.decidedBy }
         : SYSTEM,
@@ -713,14 +720,7 @@ export class RecurringChargesService implements OnModuleInit {
     }
     const delay = Math.max(0, charge.debitAt.getTime() - this.clock.now().getTime());
     this.tx.afterCommit(() =>
-      this.queue.add(JOBS.debitRecurringCharge, { chargeId: charge.id } satisfies DebitChargeJob, {
-        jobId: `rch-${charge.id}-${charge.debitAt.getTime()}`,
-        delay,
-        attempts: 3,
-        backoff: { type: 'exponential', delay: 5000 },
-        removeOnComplete: true,
-        removeOnFail: 100,
-      }),
+      this.debitJobs.enqueue({ chargeId: charge.id }, charge.debitAt, delay),
     );
   }
 
@@ -768,7 +768,7 @@ export class RecurringChargesService implements OnModuleInit {
       failure_code: c.failureCode,
       failure_reason: c.failureReason,
       cancelled_at: c.cancelledAt ? c.cancelledAt.toISOString() : null,
-      opt_out: CANCELLABLE.includes(c.status)
+      opt_out: isCancellable(c.status)
         ? { url: this.notices.optOutUrl(c), api: this.notices.optOutApi(c) }
         : null,
       created_at: c.createdAt.toISOString(),

@@ -10,6 +10,7 @@ import { RecurringChargeProcessor } from './recurring-charge.processor';
 import { RecurringChargeRepository } from './recurring-charge.repository';
 import { RecurringChargesController } from './recurring-charges.controller';
 import { RecurringChargesService } from './recurring-charges.service';
+import { RecurringDebitProducer } from './recurring-debit.producer';
 
 /**
  * Recurring payments on UPI AutoPay mandates (docs/recurring.md "Recurring payments (UPI AutoPay)"): sellers'
@@ -23,6 +24,7 @@ import { RecurringChargesService } from './recurring-charges.service';
     RecurringChargeRepository,
     RecurringChargesService,
     RecurringChargeProcessor,
+    RecurringDebitProducer,
     AutopayNotices,
   ],
   exports: [RecurringChargesService],

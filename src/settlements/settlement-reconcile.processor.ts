@@ -1,12 +1,13 @@
-import { InjectQueue, Process, Processor } from '@nestjs/bull';
+import { Process, Processor } from '@nestjs/bull';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import type { Queue } from 'bull';
 
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import {
+  RECONCILE_SETTLEMENTS_JOB,
+  SettlementReconcileProducer,
+  SETTLEMENTS_QUEUE,
+} from './settlement-reconcile.producer';
 import { type ReconcileSummary, SettlementReconciler } from './settlement-reconciler';
-
-export const SETTLEMENTS_QUEUE = 'settlements';
-export const RECONCILE_SETTLEMENTS_JOB = 'reconcile-settlements';
 
 /**
  * The repeatable Bull job that pulls the settlement report every SETTLEMENT_RECONCILE_EVERY_MS
@@ -17,7 +18,7 @@ export const RECONCILE_SETTLEMENTS_JOB = 'reconcile-settlements';
 export class SettlementReconcileProcessor implements OnApplicationBootstrap {
   constructor(
     private readonly reconciler: SettlementReconciler,
-    @InjectQueue(SETTLEMENTS_QUEUE) private readonly queue: Queue,
+    private readonly producer: SettlementReconcileProducer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -25,17 +26,7 @@ export class SettlementReconcileProcessor implements OnApplicationBootstrap {
     if (!this.config.runWorkers || this.config.rail !== 'gateway') {
       return;
     }
-    await this.queue.add(
-      RECONCILE_SETTLEMENTS_JOB,
-      {},
-      {
-        attempts: 1,
-        removeOnComplete: true,
-        removeOnFail: 100,
-        jobId: RECONCILE_SETTLEMENTS_JOB,
-        repeat: { every: this.config.settlements.reconcileEveryMs },
-      },
-    );
+    await this.producer.repeatEvery(this.config.settlements.reconcileEveryMs);
   }
 
   @Process(RECONCILE_SETTLEMENTS_JOB)

@@ -7,7 +7,8 @@ import { OpsModule } from '../ops/ops.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { WebModule } from '../web/web.module';
 import { OPERATOR_CHECK } from './operator-check';
-import { SettlementReconcileProcessor, SETTLEMENTS_QUEUE } from './settlement-reconcile.processor';
+import { SettlementReconcileProcessor } from './settlement-reconcile.processor';
+import { SettlementReconcileProducer, SETTLEMENTS_QUEUE } from './settlement-reconcile.producer';
 import { SettlementReconciler } from './settlement-reconciler';
 import { SettlementsController } from './settlements.controller';
 import { SettlementsService } from './settlements.service';
@@ -31,6 +32,7 @@ import { SettlementsOperatorGuard, SettlementsOpsController } from './settlement
   providers: [
     SettlementReconciler,
     SettlementReconcileProcessor,
+    SettlementReconcileProducer,
     SettlementsService,
     SettlementsOperatorGuard,
     { provide: OPERATOR_CHECK, useExisting: OperatorAccess },
