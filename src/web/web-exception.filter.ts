@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 
 import { toAppError } from '../common/errors/all-exceptions.filter';
 import { translator } from '../common/i18n/catalogue';
-import { languageOfResponse } from '../common/i18n/language';
+import { languageOfResponse, languageSwitch } from '../common/i18n/language';
 import { errorWords } from './error-words';
 import { WebRedirect } from './web-redirect';
 
@@ -41,6 +41,8 @@ export class WebExceptionFilter implements ExceptionFilter {
       status: err.status,
       code: err.code,
       signIn: err.status === 401,
+      // Back to the app's home: the page says nothing of the address asked for (a 404 is a 404).
+      languageSwitch: languageSwitch(languageOfResponse(res)),
     });
   }
 }

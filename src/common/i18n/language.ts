@@ -40,21 +40,32 @@ export function languageOfResponse(res: Response): Language {
 }
 
 /**
+ * The switch to the other language, back to `next` (a path of this site) or, without one, to the
+ * app's home: error pages give none, so a 404 says nothing of the address asked for.
+ */
+export function languageSwitch(
+  lang: Language,
+  next?: string,
+): { lang: Language; htmlLang: string; label: string; href: string } {
+  const other: Language = lang === 'en' ? 'hi' : 'en';
+  return {
+    lang: other,
+    htmlLang: HTML_LANG[other],
+    label: LANGUAGE_NAMES[other],
+    href: `/app/language?to=${other}${next === undefined ? '' : `&next=${encodeURIComponent(next)}`}`,
+  };
+}
+
+/**
  * Sets `res.locals.lang` (read by the `t`, `ist` and `rupees` view helpers and by presenters
  * through the @PageLanguage() decorator), `htmlLang`, the switch's locals and the response's
  * Content-Language; pages vary by the cookie and Accept-Language.
  */
 export function languageMiddleware(req: Request, res: Response, next: NextFunction): void {
   const lang = languageOf(req);
-  const other: Language = lang === 'en' ? 'hi' : 'en';
   res.locals.lang = lang;
   res.locals.htmlLang = HTML_LANG[lang];
-  res.locals.languageSwitch = {
-    lang: other,
-    htmlLang: HTML_LANG[other],
-    label: LANGUAGE_NAMES[other],
-    href: `/app/language?to=${other}&next=${encodeURIComponent(req.originalUrl)}`,
-  };
+  res.locals.languageSwitch = languageSwitch(lang, req.originalUrl);
   res.vary('Accept-Language');
   next();
 }
