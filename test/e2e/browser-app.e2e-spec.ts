@@ -170,6 +170,18 @@ describeInBrowser('the app in a browser', () => {
       expect(
         await one(`SELECT status FROM payment_intents WHERE id = $1`, [toApprove.intentId]),
       ).toEqual({ status: 'settled' });
+      // "Paid." is a success, in green, never in the yellow of a warning.
+      const paid = page.locator('p.notice[role="status"]');
+      expect(await paid.getAttribute('data-tone')).toBe('good');
+      const background = await paid.evaluate(
+        (el) =>
+          (
+            globalThis as unknown as {
+              getComputedStyle(e: unknown): { backgroundColor: string };
+            }
+          ).getComputedStyle(el).backgroundColor,
+      );
+      expect(background).toBe('rgb(232, 245, 236)');
     });
 
     it('denies a waiting payment', async () => {
