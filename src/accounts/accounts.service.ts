@@ -13,7 +13,7 @@ import { newId } from '../common/ids';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { textOf } from '../database/fragment';
+import { sql, SqlFragment, textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 import { deleteSessionsOf } from '../web/person-session.repository';
 import { agentParts, AgentRepository } from './agent.repository';
@@ -63,8 +63,8 @@ export interface SignupResult {
 /** SQL on persons and workspaces for another owner's statement (docs/architecture.md "Table owners"). */
 export const accountParts = {
   /** Persons with their workspace: person_id, email, name, role, workspace_id, workspace_name, workspace_kind. */
-  personsWithWorkspace: () =>
-    `SELECT p.id AS person_id, p.email, p.name, p.role, w.id AS workspace_id, w.name AS workspace_name,
+  personsWithWorkspace: (): SqlFragment =>
+    sql`SELECT p.id AS person_id, p.email, p.name, p.role, w.id AS workspace_id, w.name AS workspace_name,
             w.kind AS workspace_kind
        FROM persons p JOIN workspaces w ON w.id = p.workspace_id`,
 };

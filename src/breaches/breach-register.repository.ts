@@ -153,7 +153,7 @@ export class BreachRegisterRepository {
       `SELECT p.person_id AS "personId", p.workspace_id AS "workspaceId",
               (SELECT a.id FROM (${textOf(agentParts.enabled())}) a WHERE a.workspace_id = p.workspace_id
                 ORDER BY a.created_at, a.id LIMIT 1) AS "agentId"
-         FROM (${accountParts.personsWithWorkspace()}) p
+         FROM (${textOf(accountParts.personsWithWorkspace())}) p
         WHERE p.person_id = ANY($1::text[]) OR p.workspace_id = ANY($2::text[])
         ORDER BY p.workspace_id, p.person_id`,
       [scope.person_ids, scope.workspace_ids],
@@ -163,7 +163,7 @@ export class BreachRegisterRepository {
   /** Which of these ids are persons, and which workspaces (to refuse unknown ones). */
   async knownIds(scope: BreachScope): Promise<{ persons: string[]; workspaces: string[] }> {
     const rows = await this.tx.manager.query<{ person_id: string; workspace_id: string }[]>(
-      `SELECT p.person_id, p.workspace_id FROM (${accountParts.personsWithWorkspace()}) p
+      `SELECT p.person_id, p.workspace_id FROM (${textOf(accountParts.personsWithWorkspace())}) p
         WHERE p.person_id = ANY($1::text[]) OR p.workspace_id = ANY($2::text[])`,
       [scope.person_ids, scope.workspace_ids],
     );

@@ -5,6 +5,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
+import { col, render, sql, SqlFragment, SqlOperand } from '../database/fragment';
 import { queryPrepared } from '../database/prepared';
 import { QueuedStatement, Tx } from '../database/tx';
 import { offerParts } from '../seller/seller.repository';
@@ -13,8 +14,8 @@ import { CheckoutSession } from './checkout-session.entity';
 /** SQL on checkout_sessions for another owner's statement (see `agentParts`). */
 export const checkoutParts = {
   /** What delegate_payment checks of a session: id, status, expires_at, seller_agent_id. */
-  facts: (id: string) =>
-    `SELECT id, status, expires_at, seller_agent_id FROM checkout_sessions WHERE id = ${id}`,
+  facts: (id: SqlOperand): SqlFragment =>
+    sql`SELECT id, status, expires_at, seller_agent_id FROM checkout_sessions WHERE id = ${id}`,
 };
 
 /**
@@ -81,17 +82,19 @@ export class CheckoutSessionRepository {
   async lockWithOfferStates(
     id: string,
   ): Promise<{ session: CheckoutSession; offers: Map<string, boolean> } | null> {
-    const [row] = (await queryPrepared(
-      this.tx.manager,
-      `WITH s AS (SELECT * FROM checkout_sessions WHERE id = $1 FOR NO KEY UPDATE)
+    const q = render(
+      sql`WITH s AS (SELECT * FROM checkout_sessions WHERE id = ${id} FOR NO KEY UPDATE)
        SELECT row_to_json(s) AS session,
               ${offerParts.statesOf(
-                's.seller_agent_id',
-                `SELECT l->>'sku' FROM jsonb_array_elements(s.line_items) AS l`,
+                col('s.seller_agent_id'),
+                sql`SELECT l->>'sku' FROM jsonb_array_elements(s.line_items) AS l`,
               )} AS offers
          FROM s`,
-      [id],
-    )) as { session: Record<string, unknown>; offers: { sku: string; active: boolean }[] }[];
+    );
+    const [row] = (await queryPrepared(this.tx.manager, q.text, q.values)) as {
+      session: Record<string, unknown>;
+      offers: { sku: string; active: boolean }[];
+    }[];
     if (!row) {
       return null;
     }

@@ -80,7 +80,7 @@ export function param(value: unknown): SqlParam {
 }
 
 /**
- * The template tag: `sql\`SELECT name FROM agents WHERE id = ${id}\``. Fragments are inlined, columns
+ * The template tag: `sql\`(… WHERE id = ${id})\``. Fragments are inlined, columns
  * emitted unquoted, everything else is a bind parameter.
  */
 export function sql(strings: TemplateStringsArray, ...values: unknown[]): SqlFragment {

@@ -145,7 +145,7 @@ export class DelegatedTokenRepository {
       `SELECT * FROM (
          SELECT t.id, t.merchant_agent_id, ${textOf(agentParts.nameOf(col('t.merchant_agent_id')))} AS merchant_name,
                 t.max_amount_paise, t.expires_at, t.checkout_session_id, t.mandate_id, t.status, t.created_at,
-                ${intentParts.waitingOnToken('t.id')} AS waiting_intent_id
+                ${textOf(intentParts.waitingOnToken(col('t.id')))} AS waiting_intent_id
            FROM delegated_tokens t
           WHERE t.workspace_id = $1 AND (t.status = 'usable' AND t.expires_at > $2 OR t.status = 'used')
        ) x

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
+import { sql, SqlFragment } from '../database/fragment';
 import { Tx } from '../database/tx';
 
 export type CaptureRefundStatus = 'due' | 'requested' | 'refunded';
@@ -52,10 +53,10 @@ const COLUMNS = `id, payment_id, order_id, amount_paise::text AS amount_paise, c
 /** SQL on gateway_capture_refunds for another owner's statement (docs/architecture.md "Table owners"). */
 export const captureRefundParts = {
   /** Captures not yet refunded: how many, and since when (for the scrape-time gauges). */
-  awaitingCount: () =>
-    `(SELECT count(*)::int FROM gateway_capture_refunds WHERE status <> 'refunded')`,
-  oldestAwaiting: () =>
-    `(SELECT min(created_at) FROM gateway_capture_refunds WHERE status <> 'refunded')`,
+  awaitingCount: (): SqlFragment =>
+    sql`(SELECT count(*)::int FROM gateway_capture_refunds WHERE status <> 'refunded')`,
+  oldestAwaiting: (): SqlFragment =>
+    sql`(SELECT min(created_at) FROM gateway_capture_refunds WHERE status <> 'refunded')`,
 };
 
 /**

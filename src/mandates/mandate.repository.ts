@@ -4,7 +4,7 @@ import { EntityManager, In } from 'typeorm';
 import { checkoutParts } from '../checkout/checkout-session.repository';
 import { Cursor, newestFirst } from '../common/pagination';
 import { entityFromJson } from '../database/entity-from-json';
-import { sql, SqlFragment, SqlOperand } from '../database/fragment';
+import { param, render, sql, SqlFragment, SqlOperand } from '../database/fragment';
 import { queryPrepared } from '../database/prepared';
 import { Tx } from '../database/tx';
 import { Mandate, MandateStatus } from './mandate.entity';
@@ -97,14 +97,13 @@ export class MandateRepository {
     id: string,
     sessionId: string,
   ): Promise<{ mandate: Mandate | null; session: SessionFacts | null }> {
-    const [row] = (await queryPrepared(
-      this.tx.manager,
-      `WITH md AS (SELECT * FROM mandates WHERE id = $2 AND buyer_agent_id = $3 FOR SHARE)
+    const q = render(
+      sql`WITH md AS (SELECT * FROM mandates WHERE id = ${id} AND buyer_agent_id = ${buyerAgentId} FOR SHARE)
        SELECT s.id AS session_id, s.status, s.expires_at, s.seller_agent_id,
               (SELECT row_to_json(md) FROM md) AS mandate
-         FROM (SELECT 1) AS one LEFT JOIN (${checkoutParts.facts('$1')}) s ON true`,
-      [sessionId, id, buyerAgentId],
-    )) as {
+         FROM (SELECT 1) AS one LEFT JOIN (${checkoutParts.facts(param(sessionId))}) s ON true`,
+    );
+    const [row] = (await queryPrepared(this.tx.manager, q.text, q.values)) as {
       session_id: string | null;
       status: string;
       expires_at: Date;

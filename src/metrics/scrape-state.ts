@@ -7,7 +7,7 @@ import { approvalParts } from '../approvals/approvals.service';
 import { Clock } from '../common/clock';
 import { allQueues } from '../common/queues/all-queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { textOf } from '../database/fragment';
+import { sql, textOf } from '../database/fragment';
 import { captureRefundParts } from '../gateway/capture-refund.store';
 import { gatewayParts, REVIEW_OUTCOMES } from '../gateway/gateway-store';
 import { outboxParts } from '../payments/outbox.service';
@@ -89,13 +89,13 @@ export class ScrapeState {
     try {
       const [row] = await within(
         this.dataSource.query<StateRow[]>(
-          `SELECT ${approvalParts.pendingByKind()} AS approvals,
+          textOf(sql`SELECT ${approvalParts.pendingByKind()} AS approvals,
                   ${outboxParts.waitingCount()} AS outbox_waiting,
                   ${outboxParts.oldestWaiting()} AS outbox_oldest,
                   ${deliveryParts.pendingCount()} AS deliveries_pending,
                   ${captureRefundParts.awaitingCount()} AS captures_awaiting,
                   ${captureRefundParts.oldestAwaiting()} AS captures_oldest,
-                  ${textOf(gatewayParts.eventsForReviewByOutcome())} AS gateway_events_review`,
+                  ${gatewayParts.eventsForReviewByOutcome()} AS gateway_events_review`),
         ),
         SOURCE_TIMEOUT_MS,
       );

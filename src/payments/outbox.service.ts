@@ -5,6 +5,7 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { Cursor, newestFirst } from '../common/pagination';
 import { batchColumns, batchInsert } from '../database/batch';
+import { sql, SqlFragment, SqlOperand } from '../database/fragment';
 import { QueuedStatement, Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from './entities/outbox-event.entity';
@@ -59,14 +60,17 @@ function insertOutboxRows(rows: OutboxRow[]): QueuedStatement {
 /** SQL on outbox_events for another owner's statement (docs/architecture.md "Table owners"). */
 export const outboxParts = {
   /** The event `id` as row_to_json (null when there is none). */
-  rowJson: (id: string) => `(SELECT row_to_json(ev) FROM outbox_events ev WHERE ev.id = ${id})`,
+  rowJson: (id: SqlOperand): SqlFragment =>
+    sql`(SELECT row_to_json(ev) FROM outbox_events ev WHERE ev.id = ${id})`,
   /** Events' routing columns (id, workspace_id, agent_id, type, created_at, protocol_key_id). */
-  events: () =>
-    `SELECT id, workspace_id, agent_id, type, created_at, protocol_key_id FROM outbox_events`,
+  events: (): SqlFragment =>
+    sql`SELECT id, workspace_id, agent_id, type, created_at, protocol_key_id FROM outbox_events`,
   /** Events not yet dispatched, counted. */
-  waitingCount: () => `(SELECT count(*)::int FROM outbox_events WHERE dispatched_at IS NULL)`,
+  waitingCount: (): SqlFragment =>
+    sql`(SELECT count(*)::int FROM outbox_events WHERE dispatched_at IS NULL)`,
   /** When the oldest event not yet dispatched was created (null when none). */
-  oldestWaiting: () => `(SELECT min(created_at) FROM outbox_events WHERE dispatched_at IS NULL)`,
+  oldestWaiting: (): SqlFragment =>
+    sql`(SELECT min(created_at) FROM outbox_events WHERE dispatched_at IS NULL)`,
 };
 
 /** An event the dispatcher claimed. */

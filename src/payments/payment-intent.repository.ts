@@ -6,7 +6,7 @@ import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
-import { col, param, sql } from '../database/fragment';
+import { col, param, sql, SqlFragment, SqlOperand } from '../database/fragment';
 import { queryPrepared } from '../database/prepared';
 import { queryFragment } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
@@ -18,13 +18,14 @@ import { statusCheckParts } from './rail-status-check.repository';
 /** SQL on payment_intents for another owner's statement (see `agentParts`). */
 export const intentParts = {
   /** The buyer's workspace of an intent, as a scalar subquery. */
-  buyerWorkspaceOf: (id: string) =>
-    `(SELECT buyer_workspace_id FROM payment_intents WHERE id = ${id})`,
+  buyerWorkspaceOf: (id: SqlOperand): SqlFragment =>
+    sql`(SELECT buyer_workspace_id FROM payment_intents WHERE id = ${id})`,
   /** The seller agent of an intent, as a scalar subquery. */
-  sellerOf: (id: string) => `(SELECT seller_agent_id FROM payment_intents WHERE id = ${id})`,
+  sellerOf: (id: SqlOperand): SqlFragment =>
+    sql`(SELECT seller_agent_id FROM payment_intents WHERE id = ${id})`,
   /** The payment waiting for approval that this token was spent on, as a scalar subquery. */
-  waitingOnToken: (tokenId: string) =>
-    `(SELECT id FROM payment_intents WHERE token_id = ${tokenId} AND status = 'requires_approval' LIMIT 1)`,
+  waitingOnToken: (tokenId: SqlOperand): SqlFragment =>
+    sql`(SELECT id FROM payment_intents WHERE token_id = ${tokenId} AND status = 'requires_approval' LIMIT 1)`,
 };
 
 /**
@@ -115,14 +116,16 @@ export class PaymentIntentRepository {
    * their next status check is due, and for good once their checks ran out.
    */
   async claimProcessing(olderThan: Date, limit: number, now: Date, id?: string): Promise<string[]> {
-    const [rows] = await this.tx.manager.query<[{ id: string }[], number]>(
-      `UPDATE payment_intents SET updated_at = $4
+    const at = param(now);
+    const only = param(id ?? null);
+    const [rows] = await queryFragment<[{ id: string }[], number]>(
+      this.tx.manager,
+      sql`UPDATE payment_intents SET updated_at = ${at}
         WHERE id IN (SELECT id FROM payment_intents
-                      WHERE status = 'processing' AND updated_at <= $1 AND ($3::text IS NULL OR id = $3)
-                        AND ${statusCheckParts.notPaced('payment_intents.id', '$4')}
-                      ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                      WHERE status = 'processing' AND updated_at <= ${olderThan} AND (${only}::text IS NULL OR id = ${only})
+                        AND ${statusCheckParts.notPaced(col('payment_intents.id'), at)}
+                      ORDER BY updated_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
         RETURNING id`,
-      [olderThan, limit, id ?? null, now],
     );
     return rows.map((r) => r.id);
   }

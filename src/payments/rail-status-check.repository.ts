@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
+import { sql, SqlFragment, SqlOperand } from '../database/fragment';
 import { Tx } from '../database/tx';
 
 /** One AutoPay debit's status checks (table rail_status_checks; this file is its owner). */
@@ -12,14 +13,14 @@ export interface StatusCheckRow {
 }
 
 /**
- * SQL parts for the owner of payment_intents: `notPaced(intentId, now)` is true for an intent that
+ * SQL parts (fragments) for the owner of payment_intents: `notPaced(intentId, now)` is true for an intent that
  * may be asked about now (no row: not paced; or a row whose next check is due and whose checks
  * have not run out).
  */
 export const statusCheckParts = {
-  notPaced: (intentIdSql: string, nowSql: string) =>
-    `NOT EXISTS (SELECT 1 FROM rail_status_checks sc WHERE sc.intent_id = ${intentIdSql}
-                   AND (sc.left_at IS NOT NULL OR sc.next_ask_at > ${nowSql}))`,
+  notPaced: (intentId: SqlOperand, now: SqlOperand): SqlFragment =>
+    sql`NOT EXISTS (SELECT 1 FROM rail_status_checks sc WHERE sc.intent_id = ${intentId}
+                   AND (sc.left_at IS NOT NULL OR sc.next_ask_at > ${now}))`,
 };
 
 /**

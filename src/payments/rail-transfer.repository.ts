@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { newId } from '../common/ids';
 import { batchColumns, batchInsert } from '../database/batch';
+import { col, textOf } from '../database/fragment';
 import { QueuedStatement, Tx } from '../database/tx';
 import { RailTransfer } from './entities/rail-transfer.entity';
 import { intentParts } from './payment-intent.repository';
@@ -72,11 +73,11 @@ export class RailTransferRepository {
     const [row] = await this.tx.manager.query<GatewayTransfer[]>(
       kind === 'payment'
         ? `SELECT rt.intent_id, NULL AS refund_id, rt.amount_paise::text,
-                  ${intentParts.sellerOf('rt.intent_id')} AS seller_agent_id
+                  ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id
              FROM rail_transfers rt
             WHERE rt.gateway_payment_id = $1 AND rt.direction = 'debit' AND rt.status = 'succeeded'`
         : `SELECT rt.intent_id, rt.refund_id, rt.amount_paise::text,
-                  ${intentParts.sellerOf('rt.intent_id')} AS seller_agent_id
+                  ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id
              FROM rail_transfers rt
             WHERE rt.gateway_refund_id = $1 AND rt.direction = 'credit' AND rt.status = 'succeeded'`,
       [gatewayId],
@@ -93,7 +94,7 @@ export class RailTransferRepository {
     return `SELECT rt.id, CASE rt.direction WHEN 'debit' THEN 'payment' ELSE 'refund' END AS kind,
                    CASE rt.direction WHEN 'debit' THEN rt.gateway_payment_id ELSE rt.gateway_refund_id END
                      AS gateway_entity_id,
-                   rt.intent_id, rt.refund_id, ${intentParts.sellerOf('rt.intent_id')} AS seller_agent_id,
+                   rt.intent_id, rt.refund_id, ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id,
                    rt.amount_paise
               FROM rail_transfers rt
              WHERE rt.status = 'succeeded' AND rt.created_at <= $1

@@ -11,7 +11,7 @@ import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { Page } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
-import { col, textOf } from '../database/fragment';
+import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 import {
   recordConsentGiven,
@@ -60,8 +60,8 @@ export function findLiveProtocolKeyByHash(
 /** SQL on protocol_keys for another owner's statement (docs/architecture.md "Table owners"). */
 export const protocolKeyParts = {
   /** True when the key exists and is not revoked. */
-  live: (id: string) =>
-    `EXISTS (SELECT 1 FROM protocol_keys pk WHERE pk.id = ${id} AND pk.revoked_at IS NULL)`,
+  live: (id: SqlOperand): SqlFragment =>
+    sql`EXISTS (SELECT 1 FROM protocol_keys pk WHERE pk.id = ${id} AND pk.revoked_at IS NULL)`,
 };
 
 /** Personal data (src/personal-data): a workspace's protocol keys, and revoking them on erasure. */

@@ -3,6 +3,7 @@ import { EntityManager, In } from 'typeorm';
 
 import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
+import { col, textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 import { intentParts } from '../payments/payment-intent.repository';
 import { Refund } from './refund.entity';
@@ -71,7 +72,9 @@ export class RefundRepository {
   recentToBuyerWorkspace(workspaceId: string, limit: number): Promise<Refund[]> {
     return this.tx.manager
       .createQueryBuilder(Refund, 'r')
-      .where(`${intentParts.buyerWorkspaceOf('r.intent_id')} = :workspaceId`, { workspaceId })
+      .where(`${textOf(intentParts.buyerWorkspaceOf(col('r.intent_id')))} = :workspaceId`, {
+        workspaceId,
+      })
       .orderBy('r.created_at', 'DESC')
       .addOrderBy('r.id', 'DESC')
       .limit(limit)

@@ -6,7 +6,7 @@ import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { Cursor } from '../common/pagination';
 import { batchColumns, batchInsert } from '../database/batch';
-import { textOf } from '../database/fragment';
+import { sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { queryPrepared } from '../database/prepared';
 import { Tx } from '../database/tx';
 import { Offer } from './entities/offer.entity';
@@ -45,8 +45,8 @@ export const offerParts = {
    * Whether each of these skus' offers is active, as a scalar subquery giving a JSON array of
    * `{sku, active}` (a sku with no offer row is absent): `skus` is a subquery of skus.
    */
-  statesOf: (sellerAgentId: string, skus: string) =>
-    `(SELECT COALESCE(json_agg(json_build_object('sku', o.sku, 'active', o.active)), '[]'::json)
+  statesOf: (sellerAgentId: SqlOperand, skus: SqlFragment): SqlFragment =>
+    sql`(SELECT COALESCE(json_agg(json_build_object('sku', o.sku, 'active', o.active)), '[]'::json)
         FROM offers o WHERE o.seller_agent_id = ${sellerAgentId} AND o.sku IN (${skus}))`,
 };
 

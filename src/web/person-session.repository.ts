@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 
 import { accountParts } from '../accounts/accounts.service';
 import { PersonSession } from '../accounts/entities/person-session.entity';
+import { textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 
 export interface SessionRow {
@@ -59,7 +60,7 @@ export class PersonSessionRepository {
       `SELECT s.id AS session_id, s.expires_at, p.person_id, p.email, p.name,
               p.workspace_id, p.workspace_name, p.workspace_kind
          FROM person_sessions s
-         JOIN (${accountParts.personsWithWorkspace()}) p ON p.person_id = s.person_id
+         JOIN (${textOf(accountParts.personsWithWorkspace())}) p ON p.person_id = s.person_id
         WHERE s.token_hash = $1`,
       [tokenHash],
     );

@@ -9,7 +9,8 @@ import type { DeliverWebhookJob } from '../common/queues/queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
-import { Sql, Statement, statement } from '../database/sql';
+import { col, param, sql, SqlFragment, textOf } from '../database/fragment';
+import { queryFragment, Sql, Statement, statement } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from '../payments/entities/outbox-event.entity';
@@ -111,15 +112,17 @@ export interface StalledDelivery {
  * made (at most 100).
  */
 export function stalledDeliveries(m: EntityManager, cutoff: Date): Promise<StalledDelivery[]> {
-  return m.query(
-    `SELECT d.id, d.event_id, d.scheduled_attempts, d.manual_attempts, d.manual_requests,
-            (d.status = 'pending' AND ${endpointParts.enabled('d.endpoint_id')} AND d.next_attempt_at <= $1)
+  const at = param(cutoff);
+  const enabled = endpointParts.enabled(col('d.endpoint_id'));
+  return queryFragment(
+    m,
+    sql`SELECT d.id, d.event_id, d.scheduled_attempts, d.manual_attempts, d.manual_requests,
+            (d.status = 'pending' AND ${enabled} AND d.next_attempt_at <= ${at})
               AS scheduled_due
        FROM webhook_deliveries d
-      WHERE (d.status = 'pending' AND d.next_attempt_at <= $1 AND ${endpointParts.enabled('d.endpoint_id')})
-         OR (d.manual_attempts < d.manual_requests AND d.updated_at <= $1)
+      WHERE (d.status = 'pending' AND d.next_attempt_at <= ${at} AND ${enabled})
+         OR (d.manual_attempts < d.manual_requests AND d.updated_at <= ${at})
       LIMIT 100`,
-    [cutoff],
   );
 }
 
@@ -139,9 +142,11 @@ let attemptInputsText: string | undefined;
  * module is (it imports the dispatcher, which imports this).
  */
 function attemptInputs(deliveryId: string): Statement<AttemptInputs> {
-  attemptInputsText ??= `SELECT row_to_json(d) AS delivery, ${endpointParts.rowJson('d.endpoint_id')} AS endpoint,
-          ${outboxParts.rowJson('d.event_id')} AS event
-     FROM webhook_deliveries d WHERE d.id = $1`;
+  attemptInputsText ??= textOf(
+    sql`SELECT row_to_json(d) AS delivery, ${endpointParts.rowJson(col('d.endpoint_id'))} AS endpoint,
+          ${outboxParts.rowJson(col('d.event_id'))} AS event
+     FROM webhook_deliveries d WHERE d.id = $1`,
+  );
   return { text: attemptInputsText, values: [deliveryId] };
 }
 
@@ -189,7 +194,8 @@ function updateDeliveries(rows: WebhookDelivery[]): QueuedStatement {
 /** SQL on webhook_deliveries for another owner's statement (docs/architecture.md "Table owners"). */
 export const deliveryParts = {
   /** Deliveries still pending, counted. */
-  pendingCount: () => `(SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending')`,
+  pendingCount: (): SqlFragment =>
+    sql`(SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending')`,
 };
 
 /**

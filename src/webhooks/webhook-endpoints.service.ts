@@ -8,6 +8,7 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 import { outboxParts } from '../payments/outbox.service';
 import { protocolKeyParts } from '../protocol-keys/protocol-keys.service';
@@ -60,10 +61,11 @@ export const PREVIOUS_SECRET_TTL_S = 24 * 3600;
 /** SQL on webhook_endpoints for another owner's statement (docs/architecture.md "Table owners"). */
 export const endpointParts = {
   /** The endpoint `id` as row_to_json (null when there is none). */
-  rowJson: (id: string) => `(SELECT row_to_json(ep) FROM webhook_endpoints ep WHERE ep.id = ${id})`,
+  rowJson: (id: SqlOperand): SqlFragment =>
+    sql`(SELECT row_to_json(ep) FROM webhook_endpoints ep WHERE ep.id = ${id})`,
   /** True when the endpoint is enabled. */
-  enabled: (id: string) =>
-    `EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.id = ${id} AND ep.status = 'enabled')`,
+  enabled: (id: SqlOperand): SqlFragment =>
+    sql`EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.id = ${id} AND ep.status = 'enabled')`,
 };
 
 /** A delivery owed: an event and an endpoint that should receive it. */
@@ -84,7 +86,7 @@ export interface EndpointMatch {
  */
 export function matchEndpoints(m: EntityManager, eventIds: string[]): Promise<EndpointMatch[]> {
   return m.query(
-    `SELECT ev.id AS event_id, ev.workspace_id, ev.type, ep.id AS endpoint_id
+    textOf(sql`SELECT ev.id AS event_id, ev.workspace_id, ev.type, ep.id AS endpoint_id
        FROM (${outboxParts.events()}) ev
        JOIN webhook_endpoints ep ON ep.workspace_id = ev.workspace_id
       WHERE ev.id = ANY($1)
@@ -95,10 +97,10 @@ export function matchEndpoints(m: EntityManager, eventIds: string[]): Promise<En
         AND CASE ep.kind
               WHEN 'acp_order' THEN ev.type = ANY($3)
                 AND ev.protocol_key_id = ep.protocol_key_id
-                AND ${protocolKeyParts.live('ep.protocol_key_id')}
+                AND ${protocolKeyParts.live(col('ep.protocol_key_id'))}
               ELSE NOT (ev.type = ANY($3))
             END
-      ORDER BY ev.created_at, ev.id, ep.id`,
+      ORDER BY ev.created_at, ev.id, ep.id`),
     [eventIds, ALL_EVENTS, [...ORDER_EVENT_TYPES]],
   );
 }
