@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { newId } from '../common/ids';
 import { batchColumns, batchInsert } from '../database/batch';
-import { col, textOf } from '../database/fragment';
+import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { QueuedStatement, Tx } from '../database/tx';
 import { RailTransfer } from './entities/rail-transfer.entity';
 import { intentParts } from './payment-intent.repository';
@@ -86,18 +86,18 @@ export class RailTransferRepository {
   }
 
   /**
-   * A SELECT for another owner's statement (the settlement reconciler's INSERT … SELECT): our
-   * succeeded gateway transfers made at or before `$1`, as (id, kind, gateway_entity_id, intent_id,
-   * refund_id, seller_agent_id, amount_paise).
+   * A SELECT for another owner's statement (the settlement reconciler's INSERT … SELECT), as a
+   * fragment: our succeeded gateway transfers made at or before `before`, as (id, kind,
+   * gateway_entity_id, intent_id, refund_id, seller_agent_id, amount_paise).
    */
-  succeededGatewayTransfersSql(): string {
-    return `SELECT rt.id, CASE rt.direction WHEN 'debit' THEN 'payment' ELSE 'refund' END AS kind,
+  succeededGatewayTransfers(before: SqlOperand): SqlFragment {
+    return sql`SELECT rt.id, CASE rt.direction WHEN 'debit' THEN 'payment' ELSE 'refund' END AS kind,
                    CASE rt.direction WHEN 'debit' THEN rt.gateway_payment_id ELSE rt.gateway_refund_id END
                      AS gateway_entity_id,
-                   rt.intent_id, rt.refund_id, ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id,
+                   rt.intent_id, rt.refund_id, ${intentParts.sellerOf(col('rt.intent_id'))} AS seller_agent_id,
                    rt.amount_paise
               FROM rail_transfers rt
-             WHERE rt.status = 'succeeded' AND rt.created_at <= $1
+             WHERE rt.status = 'succeeded' AND rt.created_at <= ${before}
                AND ((rt.direction = 'debit' AND rt.gateway_payment_id IS NOT NULL)
                  OR (rt.direction = 'credit' AND rt.gateway_refund_id IS NOT NULL))`;
   }

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { param } from '../database/fragment';
 import { Tx } from '../database/tx';
 import type { GatewayClient } from '../gateway/gateway-client';
 import type { GatewayReconLine } from '../gateway/gateway-client.types';
@@ -185,6 +186,6 @@ export class SettlementReconciler {
    */
   private async markMissing(now: Date): Promise<number> {
     const before = new Date(now.getTime() - this.config.settlements.missingAfterMs);
-    return this.store.insertMissing(before, now, this.transfers.succeededGatewayTransfersSql());
+    return this.store.insertMissing(now, this.transfers.succeededGatewayTransfers(param(before)));
   }
 }

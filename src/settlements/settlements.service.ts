@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 
 import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
+import { param, sql, SqlFragment } from '../database/fragment';
+import { queryFragment } from '../database/sql';
 import { Tx } from '../database/tx';
 import type { SettlementFilter } from './dto/list-settlements.query';
 import type { SettlementLineResponse } from './dto/settlement-line.response';
@@ -149,17 +151,18 @@ export class SettlementsService {
    * `missing` rows for succeeded gateway transfers made at or before `before` that no line carries
    * (`transfersSql`: RailTransferRepository's parameterised by `$1`); returns how many.
    */
-  async insertMissing(before: Date, now: Date, transfersSql: string): Promise<number> {
-    const rows = await this.tx.manager.query<unknown[]>(
-      `INSERT INTO settlement_lines (id, kind, gateway_entity_id, intent_id, refund_id,
+  async insertMissing(now: Date, transfers: SqlFragment): Promise<number> {
+    const at = param(now);
+    const rows = await queryFragment<unknown[]>(
+      this.tx.manager,
+      sql`INSERT INTO settlement_lines (id, kind, gateway_entity_id, intent_id, refund_id,
          seller_agent_id, expected_amount_paise, mismatch, created_at, updated_at)
        SELECT 'stl_' || md5(rt.id), rt.kind, rt.gateway_entity_id, rt.intent_id, rt.refund_id,
-              rt.seller_agent_id, rt.amount_paise, 'missing', $2, $2
-         FROM (${transfersSql}) AS rt
+              rt.seller_agent_id, rt.amount_paise, 'missing', ${at}, ${at}
+         FROM (${transfers}) AS rt
         WHERE NOT EXISTS (SELECT 1 FROM settlement_lines l WHERE l.gateway_entity_id = rt.gateway_entity_id)
        ON CONFLICT (kind, gateway_entity_id) DO NOTHING
        RETURNING id`,
-      [before, now],
     );
     return rows.length;
   }
