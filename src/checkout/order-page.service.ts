@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
 import { ChainService } from '../chains/chain.service';
 import { commonErrors } from '../common/errors/app-error';
-import { Translator,translator } from '../common/i18n/catalogue';
+import { Translator, translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import type { MandateRail } from '../mandates/mandate.entity';
 import { PaymentsService } from '../payments/payments.service';

@@ -1,4 +1,4 @@
-import { Translator,translator } from '../common/i18n/catalogue';
+import { Translator, translator } from '../common/i18n/catalogue';
 import type {
   CaptureRefundResponse,
   HostedCheckoutResponse,
