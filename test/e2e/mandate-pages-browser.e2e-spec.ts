@@ -1,17 +1,17 @@
-import { randomUUID } from 'node:crypto';
-
 import type { Page } from 'playwright-core';
 import request from 'supertest';
 
+import { oneTimeMandateFor, openTeaCheckout } from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
 import {
   browserHarness,
   checkPage,
   clickAndWait,
   describeInBrowser,
+  textOutsideDetails,
   VIEWPORT_NAMES,
 } from '../support/browser';
-import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
+import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 const DAY = 86_400_000;
 const RAW_ID = /\b(agt|mdt|cs|pi)_[A-Za-z0-9]+/;
@@ -40,56 +40,11 @@ describeInBrowser('mandate authorisation pages in a browser', () => {
       )
     )[0];
 
-  /** The page's text with every <details> removed: what a person reads without opening Details. */
-  const textOutsideDetails = (page: Page) =>
-    page.evaluate<string>(
-      `(() => { const c = document.body.cloneNode(true); c.querySelectorAll('details').forEach((d) => d.remove()); return c.textContent.replace(/\\s+/g, ' '); })()`,
-    );
-
   /** A one-time mandate as delegate_payment makes it: for an ACP checkout of 2 × tea and 1 × biscuits (₹925). */
   async function oneTimeMandate(ws: SeededWorkspace): Promise<string> {
-    await request(t.url)
-      .put(`/v1/pay/agents/${ws.seller.id}/listing`)
-      .set('Authorization', `Bearer ${ws.seller.credential}`)
-      .send({
-        listed: true,
-        offers: [
-          { sku: 'tea', name: 'Assam tea 1 kg', unit_paise: 45_000, category: 'food.tea' },
-          { sku: 'biscuits', name: 'Ginger biscuits', unit_paise: 2_500, category: 'food.snacks' },
-        ],
-      })
-      .expect(200);
-    const session = await request(t.url)
-      .post('/acp/checkout_sessions')
-      .set(acpHeaders(ws.merchantKey, randomUUID()))
-      .send({
-        line_items: [
-          { id: 'tea', quantity: 2 },
-          { id: 'biscuits', quantity: 1 },
-        ],
-        currency: 'inr',
-        capabilities: {},
-      })
-      .expect(201);
-    const token = await request(t.url)
-      .post('/acp/agentic_commerce/delegate_payment')
-      .set(acpHeaders(ws.buyerKey, randomUUID()))
-      .send({
-        payment_method: { type: 'svc_mandate' },
-        allowance: {
-          reason: 'one_time',
-          max_amount: 92_500,
-          currency: 'inr',
-          checkout_session_id: session.body.id,
-          merchant_id: ws.seller.id,
-          expires_at: new Date(t.clock.now().getTime() + 2 * DAY).toISOString(),
-        },
-        risk_signals: [],
-        metadata: {},
-      })
-      .expect(201);
-    expect(token.body.metadata.status).toBe('pending_authorisation');
-    return token.body.metadata.mandate_id as string;
+    const token = await oneTimeMandateFor(t, ws, await openTeaCheckout(t, ws));
+    expect(token.status).toBe('pending_authorisation');
+    return token.mandate_id;
   }
 
   /** A ₹999/month AutoPay mandate proposed by the buyer agent. */

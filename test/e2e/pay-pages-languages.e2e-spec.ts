@@ -6,6 +6,7 @@ import request from 'supertest';
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { insertMandate, insertToken } from '../factories/payment-fixtures';
+import { openTeaCheckout } from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
 import {
   browserHarness,
@@ -112,30 +113,7 @@ describeInBrowser('pay pages and the order page in English and Hindi', () => {
 
   /** An ACP checkout of 2 × tea and 1 × biscuits (₹925) paid from a Reserve Pay mandate: its order id. */
   async function completedOrder(): Promise<string> {
-    await request(t.url)
-      .put(`/v1/pay/agents/${ws.seller.id}/listing`)
-      .set('Authorization', `Bearer ${ws.seller.credential}`)
-      .send({
-        listed: true,
-        offers: [
-          { sku: 'tea', name: 'Assam tea 1 kg', unit_paise: 45_000, category: 'food.tea' },
-          { sku: 'biscuits', name: 'Biscuits', unit_paise: 2_500, category: 'food.snacks' },
-        ],
-      })
-      .expect(200);
-    const session = await request(t.url)
-      .post('/acp/checkout_sessions')
-      .set(acpHeaders(ws.merchantKey, randomUUID()))
-      .send({
-        line_items: [
-          { id: 'tea', quantity: 2 },
-          { id: 'biscuits', quantity: 1 },
-        ],
-        currency: 'inr',
-        capabilities: {},
-      })
-      .expect(201);
-    const sessionId = session.body.id as string;
+    const sessionId = await openTeaCheckout(t, ws, 'Biscuits');
     const mandateId = await insertMandate(t, ws);
     const token = await insertToken(t, ws, { sessionId, mandateId, maxAmountPaise: 92_500 });
     const done = await request(t.url)

@@ -558,3 +558,10 @@ export async function clickAndWait(page: Page, click: () => Promise<void>): Prom
     throw new Error('the click did not load a new page');
   }
 }
+
+/** The page's text with every <details> removed: what a person reads without opening Details. */
+export function textOutsideDetails(page: Page): Promise<string> {
+  return page.evaluate<string>(
+    `(() => { const c = document.body.cloneNode(true); c.querySelectorAll('details').forEach((d) => d.remove()); return c.textContent.replace(/\\s+/g, ' '); })()`,
+  );
+}
