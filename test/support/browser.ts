@@ -434,16 +434,16 @@ export function untranslatedWords(texts: string[], data: string[]): string[] {
   const known = [...data, ...LATIN_IN_HINDI]
     .filter((s) => s.trim() !== '')
     .sort((a, b) => b.length - a.length);
+  // One pattern for every known term (longest first), each standing as a whole word.
+  const terms = new RegExp(`(^|[^A-Za-z])(?:${known.map(ESCAPE).join('|')})(?![A-Za-z])`, 'g');
   const found = new Set<string>();
   for (const original of texts) {
-    let t = original
+    const t = original
       .replace(/https?:\/\/\S+/g, ' ')
       .replace(/\S+@\S+/g, ' ')
       .replace(/\b[a-z]{2,6}_[A-Za-z0-9_]+/g, ' ')
-      .replace(/\/[\w\-/.?=&%]+/g, ' ');
-    for (const k of known) {
-      t = t.replace(new RegExp(`(^|[^A-Za-z])${ESCAPE(k)}(?![A-Za-z])`, 'g'), '$1 ');
-    }
+      .replace(/\/[\w\-/.?=&%]+/g, ' ')
+      .replace(terms, '$1 ');
     const words = t.match(/[A-Za-z]{2,}/g);
     if (words) {
       found.add(`"${original.slice(0, 80)}" (${words.slice(0, 4).join(' ')})`);
