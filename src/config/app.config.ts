@@ -4,8 +4,8 @@ import { inspect } from 'node:util';
 import { z } from 'zod';
 
 import { parseAes256Key } from '../common/crypto/sealed';
-import type { TcsTable } from '../forex/forex-rules';
 import { registryTcsTable, RULES } from '../rules/rule-catalog';
+import type { TcsTable } from '../rules/tcs';
 
 /**
  * The only reader of process.env (a lint rule keeps it so). Each area of the service has one zod

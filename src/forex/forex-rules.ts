@@ -1,4 +1,5 @@
 import { RULES } from '../rules/rule-catalog';
+import type { TcsRate, TcsTable, TcsYear } from '../rules/tcs';
 import { basisPointsOf } from './forex-amounts';
 
 /**
@@ -204,22 +205,8 @@ export function requiredDocuments(kind: FileKind, purpose: string): DocumentRequ
   return out;
 }
 
-/** TCS rates of one category, in basis points, within and above the yearly threshold. */
-export interface TcsRate {
-  withinThresholdBps: number;
-  aboveThresholdBps: number;
-}
-
-export interface TcsYear {
-  /** Per PAN per financial year, across its LRS files (₹10 lakh). */
-  thresholdPaise: number;
-  educationLoan: TcsRate;
-  educationMedical: TcsRate;
-  other: TcsRate;
-}
-
-/** Financial year label ("2025-26") → its TCS rates. */
-export type TcsTable = Record<string, TcsYear>;
+// The shape of the TCS rule's values lives with the rules registry (config reads it too).
+export type { TcsRate, TcsTable, TcsYear };
 
 export type TcsCategory = 'education_loan' | 'education_medical' | 'other';
 

@@ -1,6 +1,6 @@
 import type { IstWindow } from '../config/app.config';
-import type { TcsTable, TcsYear } from '../forex/forex-rules';
 import { Rule, RuleRegistry } from './rule-registry';
+import type { TcsTable, TcsYear } from './tcs';
 
 /**
  * Every rule the service applies, with its dated versions and sources (../shared/DOMAIN.md item
