@@ -1,11 +1,13 @@
-import { randomUUID } from 'node:crypto';
-
 import type { Page } from 'playwright-core';
-import request from 'supertest';
 
 import { payFreeFormQuote } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { insertMandate, insertToken } from '../factories/payment-fixtures';
+import {
+  completeTeaOrder,
+  listTeaAndBiscuits,
+  openTeaSession,
+} from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
 import {
   browserHarness,
@@ -15,7 +17,7 @@ import {
   newPage,
   VIEWPORT_NAMES,
 } from '../support/browser';
-import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
+import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * The person's app in a real browser (Debian's Chromium through playwright-core), at 1280×800
@@ -50,56 +52,6 @@ describeInBrowser('the app in a browser', () => {
       paid.intent.id,
     ]);
     return { intentId: paid.intent.id, approvalId: approval.id };
-  }
-
-  /** The seller's listing (two offers), so ACP checkout sessions can be opened. */
-  async function listOffers(ws: SeededWorkspace): Promise<void> {
-    await request(t.url)
-      .put(`/v1/pay/agents/${ws.seller.id}/listing`)
-      .set('Authorization', `Bearer ${ws.seller.credential}`)
-      .send({
-        listed: true,
-        offers: [
-          { sku: 'tea', name: 'Assam tea 1 kg', unit_paise: 45_000, category: 'food.tea' },
-          { sku: 'biscuits', name: 'Biscuits', unit_paise: 2_500, category: 'food.snacks' },
-        ],
-      })
-      .expect(200);
-  }
-
-  /** An open ACP checkout session (₹925): its id. */
-  async function openSession(ws: SeededWorkspace): Promise<string> {
-    const session = await request(t.url)
-      .post('/acp/checkout_sessions')
-      .set(acpHeaders(ws.merchantKey, randomUUID()))
-      .send({
-        line_items: [
-          { id: 'tea', quantity: 2 },
-          { id: 'biscuits', quantity: 1 },
-        ],
-        currency: 'inr',
-        capabilities: {},
-      })
-      .expect(201);
-    return session.body.id as string;
-  }
-
-  /** A completed ACP checkout (₹925, no approval needed): its order id. */
-  async function completedOrder(ws: SeededWorkspace, mandateId: string): Promise<string> {
-    const sessionId = await openSession(ws);
-    const token = await insertToken(t, ws, { sessionId, mandateId, maxAmountPaise: 92_500 });
-    const done = await request(t.url)
-      .post(`/acp/checkout_sessions/${sessionId}/complete`)
-      .set(acpHeaders(ws.merchantKey, randomUUID()))
-      .send({
-        payment_data: {
-          handler_id: 'svc_upi_mandate',
-          instrument: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token } },
-        },
-      })
-      .expect(200);
-    expect(done.body.status).toBe('completed');
-    return done.body.order.id as string;
   }
 
   /** Submits the form posting to `action` and waits for the page it leads to. */
@@ -139,11 +91,11 @@ describeInBrowser('the app in a browser', () => {
         { workspaceId: ws.workspaceId, agentId: ws.buyer.id },
         { status: 'pending_authorisation' },
       );
-      await listOffers(ws);
+      await listTeaAndBiscuits(t, ws, 'Biscuits');
       const checkoutMandate = await insertMandate(t, ws);
-      orderId = await completedOrder(ws, checkoutMandate);
+      orderId = await completeTeaOrder(t, ws, checkoutMandate);
       liveToken = await insertToken(t, ws, {
-        sessionId: await openSession(ws),
+        sessionId: await openTeaSession(t, ws),
         mandateId: checkoutMandate,
       });
     }, 30_000);

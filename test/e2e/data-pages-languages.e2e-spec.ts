@@ -13,6 +13,7 @@ import {
   describeInBrowser,
   PAGE_LANGUAGES,
   PageLanguage,
+  signInThroughForm,
   VIEWPORT_NAMES,
   ViewportName,
 } from '../support/browser';
@@ -154,11 +155,11 @@ describeInBrowser('data pages in English and Hindi', () => {
   /** Signs `who` in on this page's context (any earlier session is dropped) and opens `path`. */
   async function signedIn(page: Page, who: SeededWorkspace, path: string): Promise<void> {
     await page.context().clearCookies();
-    await page.goto(`${t.url}/app/login?next=${encodeURIComponent(path)}`);
-    await page.locator('input[name="email"]').fill(who.email);
-    await page.locator('input[name="password"]').fill(who.password);
-    await clickAndWait(page, () =>
-      page.locator('form[action="/app/login"] [type="submit"]').click(),
+    await signInThroughForm(
+      page,
+      `${t.url}/app/login?next=${encodeURIComponent(path)}`,
+      who.email,
+      who.password,
     );
     expect(new URL(page.url()).pathname).toBe(path);
   }

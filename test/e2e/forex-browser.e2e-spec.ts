@@ -8,6 +8,7 @@ import {
   clickAndWait,
   describeInBrowser,
   newPage,
+  signInThroughForm,
   VIEWPORT_NAMES,
 } from '../support/browser';
 import { seedWorkspace } from '../support/seed';
@@ -30,12 +31,7 @@ describeInBrowser('forex pages in a browser', () => {
   afterAll(() => t?.close());
 
   async function signInAs(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${t.url}/app/login`);
-    await page.locator('input[name="email"]').fill(email);
-    await page.locator('input[name="password"]').fill(password);
-    await clickAndWait(page, () =>
-      page.locator('form[action="/app/login"] [type="submit"]').first().click(),
-    );
+    await signInThroughForm(page, `${t.url}/app/login`, email, password);
   }
 
   describe.each(VIEWPORT_NAMES)('at %s width', (viewport) => {

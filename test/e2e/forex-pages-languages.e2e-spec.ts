@@ -19,6 +19,7 @@ import {
   describeInBrowser,
   newPage,
   PAGE_LANGUAGES,
+  signInThroughForm,
   VIEWPORT_NAMES,
 } from '../support/browser';
 import { seedWorkspace } from '../support/seed';
@@ -92,12 +93,7 @@ describeInBrowser('forex pages in English and Hindi', () => {
   afterAll(() => t?.close());
 
   async function signInAs(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${t.url}/app/login`);
-    await page.locator('input[name="email"]').fill(email);
-    await page.locator('input[name="password"]').fill(password);
-    await clickAndWait(page, () =>
-      page.locator('form[action="/app/login"] [type="submit"]').first().click(),
-    );
+    await signInThroughForm(page, `${t.url}/app/login`, email, password);
     // The page after sign-in finishes its loads (the favicon) before the test moves on, so a
     // load cut short by the next navigation is not reported against the next page checked.
     await page.waitForLoadState('networkidle');

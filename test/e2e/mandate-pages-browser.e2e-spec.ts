@@ -1,19 +1,22 @@
 import type { Page } from 'playwright-core';
-import request from 'supertest';
 
-import { oneTimeMandateFor, openTeaCheckout } from '../factories/tea-checkout.factory';
+import {
+  oneTimeMandateFor,
+  openTeaCheckout,
+  teaSubscriptionMandate,
+} from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
 import {
   browserHarness,
   checkPage,
   clickAndWait,
   describeInBrowser,
+  signInThroughForm,
   textOutsideDetails,
   VIEWPORT_NAMES,
 } from '../support/browser';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
-const DAY = 86_400_000;
 const RAW_ID = /\b(agt|mdt|cs|pi)_[A-Za-z0-9]+/;
 
 /**
@@ -49,29 +52,10 @@ describeInBrowser('mandate authorisation pages in a browser', () => {
 
   /** A ₹999/month AutoPay mandate proposed by the buyer agent. */
   async function recurringMandate(ws: SeededWorkspace): Promise<string> {
-    const res = await request(t.url)
-      .post('/v1/pay/mandates')
-      .set('Authorization', `Bearer ${ws.buyer.credential}`)
-      .send({
-        kind: 'recurring',
-        recurring: { billing_cycle: 'monthly' },
-        per_payment_cap_paise: 99_900,
-        payee_agent_ids: [ws.seller.id],
-        valid_until: new Date(t.clock.now().getTime() + 365 * DAY).toISOString(),
-        description: 'Tea subscription',
-      })
-      .expect(201);
+    const { mandateId, firstCharge } = await teaSubscriptionMandate(t, ws);
     // A first debit scheduled with the registration: authorised with the mandate (docs/recurring.md).
-    const first = await request(t.url)
-      .post(`/v1/pay/mandates/${res.body.id as string}/charges`)
-      .set('Authorization', `Bearer ${ws.seller.credential}`)
-      .send({ amount_paise: 70_000, description: 'Tea box', reason: 'First month, part' })
-      .expect(201);
-    expect(first.body).toMatchObject({
-      authorisation: 'with_registration',
-      first_debit: true,
-    });
-    return res.body.id as string;
+    expect(firstCharge).toMatchObject({ authorisation: 'with_registration', first_debit: true });
+    return mandateId;
   }
 
   describe.each(VIEWPORT_NAMES)('at %s width', (viewport) => {
@@ -85,12 +69,7 @@ describeInBrowser('mandate authorisation pages in a browser', () => {
       ws = await seedWorkspace(t);
       oneTime = await oneTimeMandate(ws);
       recurring = await recurringMandate(ws);
-      await page.goto(`${t.url}/app/login`);
-      await page.locator('input[name="email"]').fill(ws.email);
-      await page.locator('input[name="password"]').fill(ws.password);
-      await clickAndWait(page, () =>
-        page.locator('form[action="/app/login"] [type="submit"]').first().click(),
-      );
+      await signInThroughForm(page, `${t.url}/app/login`, ws.email, ws.password);
     }, 30_000);
 
     it('the one-time mandate says who asks, who is paid, what is bought, how much and until when', async () => {

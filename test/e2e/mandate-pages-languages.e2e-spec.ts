@@ -4,7 +4,11 @@ import request from 'supertest';
 import { translator } from '../../src/common/i18n/catalogue';
 import { payFreeFormQuote } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
-import { oneTimeMandateFor, openTeaCheckout } from '../factories/tea-checkout.factory';
+import {
+  oneTimeMandateFor,
+  openTeaCheckout,
+  teaSubscriptionMandate,
+} from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
 import {
   browserHarness,
@@ -12,12 +16,12 @@ import {
   clickAndWait,
   describeInBrowser,
   PAGE_LANGUAGES,
+  signInThroughForm,
   textOutsideDetails,
   VIEWPORT_NAMES,
 } from '../support/browser';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
-const DAY = 86_400_000;
 const RAW_ID = /\b(agt|mdt|cs|pi|qt)_[A-Za-z0-9]{4,}/;
 
 /**
@@ -64,24 +68,8 @@ describeInBrowser('mandate, approval, consent and AutoPay pages in English and H
 
   /** A ₹999/month AutoPay mandate with a ₹700 first debit scheduled with its registration. */
   async function recurringMandate(ws: SeededWorkspace): Promise<string> {
-    const res = await request(t.url)
-      .post('/v1/pay/mandates')
-      .set('Authorization', `Bearer ${ws.buyer.credential}`)
-      .send({
-        kind: 'recurring',
-        recurring: { billing_cycle: 'monthly' },
-        per_payment_cap_paise: 99_900,
-        payee_agent_ids: [ws.seller.id],
-        valid_until: new Date(t.clock.now().getTime() + 365 * DAY).toISOString(),
-        description: 'Tea subscription',
-      })
-      .expect(201);
-    await request(t.url)
-      .post(`/v1/pay/mandates/${res.body.id as string}/charges`)
-      .set('Authorization', `Bearer ${ws.seller.credential}`)
-      .send({ amount_paise: 70_000, description: 'Tea box', reason: 'First month, part' })
-      .expect(201);
-    return res.body.id as string;
+    const { mandateId } = await teaSubscriptionMandate(t, ws);
+    return mandateId;
   }
 
   describe.each(VIEWPORT_NAMES.flatMap((v) => PAGE_LANGUAGES.map((l) => [v, l] as const)))(
@@ -120,12 +108,7 @@ describeInBrowser('mandate, approval, consent and AutoPay pages in English and H
         });
         expect(paid.intent.status).toBe('requires_approval');
         approvalId = paid.intent.approval_id!;
-        await page.goto(`${t.url}/app/login`);
-        await page.locator('input[name="email"]').fill(ws.email);
-        await page.locator('input[name="password"]').fill(ws.password);
-        await clickAndWait(page, () =>
-          page.locator('form[action="/app/login"] [type="submit"]').first().click(),
-        );
+        await signInThroughForm(page, `${t.url}/app/login`, ws.email, ws.password);
       }, 30_000);
 
       it('the one-time mandate names the items and the seller; ids only under Details', async () => {

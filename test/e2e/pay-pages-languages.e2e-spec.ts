@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto';
-
 import type { Page } from 'playwright-core';
 import request from 'supertest';
 
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
-import { insertMandate, insertToken } from '../factories/payment-fixtures';
-import { openTeaCheckout } from '../factories/tea-checkout.factory';
+import { insertMandate } from '../factories/payment-fixtures';
+import { completeTeaOrder, listTeaAndBiscuits } from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
 import {
   browserHarness,
@@ -18,7 +16,7 @@ import {
   PageLanguage,
   VIEWPORT_NAMES,
 } from '../support/browser';
-import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
+import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 const HAMPER = 'Darjeeling first flush tea hamper';
 const WRAP = 'Gift wrap';
@@ -113,21 +111,8 @@ describeInBrowser('pay pages and the order page in English and Hindi', () => {
 
   /** An ACP checkout of 2 × tea and 1 × biscuits (₹925) paid from a Reserve Pay mandate: its order id. */
   async function completedOrder(): Promise<string> {
-    const sessionId = await openTeaCheckout(t, ws, 'Biscuits');
-    const mandateId = await insertMandate(t, ws);
-    const token = await insertToken(t, ws, { sessionId, mandateId, maxAmountPaise: 92_500 });
-    const done = await request(t.url)
-      .post(`/acp/checkout_sessions/${sessionId}/complete`)
-      .set(acpHeaders(ws.merchantKey, randomUUID()))
-      .send({
-        payment_data: {
-          handler_id: 'svc_upi_mandate',
-          instrument: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token } },
-        },
-      })
-      .expect(200);
-    expect(done.body.status).toBe('completed');
-    return done.body.order.id as string;
+    await listTeaAndBiscuits(t, ws, 'Biscuits');
+    return completeTeaOrder(t, ws, await insertMandate(t, ws));
   }
 
   const check = (page: Page, lang: PageLanguage, name: string, status?: number) =>

@@ -7,7 +7,12 @@ import type { Browser, Page } from 'playwright-core';
 
 import { randomToken } from '../../src/common/ids';
 import { startApp, TestApp } from '../support/app';
-import { clickAndWait, describeInBrowser, launchBrowser } from '../support/browser';
+import {
+  clickAndWait,
+  describeInBrowser,
+  launchBrowser,
+  signInThroughForm,
+} from '../support/browser';
 import { GatewayApp, startGatewayApp } from '../support/gateway-app';
 import { runSandboxCli } from '../support/sandbox-cli';
 
@@ -154,12 +159,7 @@ describeInBrowser('docs/try-it.md, block by block', () => {
   });
 
   async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${env.APP_URL}/login`);
-    await page.locator('input[name="email"]').fill(email);
-    await page.locator('input[name="password"]').fill(password);
-    await clickAndWait(page, () =>
-      page.locator('form[action="/app/login"] [type="submit"]').first().click(),
-    );
+    await signInThroughForm(page, `${env.APP_URL}/login`, email, password);
   }
 
   /** Clicks the first button.approve while there is one (a second page may ask to confirm). */

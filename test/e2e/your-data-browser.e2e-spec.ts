@@ -1,5 +1,11 @@
 import { startApp, TestApp } from '../support/app';
-import { browserHarness, checkPage, clickAndWait, describeInBrowser } from '../support/browser';
+import {
+  browserHarness,
+  checkPage,
+  clickAndWait,
+  describeInBrowser,
+  signInThroughForm,
+} from '../support/browser';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
@@ -20,12 +26,7 @@ describeInBrowser('Your data in a browser', () => {
 
   it('shows, corrects and erases at 390×844', async () => {
     const page = b.page('mobile');
-    await page.goto(`${t.url}/app/login?next=/app/your-data`);
-    await page.locator('input[name="email"]').fill(ws.email);
-    await page.locator('input[name="password"]').fill(ws.password);
-    await clickAndWait(page, () =>
-      page.locator('form[action="/app/login"] [type="submit"]').click(),
-    );
+    await signInThroughForm(page, `${t.url}/app/login?next=/app/your-data`, ws.email, ws.password);
     expect(new URL(page.url()).pathname).toBe('/app/your-data');
     await checkPage(page, { name: 'your-data' });
     await expect(page.locator('#download').getAttribute('href')).resolves.toBe(

@@ -4,18 +4,16 @@ import request from 'supertest';
 
 import type { TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace } from '../support/seed';
+import { insertToken } from './payment-fixtures';
 
 const DAY = 86_400_000;
 
-/**
- * The seed seller lists tea (₹450) and biscuits (₹25) and its merchant key opens an ACP checkout
- * of 2 × tea and 1 × biscuits: ₹925. Returns the session id.
- */
-export async function openTeaCheckout(
+/** The seed seller lists tea (₹450) and biscuits (₹25). */
+export async function listTeaAndBiscuits(
   t: TestApp,
   ws: SeededWorkspace,
   biscuitsName = 'Ginger biscuits',
-): Promise<string> {
+): Promise<void> {
   await request(t.url)
     .put(`/v1/pay/agents/${ws.seller.id}/listing`)
     .set('Authorization', `Bearer ${ws.seller.credential}`)
@@ -27,6 +25,10 @@ export async function openTeaCheckout(
       ],
     })
     .expect(200);
+}
+
+/** The merchant key opens an ACP checkout of 2 × tea and 1 × biscuits (₹925): its id. */
+export async function openTeaSession(t: TestApp, ws: SeededWorkspace): Promise<string> {
   const session = await request(t.url)
     .post('/acp/checkout_sessions')
     .set(acpHeaders(ws.merchantKey, randomUUID()))
@@ -40,6 +42,41 @@ export async function openTeaCheckout(
     })
     .expect(201);
   return session.body.id as string;
+}
+
+/** Lists the offers, then opens the ₹925 checkout: the session id. */
+export async function openTeaCheckout(
+  t: TestApp,
+  ws: SeededWorkspace,
+  biscuitsName = 'Ginger biscuits',
+): Promise<string> {
+  await listTeaAndBiscuits(t, ws, biscuitsName);
+  return openTeaSession(t, ws);
+}
+
+/**
+ * The ₹925 checkout completed with a token inserted on `mandateId` (no approval needed): the
+ * order id. The offers must be listed.
+ */
+export async function completeTeaOrder(
+  t: TestApp,
+  ws: SeededWorkspace,
+  mandateId: string,
+): Promise<string> {
+  const sessionId = await openTeaSession(t, ws);
+  const token = await insertToken(t, ws, { sessionId, mandateId, maxAmountPaise: 92_500 });
+  const done = await request(t.url)
+    .post(`/acp/checkout_sessions/${sessionId}/complete`)
+    .set(acpHeaders(ws.merchantKey, randomUUID()))
+    .send({
+      payment_data: {
+        handler_id: 'svc_upi_mandate',
+        instrument: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token } },
+      },
+    })
+    .expect(200);
+  expect(done.body.status).toBe('completed');
+  return done.body.order.id as string;
 }
 
 /**
@@ -69,4 +106,33 @@ export async function oneTimeMandateFor(
     })
     .expect(201);
   return token.body.metadata as { mandate_id: string; status: string };
+}
+
+/**
+ * A ₹999/month AutoPay mandate the buyer agent proposes to the seed seller ("Tea subscription",
+ * a year), with a ₹700 first debit the seller schedules with its registration (docs/recurring.md):
+ * the mandate id and the first charge as the API answered it.
+ */
+export async function teaSubscriptionMandate(
+  t: TestApp,
+  ws: SeededWorkspace,
+): Promise<{ mandateId: string; firstCharge: Record<string, unknown> }> {
+  const res = await request(t.url)
+    .post('/v1/pay/mandates')
+    .set('Authorization', `Bearer ${ws.buyer.credential}`)
+    .send({
+      kind: 'recurring',
+      recurring: { billing_cycle: 'monthly' },
+      per_payment_cap_paise: 99_900,
+      payee_agent_ids: [ws.seller.id],
+      valid_until: new Date(t.clock.now().getTime() + 365 * DAY).toISOString(),
+      description: 'Tea subscription',
+    })
+    .expect(201);
+  const first = await request(t.url)
+    .post(`/v1/pay/mandates/${res.body.id as string}/charges`)
+    .set('Authorization', `Bearer ${ws.seller.credential}`)
+    .send({ amount_paise: 70_000, description: 'Tea box', reason: 'First month, part' })
+    .expect(201);
+  return { mandateId: res.body.id as string, firstCharge: first.body as Record<string, unknown> };
 }

@@ -565,3 +565,21 @@ export function textOutsideDetails(page: Page): Promise<string> {
     `(() => { const c = document.body.cloneNode(true); c.querySelectorAll('details').forEach((d) => d.remove()); return c.textContent.replace(/\\s+/g, ' '); })()`,
   );
 }
+
+/**
+ * Signs in through the app's form as a person does: opens `loginUrl` (the sign-in page, with its
+ * `?next=` when wanted), types the e-mail and password and waits for the page it leads to.
+ */
+export async function signInThroughForm(
+  page: Page,
+  loginUrl: string,
+  email: string,
+  password: string,
+): Promise<void> {
+  await page.goto(loginUrl);
+  await page.locator('input[name="email"]').fill(email);
+  await page.locator('input[name="password"]').fill(password);
+  await clickAndWait(page, () =>
+    page.locator('form[action="/app/login"] [type="submit"]').first().click(),
+  );
+}
