@@ -29,6 +29,9 @@ export function readCatalogue(lang: Language, dir = LOCALES_DIR): Catalogue {
   return out;
 }
 
+/** Every time a person reads is Indian Standard Time, whatever the server's zone. */
+export const PERSON_TIME_ZONE = 'Asia/Kolkata';
+
 let instance: I18n | null = null;
 
 function catalogues(): I18n {
@@ -93,7 +96,7 @@ function istFormat(lang: Language, withTime: boolean): Intl.DateTimeFormat {
   let f = cache.get(lang);
   if (!f) {
     f = new Intl.DateTimeFormat(HTML_LANG[lang], {
-      timeZone: 'Asia/Kolkata',
+      timeZone: PERSON_TIME_ZONE,
       day: 'numeric',
       month: 'short',
       year: 'numeric',
