@@ -69,6 +69,21 @@ describe('person-facing app (/app)', () => {
     return cookieOf(res, 'svc_session')!.value;
   }
 
+  it('speaks the asked language on pages only: APIs and the stylesheet stay English and do not vary', async () => {
+    const page = await request(t.url).get('/app/login').set('Accept-Language', 'hi-IN,hi;q=0.9');
+    expect(page.text).toContain('<html lang="hi-IN">');
+    expect(page.headers.vary).toMatch(/Accept-Language/);
+    const chosen = await request(t.url)
+      .get('/app/login')
+      .set('Cookie', 'lang=en')
+      .set('Accept-Language', 'hi');
+    expect(chosen.text).toContain('<html lang="en-IN">');
+    for (const path of ['/health', '/app/assets/app.css']) {
+      const res = await request(t.url).get(path).set('Accept-Language', 'hi');
+      expect(res.headers.vary ?? '').not.toMatch(/Accept-Language/);
+    }
+  });
+
   describe('sign-up', () => {
     it('puts the same token in the svc_csrf cookie and the hidden field', async () => {
       const pre = await preSession(t, '/app/signup');

@@ -1,5 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 
+import { underPrefixes } from '../http/content-type';
+
 /**
  * The languages of the person-facing pages (docs/languages.md). Agent-facing APIs stay English.
  * A person's choice (the switch in every page header, remembered in the `lang` cookie) wins over
@@ -56,16 +58,23 @@ export function languageSwitch(
   };
 }
 
+/** Where people read pages: the app, its pay pages and its legal pages, not its stylesheet. */
+function isPage(req: Request): boolean {
+  return underPrefixes(req, ['/app']) && !underPrefixes(req, ['/app/assets']);
+}
+
 /**
- * Sets `res.locals.lang` (read by the `t`, `ist` and `rupees` view helpers and by presenters
- * through the @PageLanguage() decorator), `htmlLang`, the switch's locals and the response's
- * Content-Language; pages vary by the cookie and Accept-Language.
+ * On page routes, sets `res.locals.lang` (read by the `t`, `ist` and `country` view helpers and by
+ * presenters through the @PageLanguage() decorator), `htmlLang` and the switch's locals; pages vary
+ * by Accept-Language. APIs and assets are left alone: without a language they speak English.
  */
 export function languageMiddleware(req: Request, res: Response, next: NextFunction): void {
-  const lang = languageOf(req);
-  res.locals.lang = lang;
-  res.locals.htmlLang = HTML_LANG[lang];
-  res.locals.languageSwitch = languageSwitch(lang, req.originalUrl);
-  res.vary('Accept-Language');
+  if (isPage(req)) {
+    const lang = languageOf(req);
+    res.locals.lang = lang;
+    res.locals.htmlLang = HTML_LANG[lang];
+    res.locals.languageSwitch = languageSwitch(lang, req.originalUrl);
+    res.vary('Accept-Language');
+  }
   next();
 }
