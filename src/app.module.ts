@@ -32,6 +32,7 @@ import { OrdersModule } from './orders/orders.module';
 import { PaymentsModule } from './payments/payments.module';
 import { PersonalDataModule } from './personal-data/personal-data.module';
 import { ProtocolKeysModule } from './protocol-keys/protocol-keys.module';
+import { StoredCredentialLookup } from './protocol-keys/stored-credential-lookup';
 import { PublicPayModule } from './public-pay/public-pay.module';
 import { QuotesModule } from './quotes/quotes.module';
 import { ReceiptsModule } from './receipts/receipts.module';
@@ -62,7 +63,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     QueuesModule,
     SweeperModule,
     RateLimitModule,
-    CommonModule,
+    CommonModule.forRoot(StoredCredentialLookup),
     MetricsModule,
     HealthModule,
     AccountsModule,

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module, Type } from '@nestjs/common';
 
 import { Sql } from '../database/sql';
 import { Tx } from '../database/tx';
@@ -7,6 +7,7 @@ import { AcpGuard } from './auth/acp.guard';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { CredentialResolver } from './auth/credential.resolver';
 import { CredentialCache } from './auth/credential-cache';
+import { CREDENTIAL_LOOKUP, CredentialLookup } from './auth/credential-lookup';
 import { Clock } from './clock';
 import { CredentialRevocations } from './credentials/credential-revocations';
 import { RevocableCredentials } from './credentials/revocable-credentials';
@@ -36,4 +37,16 @@ const SHARED = [
   providers: [...SHARED, IdempotencyCleanup],
   exports: SHARED,
 })
-export class CommonModule {}
+export class CommonModule {
+  /**
+   * CommonModule with the credential store CredentialResolver reads (the CredentialLookup port):
+   * the composition root (src/app.module.ts) names the feature-side implementation, so common
+   * imports no feature (docs/architecture.md, `common/`).
+   */
+  static forRoot(credentialLookup: Type<CredentialLookup>): DynamicModule {
+    return {
+      module: CommonModule,
+      providers: [{ provide: CREDENTIAL_LOOKUP, useClass: credentialLookup }],
+    };
+  }
+}

@@ -1,3 +1,4 @@
+import { base64LengthOf, DOCUMENT_MAX_BYTES } from '../common/document-size';
 import { documentErrors } from './documents.errors';
 
 /**
@@ -6,22 +7,14 @@ import { documentErrors } from './documents.errors';
  * decoded. Pure functions; no I/O.
  */
 
-/**
- * 5 MB, where MB means 10^6 bytes (decimal, as docs/documents.md
- * says): exactly 5,000,000 decoded bytes are accepted, 5,000,001 are refused.
- */
-export const DOCUMENT_MAX_BYTES = 5_000_000;
+/** Defined in src/common/document-size.ts, below the HTTP body limit derived from them. */
+export { base64LengthOf, DOCUMENT_MAX_BYTES };
 
 export const DOCUMENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 export function isDocumentType(value: string): value is DocumentType {
   return (DOCUMENT_TYPES as readonly string[]).includes(value);
-}
-
-/** Length of the base64 text (standard alphabet, padded) of `bytes` bytes: 4 · ⌈bytes / 3⌉. */
-export function base64LengthOf(bytes: number): number {
-  return 4 * Math.ceil(bytes / 3);
 }
 
 /** RFC 4648 §4 alphabet, optional `=` padding, nothing else (no whitespace, no data: prefix). */

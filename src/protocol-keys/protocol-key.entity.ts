@@ -1,8 +1,10 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
+import type { ProtocolKeyRole } from '../common/auth/roles';
 import type { PublicKeyAlg } from '../common/signing/public-key';
 
-export type ProtocolKeyRole = 'merchant' | 'buyer';
+/** Defined in common, below the auth guards that read it; re-exported for this module's readers. */
+export type { ProtocolKeyRole };
 
 /**
  * A protocol key (docs/security.md "Credentials and who uses which"): bearer for /acp, bound to one agent,

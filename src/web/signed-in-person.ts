@@ -1,25 +1,7 @@
-import type { Request } from 'express';
-
-/** The signed-in person as every /app handler sees it (@CurrentPerson()). Never holds secrets of the account. */
-export interface SignedInPerson {
-  personId: string;
-  workspaceId: string;
-  workspaceName: string;
-  /** 'standard', or 'forex_partner' (the person is a dealer of that partner; src/forex). */
-  workspaceKind: string;
-  email: string;
-  name: string;
-  sessionId: string;
-  /** Synchronizer token for this session's forms; render it with {{> csrf_field}}. */
-  csrfToken: string;
-}
-
-type WithPerson = Request & { person?: SignedInPerson };
-
-export function personOf(req: Request): SignedInPerson | undefined {
-  return (req as WithPerson).person;
-}
-
-export function setPerson(req: Request, person: SignedInPerson): void {
-  (req as WithPerson).person = person;
-}
+/**
+ * The signed-in person lives in common (src/common/auth/signed-in-person.ts), below every feature,
+ * so the credential rate limit can read it (docs/architecture.md, `common/`); the web module's
+ * readers keep this path.
+ */
+export type { SignedInPerson } from '../common/auth/signed-in-person';
+export { personOf, setPerson } from '../common/auth/signed-in-person';

@@ -1,8 +1,10 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
+import type { AgentRole } from '../../common/auth/roles';
 import type { PublicKeyAlg } from '../../common/signing/public-key';
 
-export type AgentRole = 'seller' | 'buyer' | 'both';
+/** Defined in common, below the auth guards that read it; re-exported for this module's readers. */
+export type { AgentRole };
 
 @Entity('agents')
 export class Agent {

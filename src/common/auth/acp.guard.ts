@@ -2,11 +2,11 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
-import type { ProtocolKeyRole } from '../../protocol-keys/protocol-key.entity';
 import { AppError } from '../errors/app-error';
 import { RequestSignatureVerifier } from '../signing/request-signature.verifier';
 import { ACP_ROLE, setPrincipal } from './auth.decorators';
 import { CredentialResolver } from './credential.resolver';
+import type { ProtocolKeyRole } from './roles';
 
 export const ACP_VERSION = '2026-04-17';
 /** Newest first (docs/acp.md §1). */

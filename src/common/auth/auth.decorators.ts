@@ -8,11 +8,11 @@ import {
 import { ApiBearerAuth, ApiHeader } from '@nestjs/swagger';
 import type { Request } from 'express';
 
-import type { ProtocolKeyRole } from '../../protocol-keys/protocol-key.entity';
 import { CredentialRateLimitGuard } from '../rate-limit/credential-rate-limit.guard';
 import { AcpGuard } from './acp.guard';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import type { Principal, PrincipalKind } from './principal';
+import type { ProtocolKeyRole } from './roles';
 
 export const AUTH_KINDS = 'auth:kinds';
 export const ACP_ROLE = 'auth:acp-role';

@@ -1,26 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 
-import { findLiveApiKeyByHash } from '../../accounts/accounts.service';
-import { findAgentByCredentialHash } from '../../accounts/agent.repository';
-import { Agent } from '../../accounts/entities/agent.entity';
-import { Tx } from '../../database/tx';
-import { ProtocolKey } from '../../protocol-keys/protocol-key.entity';
-import { findLiveProtocolKeyByHash } from '../../protocol-keys/protocol-keys.service';
 import { sha256Hex } from '../crypto/secrets';
 import { AppError, commonErrors } from '../errors/app-error';
 import { bearerOf } from './bearer';
 import { CredentialCache } from './credential-cache';
-import { KIND_LABEL, Principal, PrincipalKind, RegisteredKey } from './principal';
-
-/** The public key a credential registered (requests must then be signed), or null. */
-function registeredKey(
-  row: Pick<Agent | ProtocolKey, 'publicKeyPem' | 'publicKeyAlg'>,
-): RegisteredKey | null {
-  return row.publicKeyPem && row.publicKeyAlg
-    ? { pem: row.publicKeyPem, alg: row.publicKeyAlg }
-    : null;
-}
+import { CREDENTIAL_LOOKUP, CredentialLookup } from './credential-lookup';
+import { KIND_LABEL, Principal, PrincipalKind } from './principal';
 
 /**
  * Turns a bearer secret into a principal by looking up its SHA-256. Revoked keys and disabled
@@ -31,7 +17,7 @@ function registeredKey(
 @Injectable()
 export class CredentialResolver {
   constructor(
-    private readonly tx: Tx,
+    @Inject(CREDENTIAL_LOOKUP) private readonly credentials: CredentialLookup,
     private readonly cache: CredentialCache,
   ) {}
 
@@ -80,36 +66,16 @@ export class CredentialResolver {
     return principal;
   }
 
+  /** The credential's kind is told by its prefix (CREDENTIAL_PREFIX). */
   private async lookup(secret: string, hash: string): Promise<Principal | null> {
-    const m = this.tx.manager;
     if (secret.startsWith('sk_')) {
-      const key = await findLiveApiKeyByHash(m, hash);
-      return key ? { kind: 'api_key', id: key.id, workspaceId: key.workspaceId } : null;
+      return this.credentials.apiKey(hash);
     }
     if (secret.startsWith('agc_')) {
-      const agent = await findAgentByCredentialHash(m, hash);
-      return agent
-        ? {
-            kind: 'agent',
-            id: agent.id,
-            workspaceId: agent.workspaceId,
-            role: agent.role,
-            publicKey: registeredKey(agent),
-          }
-        : null;
+      return this.credentials.agent(hash);
     }
     if (secret.startsWith('acpk_')) {
-      const row = await findLiveProtocolKeyByHash(m, hash);
-      return row
-        ? {
-            kind: 'protocol_key',
-            id: row.id,
-            workspaceId: row.workspaceId,
-            agentId: row.agentId,
-            role: row.role,
-            publicKey: registeredKey(row),
-          }
-        : null;
+      return this.credentials.protocolKey(hash);
     }
     return null;
   }

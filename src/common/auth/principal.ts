@@ -1,6 +1,5 @@
-import type { AgentRole } from '../../accounts/entities/agent.entity';
-import type { ProtocolKeyRole } from '../../protocol-keys/protocol-key.entity';
 import type { PublicKeyAlg } from '../signing/public-key';
+import type { AgentRole, ProtocolKeyRole } from './roles';
 
 export interface RegisteredKey {
   pem: string;

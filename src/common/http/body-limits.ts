@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 
-import { base64LengthOf, DOCUMENT_MAX_BYTES } from '../../documents/document-content';
+import { base64LengthOf, DOCUMENT_MAX_BYTES } from '../document-size';
 import { commonErrors } from '../errors/app-error';
 import { fullPathOf } from './content-type';
 

@@ -2,8 +2,8 @@ import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 
-import { personOf } from '../../web/signed-in-person';
 import { principalOf } from '../auth/auth.decorators';
+import { personOf } from '../auth/signed-in-person';
 import { rateLimitSubject } from './rate-limit.policies';
 import { RateLimiter } from './rate-limiter.service';
 
