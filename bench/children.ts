@@ -18,10 +18,19 @@ export class BenchChild {
     readonly ready: ChildReply,
   ) {}
 
-  static async start(file: string, timeoutMs = 60_000): Promise<BenchChild> {
-    const child = fork(join(__dirname, file), [], {
-      execArgv: ['-r', 'ts-node/register/transpile-only'],
+  /**
+   * `file` under bench/, run with ts-node; or, with `compiled`, an absolute path to JavaScript run
+   * by plain node (bench/production.ts), with `env` as its whole environment when given.
+   */
+  static async start(
+    file: string,
+    timeoutMs = 60_000,
+    opts: { compiled?: boolean; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<BenchChild> {
+    const child = fork(opts.compiled ? file : join(__dirname, file), [], {
+      execArgv: opts.compiled ? [] : ['-r', 'ts-node/register/transpile-only'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      ...(opts.env ? { env: opts.env } : {}),
     });
     const ready = await new Promise<ChildReply>((resolve, reject) => {
       const timer = setTimeout(

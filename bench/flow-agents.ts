@@ -88,10 +88,11 @@ export async function runFlow(job: FlowJob): Promise<FlowResult> {
   const base = () => bases[turn++ % bases.length];
   const agent = new Agent({ keepAlive: true, maxSockets: job.agents });
   const timeoutMs = job.timeoutS * 1000;
-  const merchant = {
-    Authorization: `Bearer ${job.merchantKey}`,
+  const merchantKeys = job.merchantKeys?.length ? job.merchantKeys : [job.merchantKey];
+  const merchantOf = (index: number) => ({
+    Authorization: `Bearer ${merchantKeys[index % merchantKeys.length]}`,
     'API-Version': API_VERSION,
-  };
+  });
   const createBody = JSON.stringify(job.createBody);
 
   const latencies: Record<FlowStep, number[]> = { create: [], delegate_payment: [], complete: [] };
@@ -171,6 +172,7 @@ export async function runFlow(job: FlowJob): Promise<FlowResult> {
     const b = index % job.buyers.length;
     const buyer = job.buyers[b];
     const buyerHeaders = { Authorization: `Bearer ${buyer.buyerKey}`, 'API-Version': API_VERSION };
+    const merchant = merchantOf(index);
     while (performance.now() < deadline) {
       flowsStarted++;
       const t0 = performance.now();

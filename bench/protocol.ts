@@ -72,6 +72,11 @@ export interface FlowJob {
   durationS: number;
   agents: number;
   merchantKey: string;
+  /**
+   * Several merchant keys of the seller: agent i creates and completes with merchantKeys[i % n],
+   * so each key stays under the per-credential rate limit (bench/production.ts). Unset: merchantKey.
+   */
+  merchantKeys?: string[];
   sellerId: string;
   buyers: { id: string; buyerKey: string; mandateId: string }[];
   /** POST /acp/checkout_sessions body. */

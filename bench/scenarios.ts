@@ -80,11 +80,11 @@ export interface Scenario {
   run(ctx: BenchContext): Promise<ScenarioOutcome | ScenarioOutcome[]>;
 }
 
-function check(name: string, ok: boolean, detail: string): Check {
+export function check(name: string, ok: boolean, detail: string): Check {
   return { name, ok, detail };
 }
 
-async function count(db: Client, sql: string, params: unknown[] = []): Promise<number> {
+export async function count(db: Client, sql: string, params: unknown[] = []): Promise<number> {
   const { rows } = await db.query<{ n: string }>(sql, params);
   return Number(rows[0].n);
 }
@@ -94,7 +94,7 @@ export function rate(n: number, seconds: number): number {
 }
 
 /** Every response had the expected status and the transport never failed. */
-function transportChecks(r: LoadResult, expected: number): Check[] {
+export function transportChecks(r: LoadResult, expected: number): Check[] {
   const other = Object.entries(r.statusCounts).filter(([code]) => Number(code) !== expected);
   return [
     check('responses received', r.responses > 0, `${r.responses} responses`),
@@ -561,7 +561,7 @@ const sellers: Scenario = {
 };
 
 /** One run of the virtual agents plus the replays of its completes that lost their answer. */
-interface FlowRun {
+export interface FlowRun {
   result: FlowResult;
   recovered: Recovered[];
   /** What Postgres counted for the bench database during the run (all instances, background work included). */
@@ -615,7 +615,7 @@ function perFlow(work: DbWork, flows: number): DbWork {
   };
 }
 
-async function flowRun(
+export async function flowRun(
   ctx: BenchContext,
   name: string,
   durationS: number,
@@ -629,6 +629,7 @@ async function flowRun(
     durationS,
     agents: ctx.opts.flowAgents,
     merchantKey: ctx.world.merchantKey,
+    merchantKeys: ctx.world.merchantKeys,
     sellerId: ctx.world.seller.id,
     buyers: ctx.world.buyers.map(({ id, buyerKey, mandateId }) => ({ id, buyerKey, mandateId })),
     createBody: CREATE_BODY,
@@ -723,7 +724,7 @@ function serverErrors(runs: FlowRun[]): { total: number; byStep: Record<string, 
 }
 
 /** Postgres's own count of deadlocks it broke in this database (informational: the service retries them). */
-function deadlocks(ctx: BenchContext): Promise<number> {
+export function deadlocks(ctx: BenchContext): Promise<number> {
   return count(
     ctx.db,
     'SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()',
@@ -739,7 +740,7 @@ function completedOf(bodies: Recovered[]): number {
  * (warm-up included), `measured` the one whose figures fill the row and the per-step table. Any
  * 5xx, 3xx/4xx, lost answer or broken invariant (double debit, receipt or event missing) fails.
  */
-async function flowOutcome(
+export async function flowOutcome(
   ctx: BenchContext,
   s: Scenario,
   runs: FlowRun[],
@@ -964,19 +965,19 @@ async function flowOutcome(
   };
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** Index of the median element (the lower one for an even count). */
-function medianIndex(xs: number[]): number {
+export function medianIndex(xs: number[]): number {
   const order = xs.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
   return order[Math.floor((order.length - 1) / 2)][1];
 }
 
-function ratio(a: number, b: number): number {
+export function ratio(a: number, b: number): number {
   return b > 0 ? Math.round((a / b) * 10) / 10 : 0;
 }
 

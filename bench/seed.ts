@@ -35,6 +35,8 @@ export interface World {
   personId: string;
   seller: { id: string; credential: string };
   merchantKey: string;
+  /** More merchant keys of the seller, one per virtual agent (bench/production.ts); unset elsewhere. */
+  merchantKeys?: string[];
   buyers: Buyer[];
   /** Sellers (the main one included) listed under CATEGORY. */
   sellersInCategory: number;

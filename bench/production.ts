@@ -1,0 +1,584 @@
+// `npm run bench:prod`: the full flow against the app as users run it. Builds dist/ (`npm run
+// build`; BENCH_BUILD=false uses the dist/ already there), prepares and seeds payments_bench like
+// `npm run bench` (migrations, then AppModule booted in this process only to seed, then closed),
+// and starts `node dist/main.js` as a child process in live mode: JSON logs at LOG_LEVEL info,
+// the rate limits at their live defaults (docs/configuration.md). Two yardsticks run in their own
+// processes, compiled and run by plain node like the app (bench/yardstick.ts): raw `pg` and
+// TypeORM, each a bare Nest route doing BEGIN; INSERT; COMMIT. BENCH_ROUNDS interleaved rounds of
+// raw → TypeORM → full flow (scenario 7's load generator pointed at the child), then the
+// optional soak (BENCH_SOAK_S). RSS is the app child's. Exit code 0 only when every check passed:
+// no 5xx (client side and in the app's log), no 3xx/4xx (so no 429), no double debit, every
+// settled intent with a receipt and one `intent.settled` outbox event.
+import { spawn, spawnSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+import { Client } from 'pg';
+import { ModuleKind, ScriptTarget, transpileModule } from 'typescript';
+
+import { BenchChild } from './children';
+import { Http } from './http';
+import { LoadGenerator } from './load-client';
+import type { LoadJob, LoadResult } from './protocol';
+import { checkLines } from './report';
+import { RssSampler, RssSummary } from './rss';
+import {
+  BenchContext,
+  Check,
+  check,
+  count,
+  deadlocks,
+  finalChecks,
+  flowOutcome,
+  FlowRun,
+  flowRun,
+  median,
+  medianIndex,
+  rate,
+  ratio,
+  Scenario,
+  ScenarioOutcome,
+  transportChecks,
+} from './scenarios';
+import { seedWorld, World } from './seed';
+import { applyAppEnv, BASELINE_TABLE, benchOptions, prepareDatabase, startInstance } from './setup';
+
+/** The raw yardstick's own table (the TypeORM one inserts into BASELINE_TABLE, as in `npm run bench`). */
+const RAW_TABLE = 'bench_raw_baseline';
+const ROOT = join(__dirname, '..');
+const RESULTS = join(__dirname, 'results');
+const APP_LOG = join(RESULTS, 'production-app.log');
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** `npm run build` unless BENCH_BUILD=false; either way dist/main.js must be there. */
+function build(): number {
+  const started = Date.now();
+  if (process.env.BENCH_BUILD !== 'false') {
+    const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) {
+      throw new Error(`npm run build failed (exit ${r.status})`);
+    }
+  }
+  if (!existsSync(join(ROOT, 'dist', 'main.js'))) {
+    throw new Error('dist/main.js is missing: run npm run build (or leave BENCH_BUILD unset)');
+  }
+  return (Date.now() - started) / 1000;
+}
+
+/**
+ * bench/yardstick.ts as plain JavaScript for plain node, in .tmp/bench/ (git-ignored and outside
+ * the lint; node_modules resolves from there as from bench/).
+ */
+function compileYardstick(): string {
+  const out = transpileModule(readFileSync(join(__dirname, 'yardstick.ts'), 'utf8'), {
+    compilerOptions: {
+      module: ModuleKind.CommonJS,
+      target: ScriptTarget.ES2022,
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+      esModuleInterop: true,
+    },
+  });
+  const dir = join(ROOT, '.tmp', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'yardstick.js');
+  writeFileSync(file, out.outputText);
+  return file;
+}
+
+/**
+ * The app child's whole environment: nothing of this process's (the seeding boot's MODE=test and
+ * lifted limits stay here). Live mode needs https BASE_URL and its secrets (docs/configuration.md);
+ * they are fresh for every run. Only the daily cap is lifted, as `npm run bench` does.
+ */
+function appEnv(port: number, databaseUrl: string, redisUrl: string): NodeJS.ProcessEnv {
+  const key32 = () => randomBytes(32).toString('base64');
+  return {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    MODE: 'live',
+    PORT: String(port),
+    BASE_URL: 'https://bench.invalid',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: 'bench',
+    LOG_LEVEL: 'info',
+    LOG_PRETTY: 'false',
+    DAILY_CAP_PAISE: '1000000000000000',
+    SIGNING_PRIVATE_KEY: generateKeyPairSync('ed25519')
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString(),
+    WEBHOOK_SECRET_KEY: key32(),
+    DOCUMENT_ENCRYPTION_KEY: key32(),
+    FOREX_PAN_PEPPER: key32(),
+  };
+}
+
+interface AppChild {
+  pid: number;
+  url: string;
+  bootS: number;
+  stop(): Promise<void>;
+}
+
+/** `node dist/main.js`, its stdout and stderr (JSON log lines) into bench/results/production-app.log. */
+async function startApp(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<AppChild> {
+  const fd = openSync(APP_LOG, 'w');
+  const started = Date.now();
+  const child = spawn(process.execPath, [join('dist', 'main.js')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  const state: { exited: number | null } = { exited: null };
+  child.once('exit', (code) => {
+    state.exited = code ?? -1;
+  });
+  const url = `http://127.0.0.1:${env.PORT}`;
+  // Ready = Postgres and Redis answer and no migration is pending (the image's HEALTHCHECK probe).
+  for (;;) {
+    if (state.exited !== null) {
+      throw new Error(
+        `node dist/main.js exited (code ${state.exited}) before ready; see ${APP_LOG}`,
+      );
+    }
+    if (Date.now() - started > timeoutMs) {
+      child.kill('SIGKILL');
+      throw new Error(`node dist/main.js not ready in ${timeoutMs} ms; see ${APP_LOG}`);
+    }
+    const ok = await fetch(`${url}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) {
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return {
+    pid: child.pid ?? 0,
+    url,
+    bootS: (Date.now() - started) / 1000,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        return;
+      }
+      const gone = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Boots AppModule in this process on the prepared database only to seed it, then closes it. */
+async function seed(buyers: number, merchantKeys: number): Promise<World> {
+  const running = await startInstance();
+  try {
+    const world = await seedWorld(running.app, new Http(running.url), buyers);
+    const { ProtocolKeysService } = await import('../src/protocol-keys/protocol-keys.service');
+    const keys = running.app.get(ProtocolKeysService);
+    const actor = { type: 'person' as const, id: world.personId };
+    world.merchantKeys = [];
+    for (let i = 0; i < merchantKeys; i++) {
+      const k = await keys.create(
+        world.workspaceId,
+        { role: 'merchant', agentId: world.seller.id },
+        actor,
+      );
+      world.merchantKeys.push(k.key!);
+    }
+    return world;
+  } finally {
+    await running.app.close();
+  }
+}
+
+/** Lines of the app's log whose response was 5xx, and all request lines (`res.status` of pino-http's line). */
+async function logStatuses(): Promise<{ lines: number; requests: number; fivexx: number }> {
+  let lines = 0;
+  let requests = 0;
+  let fivexx = 0;
+  const rl = createInterface({ input: createReadStream(APP_LOG), crlfDelay: Infinity });
+  for await (const line of rl) {
+    lines++;
+    try {
+      const res = (JSON.parse(line) as { res?: { status?: number; statusCode?: number } }).res;
+      const status = res?.status ?? res?.statusCode;
+      if (typeof status === 'number') {
+        requests++;
+        fivexx += status >= 500 ? 1 : 0;
+      }
+    } catch {
+      // not a JSON line (a crash trace): counted in lines only
+    }
+  }
+  return { lines, requests, fivexx };
+}
+
+const FLOW: Scenario = {
+  id: 'P',
+  title: 'production build: full flow',
+  measures:
+    'node dist/main.js in live mode (JSON logs, LOG_LEVEL info, live rate limits) in its own process; scenario 7’s virtual agents, one merchant key per agent',
+  run: () => Promise.reject(new Error('runs from bench/production.ts')),
+};
+
+/** The whole database, not only this run's sessions: what must never happen to any intent. */
+async function moneyChecks(db: Client): Promise<Check[]> {
+  const doubleDebits = await count(
+    db,
+    `SELECT count(*) AS n FROM (SELECT intent_id FROM rail_transfers WHERE direction = 'debit'
+       GROUP BY intent_id HAVING count(*) > 1) x`,
+  );
+  const noReceipt = await count(
+    db,
+    `SELECT count(*) AS n FROM payment_intents i WHERE i.status = 'settled'
+       AND NOT EXISTS (SELECT 1 FROM chain_entries c WHERE c.chain_id = i.receipt_id AND c.seq = 1)`,
+  );
+  const noEvent = await count(
+    db,
+    `SELECT count(*) AS n FROM payment_intents i WHERE i.status = 'settled'
+       AND (SELECT count(*) FROM outbox_events o WHERE o.type = 'intent.settled' AND o.subject_id = i.id) <> 1`,
+  );
+  const settled = await count(
+    db,
+    `SELECT count(*) AS n FROM payment_intents WHERE status = 'settled'`,
+  );
+  return [
+    check('no intent with two rail_transfers debits', doubleDebits === 0, `${doubleDebits}`),
+    check(
+      'every settled intent has a receipt',
+      noReceipt === 0,
+      `${noReceipt} of ${settled} without`,
+    ),
+    check(
+      'every settled intent has one intent.settled outbox event',
+      noEvent === 0,
+      `${noEvent} of ${settled} off`,
+    ),
+  ];
+}
+
+interface Round {
+  raw: LoadResult;
+  typeorm: LoadResult;
+  flow: FlowRun;
+  rss: RssSummary;
+}
+
+async function main(): Promise<number> {
+  const opts = benchOptions();
+  applyAppEnv(opts);
+  const startedAt = new Date();
+  mkdirSync(RESULTS, { recursive: true });
+  log(
+    `bench:prod: ${opts.rounds} rounds of raw yardstick ${opts.durationS} s → TypeORM yardstick ${opts.durationS} s → full flow ${opts.flowDurationS} s (${opts.flowAgents} agents, ${opts.buyers} buyers)${opts.soakS ? `, then a ${opts.soakS} s soak` : ''}; database ${new URL(opts.databaseUrl).pathname.slice(1)} (recreated)`,
+  );
+  const buildS = build();
+  const yardstickJs = compileYardstick();
+  await prepareDatabase(opts);
+  const db = new Client({ connectionString: opts.databaseUrl });
+  await db.connect();
+  await db.query(
+    `CREATE TABLE ${RAW_TABLE} (id bigserial PRIMARY KEY, note text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  const seedStarted = Date.now();
+  const world = await seed(opts.buyers, opts.flowAgents);
+  const seedS = (Date.now() - seedStarted) / 1000;
+
+  let app: AppChild | undefined;
+  let raw: BenchChild | undefined;
+  let orm: BenchChild | undefined;
+  let load: LoadGenerator | undefined;
+  try {
+    app = await startApp(appEnv(await freePort(), opts.databaseUrl, opts.redisUrl));
+    const yardEnv = (kind: string, table: string): NodeJS.ProcessEnv => ({
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      YARDSTICK_KIND: kind,
+      YARDSTICK_TABLE: table,
+      DATABASE_URL: opts.databaseUrl,
+      DATABASE_POOL_MAX: '20',
+    });
+    raw = await BenchChild.start(yardstickJs, 60_000, {
+      compiled: true,
+      env: yardEnv('raw', RAW_TABLE),
+    });
+    orm = await BenchChild.start(yardstickJs, 60_000, {
+      compiled: true,
+      env: yardEnv('typeorm', BASELINE_TABLE),
+    });
+    load = LoadGenerator.start();
+    const pids = { app: app.pid, raw: raw.pid, typeorm: orm.pid };
+    const ctx: BenchContext = {
+      opts,
+      baseUrl: app.url,
+      http: new Http(app.url),
+      db,
+      world,
+      load,
+      completedUnmeasured: 0,
+      baselineUrl: String(orm.ready.url),
+      pgListen: true,
+      rss: new RssSampler(() => pids),
+    };
+    const rssIdle = new RssSampler(() => pids);
+    rssIdle.start();
+    const idle = rssIdle.stop().last;
+    log(
+      `built in ${buildS.toFixed(1)} s; seeded in ${seedS.toFixed(1)} s (${world.buyers.length} buyers, ${world.merchantKeys?.length} merchant keys); node dist/main.js (pid ${app.pid}) ready in ${app.bootS.toFixed(1)} s on ${app.url}, log ${join('bench', 'results', 'production-app.log')}; yardsticks raw ${String(raw.ready.url)}, TypeORM ${String(orm.ready.url)}`,
+    );
+    log(
+      `RSS idle: app ${idle.app} MB, raw yardstick ${idle.raw} MB, TypeORM yardstick ${idle.typeorm} MB`,
+    );
+
+    const yardJob = (name: string, url: string, durationS: number): LoadJob => ({
+      name,
+      baseUrl: url,
+      durationS,
+      connections: opts.connections,
+      method: 'POST',
+      path: '/baseline',
+      headers: {},
+    });
+    const rawUrl = String(raw.ready.url);
+    const ormUrl = String(orm.ready.url);
+    const yardsticks: LoadResult[] = [];
+    const deadlocksBefore = await deadlocks(ctx);
+    const rawBefore = await count(db, `SELECT count(*) AS n FROM ${RAW_TABLE}`);
+    const ormBefore = await count(db, `SELECT count(*) AS n FROM ${BASELINE_TABLE}`);
+    let warm: FlowRun | null = null;
+    if (opts.warmupS > 0) {
+      yardsticks.push(await load.run(yardJob('raw-warmup', rawUrl, opts.warmupS)));
+      yardsticks.push(await load.run(yardJob('typeorm-warmup', ormUrl, opts.warmupS)));
+      warm = await flowRun(ctx, 'prod-flow-warmup', opts.warmupS);
+    }
+    const rounds: Round[] = [];
+    for (let i = 1; i <= opts.rounds; i++) {
+      const r = await load.run(yardJob(`raw-r${i}`, rawUrl, opts.durationS));
+      const t = await load.run(yardJob(`typeorm-r${i}`, ormUrl, opts.durationS));
+      yardsticks.push(r, t);
+      ctx.rss.start();
+      const flow = await flowRun(ctx, `prod-flow-r${i}`, opts.flowDurationS);
+      const rss = ctx.rss.stop();
+      rounds.push({ raw: r, typeorm: t, flow, rss });
+      log(
+        `  round ${i}: raw ${rate(r.responses, r.elapsedS)} req/s, TypeORM ${rate(t.responses, t.elapsedS)} req/s, ${rate(flow.result.flowsCompletedInWindow, flow.result.durationS)} flows/s, app RSS max ${rss.max.app} MB`,
+      );
+    }
+
+    let soak: { run: FlowRun; rss: RssSummary } | null = null;
+    if (opts.soakS > 0) {
+      log(`  soak: ${opts.soakS} s of the full flow…`);
+      ctx.rss.start();
+      const run = await flowRun(ctx, 'prod-soak', opts.soakS);
+      soak = { run, rss: ctx.rss.stop() };
+    }
+
+    const perRound = rounds.map(({ raw: r, typeorm: t, flow, rss }, i) => {
+      const rawRps = rate(r.responses, r.elapsedS);
+      const ormRps = rate(t.responses, t.elapsedS);
+      const flowsPerS = rate(flow.result.flowsCompletedInWindow, flow.result.durationS);
+      const c = flow.result.steps.complete.latencyMs;
+      return {
+        round: i + 1,
+        raw_rps: rawRps,
+        typeorm_rps: ormRps,
+        flows_per_s: flowsPerS,
+        raw_per_flow: ratio(rawRps, flowsPerS),
+        typeorm_per_flow: ratio(ormRps, flowsPerS),
+        complete_p50_ms: c.p50,
+        complete_p99_ms: c.p99,
+        app_rss_max_mb: rss.max.app ?? 0,
+      };
+    });
+    const med = (f: (x: (typeof perRound)[number]) => number) => median(perRound.map(f));
+    const mid = medianIndex(perRound.map((x) => x.flows_per_s));
+    const runs = [
+      ...(warm ? [warm] : []),
+      ...rounds.map((x) => x.flow),
+      ...(soak ? [soak.run] : []),
+    ];
+    const flowO: ScenarioOutcome = await flowOutcome(
+      ctx,
+      FLOW,
+      runs,
+      rounds[mid].flow,
+      warm,
+      (await deadlocks(ctx)) - deadlocksBefore,
+    );
+
+    const rawRows = (await count(db, `SELECT count(*) AS n FROM ${RAW_TABLE}`)) - rawBefore;
+    const ormRows = (await count(db, `SELECT count(*) AS n FROM ${BASELINE_TABLE}`)) - ormBefore;
+    const ok201 = (prefix: string) =>
+      yardsticks
+        .filter((y) => y.name.startsWith(prefix))
+        .reduce((n, y) => n + (y.statusCounts['201'] ?? 0), 0);
+    const inFlightMax = (opts.rounds + 1) * opts.connections;
+    const yardChecks: Check[] = [
+      ...yardsticks.flatMap((y) =>
+        transportChecks(y, 201)
+          .filter((c) => !c.ok)
+          .map((c) => ({ ...c, name: `${y.name}: ${c.name}` })),
+      ),
+      check(
+        'yardsticks: every response 201, one row per 201 (+ in flight at a stop)',
+        rawRows >= ok201('raw') &&
+          rawRows <= ok201('raw') + inFlightMax &&
+          ormRows >= ok201('typeorm') &&
+          ormRows <= ok201('typeorm') + inFlightMax,
+        `raw ${rawRows} rows for ${ok201('raw')} × 201, TypeORM ${ormRows} rows for ${ok201('typeorm')} × 201`,
+      ),
+    ];
+    const appLog = await logStatuses();
+    const final: Check[] = [
+      ...(await finalChecks(ctx, [flowO])),
+      ...(await moneyChecks(db)),
+      check(
+        'no 5xx in the app log',
+        appLog.fivexx === 0,
+        `${appLog.fivexx} of ${appLog.requests} logged responses (${appLog.lines} log lines)`,
+      ),
+    ];
+    const allChecks = [...flowO.checks, ...yardChecks, ...final];
+    const failed = allChecks.filter((c) => !c.ok);
+    const passed = failed.length === 0;
+
+    const rawMed = med((x) => x.raw_rps);
+    const ormMed = med((x) => x.typeorm_rps);
+    const flowsMed = med((x) => x.flows_per_s);
+    const rawPerFlow = med((x) => x.raw_per_flow);
+    const ormPerFlow = med((x) => x.typeorm_per_flow);
+    const rssMax = Math.max(0, ...rounds.map((x) => x.rss.max.app ?? 0));
+    const m = rounds[mid].flow.result;
+    const step = (s: 'create' | 'delegate_payment' | 'complete') =>
+      `${m.steps[s].latencyMs.p50}/${m.steps[s].latencyMs.p95}/${m.steps[s].latencyMs.p99}`;
+    const errors = Number(flowO.result.errors) + Number(flowO.result.timeouts);
+
+    log(`\nfull flow, median round (#${mid + 1}):`);
+    for (const line of flowO.lines ?? []) {
+      log(line);
+    }
+    log(
+      `\nrounds: ${perRound
+        .map(
+          (x) =>
+            `#${x.round} raw ${x.raw_rps} ÷ ${x.flows_per_s} = ${x.raw_per_flow}, TypeORM ${x.typeorm_rps} ÷ ${x.flows_per_s} = ${x.typeorm_per_flow} (complete p50/p99 ${x.complete_p50_ms}/${x.complete_p99_ms} ms, RSS max ${x.app_rss_max_mb} MB)`,
+        )
+        .join('; ')}`,
+    );
+    const soakSeries = soak?.rss.series.app ?? [];
+    const minuteAvg = (from: number, to: number) => {
+      const pts = soakSeries.filter(([t]) => t >= from && t < to).map(([, mb]) => mb);
+      return pts.length ? Math.round(pts.reduce((a, b) => a + b, 0) / pts.length) : 0;
+    };
+    const soakLine = soak
+      ? `\n  soak ${opts.soakS} s: ${rate(soak.run.result.flowsCompletedInWindow, opts.soakS)} flows/s (${soak.run.result.flowsCompleted} flows); app RSS at start ${soakSeries[0]?.[1] ?? 0} MB, at end ${soakSeries[soakSeries.length - 1]?.[1] ?? 0} MB, max ${soak.rss.max.app} MB; first minute avg ${minuteAvg(0, 60)} MB, last minute avg ${minuteAvg(opts.soakS - 60, opts.soakS + 1)} MB`
+      : '';
+    log(`\nchecks:\n${checkLines(allChecks)}`);
+    log(
+      `\nsummary (production build): ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, ${Math.round(totalmem() / 2 ** 30)} GB, node ${process.version}` +
+        `\n  app: node dist/main.js, MODE=live, LOG_LEVEL=info (JSON, ${appLog.lines} lines), rate limits on (live defaults), ${world.merchantKeys?.length} merchant keys, ${world.buyers.length} buyer keys` +
+        `\n  yardsticks (median of ${opts.rounds} rounds): raw pg ${rawMed} req/s, TypeORM ${ormMed} req/s` +
+        `\n  full flow: ${flowsMed} flows/s (median); one flow = ${rawPerFlow} raw-yardstick requests, ${ormPerFlow} TypeORM-yardstick requests (medians of the rounds' ratios)` +
+        `\n  per step p50/p95/p99 ms (median round): create ${step('create')}, delegate_payment ${step('delegate_payment')}, complete ${step('complete')}` +
+        `\n  5xx: ${flowO.extra.http_5xx} (client), ${appLog.fivexx} (app log); non-2xx ${flowO.result.non2xx}; connection errors/timeouts ${errors}` +
+        `\n  app RSS: ${idle.app} MB idle, max ${rssMax} MB under load (node dist/main.js alone)` +
+        soakLine +
+        `\n  checks: ${allChecks.length - failed.length}/${allChecks.length} passed` +
+        `\n  ${passed ? 'PASS' : 'FAIL'}; database ${new URL(opts.databaseUrl).pathname.slice(1)} kept for inspection`,
+    );
+
+    const file = join(RESULTS, 'production.json');
+    writeFileSync(
+      file,
+      `${JSON.stringify(
+        {
+          started_at: startedAt.toISOString(),
+          finished_at: new Date().toISOString(),
+          passed,
+          cpus: cpus().length,
+          node: process.version,
+          options: {
+            duration_s: opts.durationS,
+            flow_duration_s: opts.flowDurationS,
+            warmup_s: opts.warmupS,
+            rounds: opts.rounds,
+            connections: opts.connections,
+            flow_agents: opts.flowAgents,
+            buyers: opts.buyers,
+            merchant_keys: world.merchantKeys?.length,
+            soak_s: opts.soakS,
+          },
+          raw_rps_median: rawMed,
+          typeorm_rps_median: ormMed,
+          flows_per_s_median: flowsMed,
+          raw_per_flow: rawPerFlow,
+          typeorm_per_flow: ormPerFlow,
+          rounds: perRound,
+          rss_idle_mb: idle,
+          rss_max_mb: rssMax,
+          soak: soak
+            ? {
+                flows: soak.run.result.flowsCompleted,
+                rss_start_mb: soakSeries[0]?.[1] ?? 0,
+                rss_end_mb: soakSeries[soakSeries.length - 1]?.[1] ?? 0,
+                rss_max_mb: soak.rss.max.app,
+                rss_series_mb: soakSeries,
+              }
+            : null,
+          app_log: appLog,
+          flow: flowO.json,
+          checks: allChecks,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    log(`results: ${join('bench', 'results', 'production.json')}`);
+    return passed ? 0 : 1;
+  } finally {
+    load?.stop();
+    await db.end().catch(() => undefined);
+    await raw?.stop();
+    await orm?.stop();
+    await app?.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench:prod failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);
