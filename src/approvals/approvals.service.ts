@@ -30,10 +30,23 @@ export interface ApprovalWithdrawn {
 }
 
 /** What the owner of an approval kind does once a person (or the timeout) decides. */
-export interface ApprovalHandler {
-  /** Lock whatever the subject's decision will change, in the lock order (docs/architecture.md). */
-  prepare(approval: Approval): Promise<void>;
-  decided(approval: Approval, decision: ApprovalDecision): Promise<void | ApprovalWithdrawn>;
+export interface ApprovalHandler<Locked = void> {
+  /**
+   * Lock whatever the subject's decision will change, in the lock order (docs/architecture.md);
+   * what it locked is handed to `decided`.
+   */
+  prepare(approval: Approval): Promise<Locked>;
+  decided(
+    approval: Approval,
+    decision: ApprovalDecision,
+    locked: Locked,
+  ): Promise<void | ApprovalWithdrawn>;
+}
+
+/** A pending approval locked after its subject, with what its handler locked (ApprovalHandler). */
+interface LockedApproval {
+  approval: Approval;
+  subject: unknown;
 }
 
 /** SQL on approvals for another owner's statement (docs/architecture.md "Table owners"). */
@@ -57,7 +70,7 @@ export function approvalsOfWorkspace(m: EntityManager, workspaceId: string): Pro
 
 @Injectable()
 export class ApprovalsService implements OnModuleInit {
-  private readonly handlers = new Map<ApprovalKind, ApprovalHandler>();
+  private readonly handlers = new Map<ApprovalKind, ApprovalHandler<unknown>>();
   private readonly logger = new Logger(ApprovalsService.name);
 
   constructor(
@@ -77,7 +90,8 @@ export class ApprovalsService implements OnModuleInit {
     this.sweeper.register('approvals-expiry', () => this.expireOverdue(), { everyMs: 5000 });
   }
 
-  registerHandler(kind: ApprovalKind, handler: ApprovalHandler): void {
+  registerHandler<Locked>(kind: ApprovalKind, handler: ApprovalHandler<Locked>): void {
+    // A handler's `decided` is only ever given what its own `prepare` returned.
     this.handlers.set(kind, handler);
   }
 
@@ -142,13 +156,13 @@ export class ApprovalsService implements OnModuleInit {
     decision: 'approved' | 'denied',
   ): Promise<Approval> {
     return this.tx.run(async () => {
-      const approval = await this.lockPending(id, workspaceId);
-      if (isPastExpiry(approval, this.clock.now())) {
-        await this.finish(approval, 'expired', null);
+      const locked = await this.lockPending(id, workspaceId);
+      if (isPastExpiry(locked.approval, this.clock.now())) {
+        await this.finish(locked, 'expired', null);
         throw new RefusalKeepingWrites(approvalErrors.expired(id));
       }
-      await this.finish(approval, decision, personId);
-      return approval;
+      await this.finish(locked, decision, personId);
+      return locked.approval;
     });
   }
 
@@ -211,13 +225,12 @@ export class ApprovalsService implements OnModuleInit {
         // Fired early (clock skew between Redis and us): fail so Bull retries with backoff.
         throw new Error(`approval ${id} is not due yet`);
       }
-      const approval = await this.lockPending(id, current.workspaceId);
-      await this.finish(approval, 'expired', null);
+      await this.finish(await this.lockPending(id, current.workspaceId), 'expired', null);
       return 'expired';
     });
   }
 
-  private async lockPending(id: string, workspaceId: string): Promise<Approval> {
+  private async lockPending(id: string, workspaceId: string): Promise<LockedApproval> {
     const m = this.tx.manager;
     const peek = await m.findOneBy(Approval, { id, workspaceId });
     if (!peek) {
@@ -225,7 +238,7 @@ export class ApprovalsService implements OnModuleInit {
     }
     const handler = this.handler(peek.kind);
     // Lock order: subject (source → intent/refund) first, then the approval row.
-    await handler.prepare(peek);
+    const subject = await handler.prepare(peek);
     const approval = await m.findOne(Approval, {
       where: { id, workspaceId },
       lock: { mode: 'for_no_key_update' },
@@ -236,7 +249,7 @@ export class ApprovalsService implements OnModuleInit {
     if (approval.status !== 'pending') {
       throw approvalErrors.alreadyDecided(id, approval.status);
     }
-    return approval;
+    return { approval, subject };
   }
 
   /**
@@ -244,7 +257,7 @@ export class ApprovalsService implements OnModuleInit {
    * approved subject can no longer go ahead, the approval ends `withdrawn` with its note.
    */
   private async finish(
-    approval: Approval,
+    { approval, subject }: LockedApproval,
     decision: ApprovalDecision,
     personId: string | null,
   ): Promise<void> {
@@ -252,7 +265,7 @@ export class ApprovalsService implements OnModuleInit {
     approval.status = decision;
     approval.decidedBy = personId;
     approval.decidedAt = now;
-    const outcome = await this.handler(approval.kind).decided(approval, decision);
+    const outcome = await this.handler(approval.kind).decided(approval, decision, subject);
     approval.status = statusAfterDecision(decision, outcome);
     if (outcome) {
       approval.note = outcome.withdrawn.slice(0, 500);
@@ -275,7 +288,7 @@ export class ApprovalsService implements OnModuleInit {
     );
   }
 
-  private handler(kind: ApprovalKind): ApprovalHandler {
+  private handler(kind: ApprovalKind): ApprovalHandler<unknown> {
     const h = this.handlers.get(kind);
     if (!h) {
       throw new Error(`no approval handler registered for ${kind}`);

@@ -1,5 +1,4 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 
 import { AuditLog } from '../common/audit';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
@@ -11,6 +10,7 @@ import { AfterCommit, Eventually, Tx } from '../database/tx';
 import { TokensService } from '../delegate-payment/tokens.service';
 import { OrdersService } from '../orders/orders.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { AnswerStore, PaymentAttempt } from '../payments/payment-attempt';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
 import { checkoutErrors } from './checkout.errors';
@@ -62,70 +62,33 @@ export class CheckoutCompletionService implements OnModuleInit {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /**
-   * Sessions locked as a payment's source, per transaction (keyed by its EntityManager, so nothing
-   * outlives it): the source's onSettled / onDeclined run under that lock in the same transaction
-   * and use the row it returned instead of reading it again (docs/testing.md "Tests", "SQL budgets").
-   */
-  private readonly lockedSources = new WeakMap<EntityManager, Map<string, CheckoutSession>>();
-
-  /**
-   * The complete requests waiting for their payment's second transaction, by session id: the
-   * seller's name (read by the payment's first transaction) and, once the second commits, the
-   * session it left and its receipt. The waiting request
-   * answers from here instead of reading them again; it removes its entry whatever happens.
-   */
-  private readonly awaited = new Map<
-    string,
-    {
-      sellerName: string;
-      pending: AfterCommit<AcpCheckoutSession>;
-      answer: AcpCheckoutSession | null;
-    }
-  >();
-
   onModuleInit(): void {
-    this.sources.register('checkout', {
-      lock: async (sessionId, opts) => {
-        const session = await this.repo.lockById(sessionId, opts);
-        if (session) {
-          this.rememberLocked(session);
-        }
-        return session !== null;
-      },
+    this.sources.register<CheckoutSession, AcpCheckoutSession>('checkout', {
+      lock: (sessionId, opts) => this.repo.lockById(sessionId, opts),
       lockStatement: {
         sql: (sessionId) => this.repo.lockStatement(sessionId),
-        adopt: (row) => this.rememberLocked(this.repo.fromJson(row)),
+        adopt: (row) => this.repo.fromJson(row),
       },
-      onSettled: (intent) => this.onApprovedPaymentSettled(intent),
-      onDeclined: (intent) => this.onPendingPaymentDeclined(intent),
+      onSettled: (intent, attempt) => this.onApprovedPaymentSettled(intent, attempt),
+      onDeclined: (intent, attempt) => this.onPendingPaymentDeclined(intent, attempt),
     });
-  }
-
-  /** Keeps a session this transaction locked as a payment's source (see `lockedSources`). */
-  private rememberLocked(session: CheckoutSession): void {
-    if (!this.tx.active) {
-      return;
-    }
-    const m = this.tx.manager;
-    const locked = this.lockedSources.get(m) ?? new Map<string, CheckoutSession>();
-    locked.set(session.id, session);
-    this.lockedSources.set(m, locked);
   }
 
   /**
    * The payment's first phase runs here, under the session lock: the intent is recorded and, when
    * it goes to the rail, the session is `complete_in_progress` when this transaction commits. The
    * answer is then an AfterCommit: once the rail has answered and the pipeline's second transaction
-   * has moved the session (onApprovedPaymentSettled / onPendingPaymentDeclined), that session, handed
-   * over once its transaction commits, is the answer (completed with its order, or
-   * ready_for_payment with the reason).
+   * has moved the session (onApprovedPaymentSettled / onPendingPaymentDeclined), that session, given
+   * to the PaymentAttempt and handed over once its transaction commits, is the answer (completed
+   * with its order, or ready_for_payment with the reason); that transaction also stores it on the
+   * request's Idempotency-Key (`keyAnswer`, null without a key).
    * If the rail has no definite answer yet the answer is `complete_in_progress`; GET shows the end.
    */
   async completeSession(
     caller: ProtocolKeyPrincipal,
     id: string,
     body: CompleteCheckoutSessionDto,
+    keyAnswer: AnswerStore | null,
   ): Promise<Eventually<AcpCheckoutSession>> {
     const credential = parsePaymentData(body.payment_data);
     return this.tx.run(async () => {
@@ -159,14 +122,18 @@ export class CheckoutCompletionService implements OnModuleInit {
       const units = session.lineItems.reduce((n, l) => n + l.quantity, 0);
       // The intent and the session are written by the commit's one statement: nothing here reads
       // them back.
+      const attempt = PaymentAttempt.start<CheckoutSession, AcpCheckoutSession>(
+        { kind: 'checkout', id },
+        { store: keyAnswer },
+      );
       const outcome = await this.payments.pay(
+        attempt,
         {
           buyerAgentId: token.buyerAgentId,
           sellerAgentId: session.sellerAgentId,
           amountPaise: total,
           mandateId: token.mandateId,
           tokenId: token.id,
-          source: { kind: 'checkout', id },
           description: `Checkout ${id} (${units} ${units === 1 ? 'item' : 'items'})`,
           receiptContext: {
             checkout_session_id: id,
@@ -227,25 +194,13 @@ export class CheckoutCompletionService implements OnModuleInit {
         },
       );
       if (outcome.status === 'processing') {
-        if (this.awaited.size >= MAX_AWAITED) {
-          // Only entries of transactions that never committed can pile up; start afresh.
-          this.awaited.clear();
-        }
         const sellerName = outcome.sellerName;
-        const pending = new AfterCommit(async () => {
-          const answer = this.awaited.get(id)?.answer;
-          this.awaited.delete(id);
-          if (answer) {
-            return answer;
-          }
-          // No definite answer from the rail yet (or another instance settled it): read it.
-          return this.checkout.present(
-            (await this.repo.findById(id)) as CheckoutSession,
-            sellerName,
-          );
-        });
-        this.awaited.set(id, { sellerName, pending, answer: null });
-        return pending;
+        return new AfterCommit(
+          async () =>
+            attempt.answer ??
+            // No definite answer from the rail yet (or the reconciler or a webhook ended it): read it.
+            this.checkout.present((await this.repo.findById(id)) as CheckoutSession, sellerName),
+        );
       }
       return this.checkout.present(session);
     });
@@ -301,44 +256,51 @@ export class CheckoutCompletionService implements OnModuleInit {
   }
 
   /** The rail settled (right after complete, or after a person approved): completed with its order. */
-  private async onApprovedPaymentSettled(intent: PaymentIntent): Promise<void> {
-    const session = await this.sourceRow(intent.sourceId);
+  private async onApprovedPaymentSettled(
+    intent: PaymentIntent,
+    attempt: PaymentAttempt<CheckoutSession, AcpCheckoutSession>,
+  ): Promise<void> {
+    const session = await this.sourceRow(intent, attempt);
     if (!session || !isPaying(session.status) || session.intentId !== intent.id) {
       return;
     }
     this.markCompleted(session);
     await this.repo.saveAtCommit(session);
     await this.orders.emitCompleted(session);
-    await this.answerWhenCommitted(session, intent.receiptId);
+    await this.answerWaiting(session, intent.receiptId, attempt);
   }
 
-  /** The session the source lock of this transaction returned, else read. */
-  private async sourceRow(id: string): Promise<CheckoutSession | null> {
-    return this.lockedSources.get(this.tx.manager)?.get(id) ?? this.repo.findById(id);
+  /** The session the attempt's transaction locked (docs/testing.md "SQL budgets"), else read. */
+  private async sourceRow(
+    intent: PaymentIntent,
+    attempt: PaymentAttempt<CheckoutSession>,
+  ): Promise<CheckoutSession | null> {
+    return attempt.locked ?? this.repo.findById(intent.sourceId);
   }
 
   /**
-   * The answer of the complete request waiting for this session (if it is waiting in this
-   * process): presented now, stored on its Idempotency-Key by this transaction's commit
-   * (AfterCommit.storeWithin), and handed over once this transaction commits.
+   * The answer of the complete request waiting for this attempt (when one is): presented now, and
+   * given to the attempt, which stores it on the request's Idempotency-Key with this transaction's
+   * commit and hands it over once committed.
    */
-  private async answerWhenCommitted(
+  private async answerWaiting(
     session: CheckoutSession,
     receiptId: string | null,
+    attempt: PaymentAttempt<CheckoutSession, AcpCheckoutSession>,
   ): Promise<void> {
-    const waiting = this.awaited.get(session.id);
-    if (!waiting) {
+    if (!attempt.awaited) {
       return;
     }
-    const answer = await this.checkout.present(session, waiting.sellerName, receiptId);
-    await waiting.pending.storeWithin(this.tx, answer, () => {
-      waiting.answer = answer;
-    });
+    const answer = await this.checkout.present(session, attempt.sellerName ?? undefined, receiptId);
+    await attempt.answerWith(this.tx, answer);
   }
 
   /** Denied, expired approval or a rail failure: payable again, with the reason. */
-  private async onPendingPaymentDeclined(intent: PaymentIntent): Promise<void> {
-    const session = await this.sourceRow(intent.sourceId);
+  private async onPendingPaymentDeclined(
+    intent: PaymentIntent,
+    attempt: PaymentAttempt<CheckoutSession, AcpCheckoutSession>,
+  ): Promise<void> {
+    const session = await this.sourceRow(intent, attempt);
     if (!session || !isPaying(session.status) || session.intentId !== intent.id) {
       return;
     }
@@ -348,12 +310,9 @@ export class CheckoutCompletionService implements OnModuleInit {
       updatedAt: this.clock.now(),
     });
     await this.repo.saveAtCommit(session);
-    await this.answerWhenCommitted(session, null);
+    await this.answerWaiting(session, null, attempt);
   }
 }
-
-/** Bound on waiting complete requests remembered at once (see `awaited`). */
-const MAX_AWAITED = 10_000;
 
 /** A session whose payment has not ended: waiting for a person, or on the rail. */
 function isPaying(status: CheckoutSession['status']): boolean {

@@ -4,6 +4,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { AcpRoute, Caller } from '../common/auth/auth.decorators';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { KeyAnswer, KeyAnswerStore } from '../common/idempotency/key-answer';
 import { Eventually } from '../database/tx';
 import { CheckoutService } from './checkout.service';
 import { CheckoutCompletionService } from './checkout-completion.service';
@@ -75,10 +76,12 @@ export class CheckoutController {
     @Caller() caller: ProtocolKeyPrincipal,
     @Param('checkout_session_id') id: string,
     @Body() body: CompleteCheckoutSessionDto,
+    @KeyAnswer() keyAnswer: KeyAnswerStore | null,
   ): Promise<Eventually<AcpCheckoutSession>> {
     // An AfterCommit answer is finished by the IdempotencyInterceptor once the payment's first
-    // transaction has committed and the rail has answered (docs/architecture.md "Transactions").
-    return this.completion.completeSession(caller, id, body);
+    // transaction has committed and the rail has answered (docs/architecture.md "Transactions");
+    // the payment's second transaction stores it on the key (keyAnswer).
+    return this.completion.completeSession(caller, id, body, keyAnswer);
   }
 
   @Post(':checkout_session_id/cancel')

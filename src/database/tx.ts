@@ -46,44 +46,10 @@ interface BatchedRow {
  * page controller) calls `finished(value)` after `run` returned, and answers with the result.
  */
 export class AfterCommit<T> {
-  private store: ((answer: T) => Promise<unknown>) | null = null;
-  private stored = false;
-
   constructor(private readonly fn: () => Promise<T>) {}
 
   finish(): Promise<T> {
     return this.fn();
-  }
-
-  /**
-   * Set by the owner of the outermost transaction (the idempotency interceptor): how it stores
-   * the final answer, as a row queued for a commit. The transaction that makes the answer final
-   * (the payment's second one) then stores it with its own commit (`storeWithin`), and the owner
-   * has nothing left to write (`answerStored`).
-   */
-  storeAnswerWith(store: (answer: T) => Promise<unknown>): void {
-    this.store = store;
-  }
-
-  /**
-   * Called inside the transaction that makes `answer` final, which `finish` will then return:
-   * queues its storage for that transaction's commit (if the owner stores answers), and `then`
-   * runs once it has committed (both are dropped with a rolled-back attempt).
-   */
-  async storeWithin(tx: Tx, answer: T, then: () => void): Promise<void> {
-    const store = this.store;
-    if (store) {
-      await store(answer);
-    }
-    tx.afterCommit(() => {
-      this.stored = store !== null;
-      then();
-    });
-  }
-
-  /** True once the answer was stored by the transaction that made it final. */
-  get answerStored(): boolean {
-    return this.stored;
   }
 }
 

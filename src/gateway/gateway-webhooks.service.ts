@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { PaymentAttempt } from '../payments/payment-attempt';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentsService } from '../payments/payments.service';
 import { RefundsService } from '../refunds/refunds.service';
@@ -272,7 +273,7 @@ export class GatewayWebhooksService implements OnModuleInit {
         reason: 'The amount paid is not the amount of this payment.',
       });
     }
-    const outcome = await this.payments.applyDebit(subject, result);
+    const outcome = await this.payments.applyDebit(result, PaymentAttempt.ofIntent(subject));
     if (captured && outcome === null) {
       // The intent had already ended (its state is committed, so this read is true): settled on
       // this payment, or this capture is refunded in full. An outcome of this call is the

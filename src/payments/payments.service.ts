@@ -24,6 +24,7 @@ import { ReceiptsService } from '../receipts/receipts.service';
 import { Decline, evaluateBuyerRules, indianDay } from './buyer-rules';
 import { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
 import { OutboxService } from './outbox.service';
+import { PaymentAttempt } from './payment-attempt';
 import { PaymentIntentRepository } from './payment-intent.repository';
 import { PAYMENT_RAIL, PaymentRail, RailDebitRequest, RailResult } from './payment-rail';
 import { PaymentSources } from './payment-sources';
@@ -60,7 +61,6 @@ export type PayRequest = PayAuthority & {
   sellerAgentId: string;
   amountPaise: number;
   tokenId: string | null;
-  source: { kind: IntentSourceKind; id: string };
   description: string;
   /** Extra facts recorded on the receipt (checkout session, line items, quote…). */
   receiptContext: Record<string, unknown>;
@@ -70,8 +70,8 @@ export type PayOutcome =
   | { status: 'settled'; intent: PaymentIntent }
   /**
    * Recorded `processing`: the rail is called once the caller's transaction commits (the
-   * continuation pay() registered), and a second transaction settles or fails it and tells the
-   * source (PaymentSources onSettled / onDeclined). The caller marks its source as in progress.
+   * continuation pay() registered, carrying the PaymentAttempt), and a second transaction settles
+   * or fails it and tells the source (PaymentSources onSettled / onDeclined, with the attempt).
    */
   | { status: 'processing'; intent: PaymentIntent }
   | { status: 'requires_approval'; intent: PaymentIntent; approval: Approval }
@@ -161,7 +161,7 @@ export class PaymentsService implements OnModuleInit {
   onModuleInit(): void {
     this.approvals.registerHandler('payment', {
       prepare: (approval) => this.lockWaiting(approval.subjectId),
-      decided: (approval, decision) => this.onApprovalDecided(approval, decision),
+      decided: (approval, decision, locked) => this.onApprovalDecided(approval, decision, locked),
     });
     // Safety net for declineWaitingOn (which skips a payment whose source another request holds)
     // and the only path for a mandate that simply reached its valid_until.
@@ -173,17 +173,26 @@ export class PaymentsService implements OnModuleInit {
     this.reconciler.register('intent', {
       claimDue: (olderThan, limit, id) => this.claimProcessing(olderThan, limit, id),
       resolve: async (id) => {
-        await this.debitOnRail(id, 'reconcile');
+        await this.debitOnRail(PaymentAttempt.ofIntent(id), 'reconcile');
       },
     });
   }
 
   /**
-   * Records a payment (PayMode says how): declined by the buyer's rules, waiting for a person
-   * above the approval threshold, or `processing` with the rail to be called after commit or by
-   * the caller (PaymentStarted).
+   * Records the payment `attempt` (PaymentAttempt.start) is for, on the attempt and in the caller's
+   * transaction (PayMode says how): declined by the buyer's rules, waiting for a person above the
+   * approval threshold, or `processing` with the rail to be called after commit (carrying the
+   * attempt) or by the caller (PaymentStarted).
    */
-  async pay(req: PayRequest, mode: PayMode = { rail: 'after_commit' }): Promise<PaymentStarted> {
+  async pay<Row, Answer>(
+    attempt: PaymentAttempt<Row, Answer>,
+    req: PayRequest,
+    mode: PayMode = { rail: 'after_commit' },
+  ): Promise<PaymentStarted> {
+    const source = attempt.source;
+    if (!source || attempt.intent) {
+      throw new Error('pay() takes a new attempt (PaymentAttempt.start)');
+    }
     const insert = (intent: PaymentIntent) =>
       mode.rail === 'after_commit' && mode.insert === 'with_commit'
         ? this.intents.insertAtCommit(intent)
@@ -202,7 +211,7 @@ export class PaymentsService implements OnModuleInit {
       }
       const onPage = req.authorisedBy === 'person_on_page';
       const scheduled = req.authorisedBy === 'recurring_notice';
-      if (scheduled !== (req.source.kind === 'recurring')) {
+      if (scheduled !== (source.kind === 'recurring')) {
         throw new Error('a recurring_notice authority is only for a recurring charge, and back');
       }
       const receiptContext = onPage
@@ -219,8 +228,8 @@ export class PaymentsService implements OnModuleInit {
         amountPaise: req.amountPaise,
         amountRefundedPaise: 0,
         currency: 'INR',
-        sourceKind: req.source.kind,
-        sourceId: req.source.id,
+        sourceKind: source.kind,
+        sourceId: source.id,
         tokenId: req.tokenId,
         mandateId: mandate?.id ?? null,
         status: 'processing',
@@ -252,6 +261,7 @@ export class PaymentsService implements OnModuleInit {
           declineReason: decline.reason,
         });
         await insert(intent);
+        attempt.recorded(intent, seller.name);
         await this.audit.record(
           buyer.workspaceId,
           { type: 'agent', id: buyer.id },
@@ -267,6 +277,7 @@ export class PaymentsService implements OnModuleInit {
       if (!onPage && !scheduled && req.amountPaise > this.config.approvalThresholdPaise) {
         intent.status = 'requires_approval';
         await insert(intent);
+        attempt.recorded(intent, seller.name);
         const approval = await this.approvals.request({
           workspaceId: buyer.workspaceId,
           kind: 'payment',
@@ -285,8 +296,9 @@ export class PaymentsService implements OnModuleInit {
         return { status: 'requires_approval', intent, approval, sellerName: seller.name };
       }
       await insert(intent);
+      attempt.recorded(intent, seller.name);
       if (mode.rail === 'after_commit') {
-        await this.tx.continueAfterCommit(() => this.debitOnRail(intent.id, 'debit', intent));
+        await this.tx.continueAfterCommit(() => this.debitOnRail(attempt, 'debit'));
       }
       return { status: 'processing', intent, sellerName: seller.name };
     });
@@ -323,19 +335,26 @@ export class PaymentsService implements OnModuleInit {
    * asks what the rail knows and only charges when it has never heard of the intent. An answer
    * that is not definite (pending, timeout, network error) leaves the intent `processing` and
    * schedules the reconciler. Returns the outcome, or null when the intent was no longer processing.
-   * `committed` is the intent exactly as the caller's transaction just committed it `processing`
-   * (docs/testing.md "Tests", "SQL budgets": no second read of it); the rail request uses only its fixed
-   * fields, and applyDebit decides again under the intent's lock.
+   * An attempt from pay() holds the intent exactly as the caller's transaction just committed it
+   * `processing` (docs/testing.md "Tests", "SQL budgets": no second read of it); one taken up later
+   * holds only its id and the intent is read. The rail request uses only the intent's fixed fields,
+   * and applyDebit decides again under the intent's lock.
    */
   async debitOnRail(
-    intentId: string,
+    attempt: PaymentAttempt,
     mode: 'debit' | 'reconcile' = 'debit',
-    committed?: PaymentIntent,
   ): Promise<PayOutcome | null> {
     if (this.tx.active) {
       throw new Error('the rail is never called inside a database transaction');
     }
-    const intent = committed?.id === intentId ? committed : await this.intents.find(intentId);
+    const intentId = attempt.intentId;
+    let intent = attempt.intent;
+    if (!intent) {
+      intent = await this.intents.find(intentId);
+      if (intent) {
+        attempt.read(intent);
+      }
+    }
     if (!intent || intent.status !== 'processing') {
       return null;
     }
@@ -371,7 +390,7 @@ export class PaymentsService implements OnModuleInit {
       }
       return { status: 'processing', intent };
     }
-    return this.applyDebit(intentId, result, { kind: intent.sourceKind, id: intent.sourceId });
+    return this.applyDebit(result, attempt);
   }
 
   /**
@@ -380,18 +399,15 @@ export class PaymentsService implements OnModuleInit {
    * transfer, and settles (signed receipt, intent.settled) or fails it, then tells the source.
    * Idempotent: an intent that is no longer processing is left as it is (settling a settled intent
    * is a no-op, and a failure after settlement changes nothing). A pending answer records nothing.
-   * `of` is the intent's source when the caller already knows it (it never changes), saving a read.
+   * The attempt's source is read only when it holds just the intent's id (the source never changes).
    */
-  async applyDebit(
-    intentId: string,
-    result: RailResult,
-    of?: { kind: PaymentIntent['sourceKind']; id: string },
-  ): Promise<PayOutcome | null> {
+  async applyDebit(result: RailResult, attempt: PaymentAttempt): Promise<PayOutcome | null> {
     if (result.status === 'pending') {
       return null;
     }
+    const intentId = attempt.intentId;
     return this.tx.run(async () => {
-      const peek = of ?? (await this.sourceOf(intentId));
+      const peek = attempt.source ?? (await this.sourceOf(intentId));
       if (!peek) {
         return null;
       }
@@ -400,12 +416,10 @@ export class PaymentsService implements OnModuleInit {
       if (source?.lockStatement) {
         // The source and the intent locked by one statement, in that order.
         const locked = await this.intents.lockAfter(source.lockStatement.sql(peek.id), intentId);
-        if (locked.source) {
-          source.lockStatement.adopt(locked.source);
-        }
+        attempt.lockedSource(locked.source ? source.lockStatement.adopt(locked.source) : null);
         intent = locked.intent;
       } else {
-        await source?.lock(peek.id);
+        attempt.lockedSource(source ? await source.lock(peek.id) : null);
         intent = await this.intents.lock(intentId);
       }
       if (!intent || intent.status !== 'processing') {
@@ -417,9 +431,9 @@ export class PaymentsService implements OnModuleInit {
         result,
       );
       if (outcome.status === 'settled') {
-        await source?.onSettled(outcome.intent);
+        await source?.onSettled(outcome.intent, attempt);
       } else {
-        await source?.onDeclined(outcome.intent);
+        await source?.onDeclined(outcome.intent, attempt);
       }
       return outcome;
     });
@@ -488,7 +502,8 @@ export class PaymentsService implements OnModuleInit {
     const declined: string[] = [];
     for (const row of waiting) {
       const source = this.sources.get(row.source_kind);
-      if (source && !(await source.lock(row.source_id, { skipLocked: true }))) {
+      const locked = source ? await source.lock(row.source_id, { skipLocked: true }) : null;
+      if (source && !locked) {
         continue;
       }
       const intent = await this.intents.lock(row.id, { skipLocked: true });
@@ -497,7 +512,9 @@ export class PaymentsService implements OnModuleInit {
       }
       await this.declineIntent(intent, decline);
       await this.approvals.withdraw('payment', intent.id, withdrawnNote(decline));
-      await source?.onDeclined(intent);
+      const attempt = PaymentAttempt.resume(intent);
+      attempt.lockedSource(locked);
+      await source?.onDeclined(intent, attempt);
       declined.push(intent.id);
     }
     return declined;
@@ -527,9 +544,9 @@ export class PaymentsService implements OnModuleInit {
   /** Re-runs the rules for one waiting payment under its locks; declines it when they fail. */
   async recheckWaiting(intentId: string): Promise<boolean> {
     return this.tx.run(async () => {
-      await this.lockWaiting(intentId);
-      const intent = await this.intents.find(intentId);
-      if (!intent || intent.status !== 'requires_approval') {
+      const attempt = await this.lockWaiting(intentId);
+      const intent = attempt?.intent;
+      if (!attempt || !intent || intent.status !== 'requires_approval') {
         return false;
       }
       const decline = await this.recheckRules(intent);
@@ -538,7 +555,7 @@ export class PaymentsService implements OnModuleInit {
       }
       await this.declineIntent(intent, decline);
       await this.approvals.withdraw('payment', intent.id, withdrawnNote(decline));
-      await this.sources.get(intent.sourceKind)?.onDeclined(intent);
+      await this.sources.get(intent.sourceKind)?.onDeclined(intent, attempt);
       return true;
     });
   }
@@ -659,21 +676,29 @@ export class PaymentsService implements OnModuleInit {
   /**
    * Everything a decision on a waiting payment reads or changes, in the lock order: source →
    * token → buyer agent → mandate → intent (the approval row is locked after, by its service).
+   * The attempt holds the locked source row and the intent as locked (null: no such intent).
    */
-  private async lockWaiting(intentId: string): Promise<void> {
-    const intent = await this.intents.find(intentId);
+  private async lockWaiting(intentId: string): Promise<PaymentAttempt | null> {
+    const peek = await this.intents.find(intentId);
+    if (!peek) {
+      return null;
+    }
+    const source = this.sources.get(peek.sourceKind);
+    const locked = source ? await source.lock(peek.sourceId) : null;
+    if (peek.tokenId) {
+      await this.tokens.lock(peek.tokenId);
+    }
+    await this.agents.lock(peek.buyerAgentId);
+    if (peek.mandateId) {
+      await this.mandates.lock(peek.mandateId);
+    }
+    const intent = await this.intents.lock(intentId);
     if (!intent) {
-      return;
+      return null;
     }
-    await this.sources.get(intent.sourceKind)?.lock(intent.sourceId);
-    if (intent.tokenId) {
-      await this.tokens.lock(intent.tokenId);
-    }
-    await this.agents.lock(intent.buyerAgentId);
-    if (intent.mandateId) {
-      await this.mandates.lock(intent.mandateId);
-    }
-    await this.intents.lock(intentId);
+    const attempt = PaymentAttempt.resume(intent);
+    attempt.lockedSource(locked);
+    return attempt;
   }
 
   /**
@@ -726,12 +751,14 @@ export class PaymentsService implements OnModuleInit {
     this.metrics.payment(intent);
   }
 
+  /** `locked`: what lockWaiting locked for this decision (null: the intent was not found). */
   private async onApprovalDecided(
     approval: Approval,
     decision: ApprovalDecision,
+    locked: PaymentAttempt | null,
   ): Promise<void | ApprovalWithdrawn> {
-    const intent = await this.intents.find(approval.subjectId);
-    if (!intent || intent.status !== 'requires_approval') {
+    const intent = locked?.intent;
+    if (!locked || !intent || intent.status !== 'requires_approval') {
       return;
     }
     const source = this.sources.get(intent.sourceKind);
@@ -739,7 +766,7 @@ export class PaymentsService implements OnModuleInit {
       const refused = await this.recheckRules(intent);
       if (refused) {
         await this.declineIntent(intent, refused);
-        await source?.onDeclined(intent);
+        await source?.onDeclined(intent, locked);
         return { withdrawn: withdrawnNote(refused) };
       }
       // Approved: recorded processing with the approval on its receipt context; the rail is
@@ -759,7 +786,8 @@ export class PaymentsService implements OnModuleInit {
         receiptContext,
         updatedAt: now,
       });
-      await this.tx.continueAfterCommit(() => this.debitOnRail(intent.id));
+      // Taken up by id: the rail step reads the intent as this decision committed it.
+      await this.tx.continueAfterCommit(() => this.debitOnRail(PaymentAttempt.ofIntent(intent.id)));
       return;
     }
     await this.declineIntent(
@@ -768,7 +796,7 @@ export class PaymentsService implements OnModuleInit {
         ? { code: 'approval_denied', reason: 'A person declined this payment' }
         : { code: 'approval_expired', reason: 'Nobody approved this payment in time' },
     );
-    await source?.onDeclined(intent);
+    await source?.onDeclined(intent, locked);
   }
 
   /** The buyer's rules for a payment not yet recorded (pay() and previewDecline). */

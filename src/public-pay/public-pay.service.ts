@@ -17,6 +17,7 @@ import { GatewayEventOutcome, GatewayStore } from '../gateway/gateway-store';
 import { GatewayWebhooksService } from '../gateway/gateway-webhooks.service';
 import type { Decline } from '../payments/buyer-rules';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { PaymentAttempt } from '../payments/payment-attempt';
 import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
@@ -112,25 +113,24 @@ export class PublicPayService implements OnModuleInit {
     // The pipeline's second transaction (after the rail answered, in the request, from a gateway
     // webhook or from the reconciler) ends the attempt here: the checkout and its quote move
     // together, under the quote's lock then the checkout's.
-    this.sources.register('hosted', {
+    this.sources.register<HostedCheckout>('hosted', {
       lock: async (checkoutId, opts) => {
         const row = await this.checkouts.find(checkoutId);
-        return (
-          row !== null &&
-          (await this.quotes.lockQuote(row.quoteId, opts)) !== null &&
-          (await this.checkouts.lock(checkoutId, opts)) !== null
-        );
+        if (!row || !(await this.quotes.lockQuote(row.quoteId, opts))) {
+          return null;
+        }
+        return this.checkouts.lock(checkoutId, opts);
       },
-      onSettled: async (intent) => {
+      onSettled: async (intent, attempt) => {
         await this.quotes.onIntentSettled(intent);
-        const checkout = await this.checkouts.find(intent.sourceId);
+        const checkout = attempt.locked ?? (await this.checkouts.find(intent.sourceId));
         if (checkout && checkout.status === 'processing') {
           await this.finish(checkout, { status: 'paid', intentId: intent.id });
         }
       },
-      onDeclined: async (intent) => {
+      onDeclined: async (intent, attempt) => {
         await this.quotes.onIntentDeclined(intent);
-        const checkout = await this.checkouts.find(intent.sourceId);
+        const checkout = attempt.locked ?? (await this.checkouts.find(intent.sourceId));
         if (checkout && checkout.status === 'processing') {
           await this.finish(checkout, {
             status: 'failed',
@@ -430,7 +430,7 @@ export class PublicPayService implements OnModuleInit {
       if (checkout.intentId && (checkout.status === 'paid' || checkout.status === 'processing')) {
         const outcome =
           checkout.status === 'processing'
-            ? await this.payments.applyDebit(checkout.intentId, result)
+            ? await this.payments.applyDebit(result, PaymentAttempt.ofIntent(checkout.intentId))
             : null;
         if (outcome?.status === 'settled') {
           return 'applied';
@@ -476,7 +476,11 @@ export class PublicPayService implements OnModuleInit {
         attempts: checkout.attempts,
         updatedAt: now,
       });
-      const paid = await this.quotes.payOnPage(quote, checkout.id, {
+      const attempt = PaymentAttempt.start<HostedCheckout, never>({
+        kind: 'hosted',
+        id: checkout.id,
+      });
+      const paid = await this.quotes.payOnPage(quote, attempt, {
         mode: { rail: 'caller_applies' },
         receiptExtra: {
           gateway_order_id: payment.order_id,
@@ -503,7 +507,7 @@ export class PublicPayService implements OnModuleInit {
       }
       checkout.intentId = paid.intent.id;
       await this.checkouts.update(checkout.id, { intentId: paid.intent.id });
-      await this.payments.applyDebit(paid.intent.id, result);
+      await this.payments.applyDebit(result, attempt);
       await this.audit.record(
         quote.buyerWorkspaceId,
         PAGE_ACTOR,
@@ -666,7 +670,10 @@ export class PublicPayService implements OnModuleInit {
           failureReason: SIMULATED_FAILURE,
         });
       } else {
-        const paid = await this.quotes.payOnPage(quote, checkout.id);
+        const paid = await this.quotes.payOnPage(
+          quote,
+          PaymentAttempt.start({ kind: 'hosted', id: checkout.id }),
+        );
         if (paid.status === 'processing') {
           // The rail is called after commit; the pipeline's second transaction ends the attempt.
           checkout.intentId = paid.intent.id;

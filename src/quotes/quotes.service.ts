@@ -9,6 +9,7 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AfterCommit, Eventually, Tx } from '../database/tx';
 import { MandateRepository } from '../mandates/mandate.repository';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { PaymentAttempt } from '../payments/payment-attempt';
 import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 import { PaymentSources } from '../payments/payment-sources';
 import {
@@ -16,7 +17,6 @@ import {
   PaymentsService,
   PaymentStarted,
   PayMode,
-  PayRequest,
 } from '../payments/payments.service';
 import { SellerService } from '../seller/seller.service';
 import { PayQuoteResponse, PublicQuoteView, QuoteResponse } from './dto/quote.response';
@@ -90,7 +90,7 @@ export class QuotesService implements OnModuleInit {
 
   onModuleInit(): void {
     this.sources.register('quote', {
-      lock: async (quoteId, opts) => (await this.quotes.lock(quoteId, opts)) !== null,
+      lock: (quoteId, opts) => this.quotes.lock(quoteId, opts),
       onSettled: (intent) => this.onIntentSettled(intent),
       onDeclined: (intent) => this.onIntentDeclined(intent),
     });
@@ -287,7 +287,7 @@ export class QuotesService implements OnModuleInit {
       const outcome = await this.payThroughPipeline(
         quote,
         { mandateId: input.mandateId },
-        { kind: 'quote', id: quote.id },
+        PaymentAttempt.start({ kind: 'quote', id: quote.id }),
         { type: 'agent', id: quote.buyerAgentId },
         {},
       );
@@ -304,18 +304,23 @@ export class QuotesService implements OnModuleInit {
    * quote bookkeeping as payAsBuyer, but the authority is the person on the page, so no mandate is
    * drawn and no separate approval is asked (their act on the page is the approval); the buyer
    * agent's rules that need no mandate (its daily cap) still apply. The source is the hosted
-   * checkout. Caller holds the quote lock, then the checkout lock (quote → hosted checkout →
-   * buyer agent → intent), and has checked that the quote is payable.
+   * checkout, whose attempt (PaymentAttempt.start) the caller made. Caller holds the quote lock,
+   * then the checkout lock (quote → hosted checkout → buyer agent → intent), and has checked that
+   * the quote is payable.
    */
-  payOnPage(
+  payOnPage<Row>(
     quote: Quote,
-    hostedCheckoutId: string,
+    attempt: PaymentAttempt<Row>,
     opts: { mode?: PayMode; receiptExtra?: Record<string, unknown> } = {},
   ): Promise<PaymentStarted> {
+    const hostedCheckoutId = attempt.source?.id;
+    if (attempt.source?.kind !== 'hosted') {
+      throw new Error('payOnPage pays a hosted checkout');
+    }
     return this.payThroughPipeline(
       quote,
       { mandateId: null, authorisedBy: 'person_on_page' },
-      { kind: 'hosted', id: hostedCheckoutId },
+      attempt,
       { type: 'system', id: 'pay_page' },
       { hosted_checkout_id: hostedCheckoutId, ...opts.receiptExtra },
       opts.mode,
@@ -368,21 +373,21 @@ export class QuotesService implements OnModuleInit {
   }
 
   /** Both quote payment paths: the pipeline, then the quote's state and audit. Caller holds the quote lock. */
-  private async payThroughPipeline(
+  private async payThroughPipeline<Row>(
     quote: Quote,
     authority: PayAuthority,
-    source: PayRequest['source'],
+    attempt: PaymentAttempt<Row>,
     actor: AuditActor,
     receiptExtra: Record<string, unknown>,
     mode?: PayMode,
   ): Promise<PaymentStarted> {
     const outcome = await this.payments.pay(
+      attempt,
       {
         buyerAgentId: quote.buyerAgentId,
         sellerAgentId: quote.sellerAgentId,
         amountPaise: quote.amountPaise,
         tokenId: null,
-        source,
         description: describe(quote),
         receiptContext: {
           quote_id: quote.id,

@@ -19,6 +19,7 @@ import { Tx } from '../database/tx';
 import { MandatesService } from '../mandates/mandates.service';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { OutboxService } from '../payments/outbox.service';
+import { PaymentAttempt } from '../payments/payment-attempt';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
 import { formatIst } from '../web/local-time';
@@ -99,7 +100,7 @@ export class RecurringChargesService implements OnModuleInit {
 
   onModuleInit(): void {
     this.sources.register('recurring', {
-      lock: async (id, opts) => (await this.charges.lock(id, opts)) !== null,
+      lock: (id, opts) => this.charges.lock(id, opts),
       onSettled: (intent) => this.onIntentOutcome(intent),
       onDeclined: (intent) => this.onIntentOutcome(intent),
     });
@@ -512,48 +513,50 @@ export class RecurringChargesService implements OnModuleInit {
   }
 
   private async debit(charge: RecurringCharge, now: Date): Promise<'debiting' | 'declined'> {
-    const outcome = await this.payments.pay({
-      mandateId: charge.mandateId,
-      authorisedBy: 'recurring_notice',
-      authorisation:
-        charge.authorisation !== 'none' && charge.approvalId && charge.authorisedAt
-          ? {
-              approval_id: charge.approvalId,
-              decided_by: charge.authorisedBy,
-              decided_at: charge.authorisedAt.toISOString(),
-            }
-          : null,
-      buyerAgentId: charge.buyerAgentId,
-      sellerAgentId: charge.sellerAgentId,
-      amountPaise: charge.amountPaise,
-      tokenId: null,
-      source: { kind: 'recurring', id: charge.id },
-      description: charge.description,
-      receiptContext: {
-        recurring_charge: {
-          id: charge.id,
-          mandate_id: charge.mandateId,
-          notice_at: charge.noticeAt.toISOString(),
-          debit_at: charge.debitAt.toISOString(),
-          cycle: {
-            index: charge.cycleIndex,
-            start: charge.cycleStart.toISOString(),
-            end: charge.cycleEnd.toISOString(),
-          },
-          authorisation: charge.authorisation,
-          reason: charge.reason,
-          first_debit: charge.firstDebit,
-          ...(charge.authorisation === 'with_registration'
+    const outcome = await this.payments.pay(
+      PaymentAttempt.start({ kind: 'recurring', id: charge.id }),
+      {
+        mandateId: charge.mandateId,
+        authorisedBy: 'recurring_notice',
+        authorisation:
+          charge.authorisation !== 'none' && charge.approvalId && charge.authorisedAt
             ? {
-                authorised_with_registration: {
-                  decided_by: charge.authorisedBy,
-                  decided_at: charge.authorisedAt?.toISOString() ?? null,
-                },
+                approval_id: charge.approvalId,
+                decided_by: charge.authorisedBy,
+                decided_at: charge.authorisedAt.toISOString(),
               }
-            : {}),
+            : null,
+        buyerAgentId: charge.buyerAgentId,
+        sellerAgentId: charge.sellerAgentId,
+        amountPaise: charge.amountPaise,
+        tokenId: null,
+        description: charge.description,
+        receiptContext: {
+          recurring_charge: {
+            id: charge.id,
+            mandate_id: charge.mandateId,
+            notice_at: charge.noticeAt.toISOString(),
+            debit_at: charge.debitAt.toISOString(),
+            cycle: {
+              index: charge.cycleIndex,
+              start: charge.cycleStart.toISOString(),
+              end: charge.cycleEnd.toISOString(),
+            },
+            authorisation: charge.authorisation,
+            reason: charge.reason,
+            first_debit: charge.firstDebit,
+            ...(charge.authorisation === 'with_registration'
+              ? {
+                  authorised_with_registration: {
+                    decided_by: charge.authorisedBy,
+                    decided_at: charge.authorisedAt?.toISOString() ?? null,
+                  },
+                }
+              : {}),
+          },
         },
       },
-    });
+    );
     if (outcome.status === 'declined') {
       await this.move(
         charge,

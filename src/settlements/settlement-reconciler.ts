@@ -9,6 +9,7 @@ import type { GatewayClient } from '../gateway/gateway-client';
 import type { GatewayReconLine } from '../gateway/gateway-client.types';
 import { GATEWAY_CLIENT } from '../gateway/gateway-rail';
 import { GatewayStore } from '../gateway/gateway-store';
+import { PaymentAttempt } from '../payments/payment-attempt';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentsService } from '../payments/payments.service';
 import { GatewayTransfer, RailTransferRepository } from '../payments/rail-transfer.repository';
@@ -131,11 +132,14 @@ export class SettlementReconciler {
     if (order?.id !== line.order_id) {
       return;
     }
-    const outcome = await this.payments.applyDebit(intent.id, {
-      status: 'succeeded',
-      reference: line.entity_id,
-      ids: { orderId: line.order_id, paymentId: line.entity_id },
-    });
+    const outcome = await this.payments.applyDebit(
+      {
+        status: 'succeeded',
+        reference: line.entity_id,
+        ids: { orderId: line.order_id, paymentId: line.entity_id },
+      },
+      PaymentAttempt.ofIntent(intent.id),
+    );
     if (outcome) {
       this.logger.log(
         { intent_id: intent.id, payment_id: line.entity_id, status: outcome.status },

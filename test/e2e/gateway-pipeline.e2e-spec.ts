@@ -5,6 +5,7 @@ import request from 'supertest';
 
 import { ApprovalsService } from '../../src/approvals/approvals.service';
 import { Tx } from '../../src/database/tx';
+import { PaymentAttempt } from '../../src/payments/payment-attempt';
 import { PAYMENT_RAIL, PaymentRail, RailResult } from '../../src/payments/payment-rail';
 import { PaymentsService } from '../../src/payments/payments.service';
 import { RailReconciler } from '../../src/payments/rail-reconciler';
@@ -175,7 +176,9 @@ describe('payment pipeline in two transactions (sandbox rail)', () => {
       status: 'paid',
     });
     // Asking again changes nothing: settling a settled intent is a no-op.
-    expect(await t.get(PaymentsService).debitOnRail(intentId, 'reconcile')).toBeNull();
+    expect(
+      await t.get(PaymentsService).debitOnRail(PaymentAttempt.ofIntent(intentId), 'reconcile'),
+    ).toBeNull();
     await expectSettledOnce(intentId);
   });
 
@@ -201,7 +204,9 @@ describe('payment pipeline in two transactions (sandbox rail)', () => {
     });
     // A success arriving after the failure (a confused rail) never moves it back.
     const late: RailResult = { status: 'succeeded', reference: 'SBXLATE' };
-    expect(await t.get(PaymentsService).applyDebit(intentId, late)).toBeNull();
+    expect(
+      await t.get(PaymentsService).applyDebit(late, PaymentAttempt.ofIntent(intentId)),
+    ).toBeNull();
     expect(await count('outbox_events WHERE subject_id = $1', [intentId])).toBe(0);
     expect(await count('rail_transfers WHERE intent_id = $1', [intentId])).toBe(1);
   });
@@ -394,13 +399,13 @@ describe('payment pipeline in two transactions (sandbox rail)', () => {
     const payments = t.get(PaymentsService);
     const intent = await t.get(Tx).run(async (m) => {
       const out = await payments.pay(
+        PaymentAttempt.start({ kind: 'quote', id: quoteId }),
         {
           buyerAgentId: ws.buyer.id,
           sellerAgentId: ws.seller.id,
           amountPaise: 67_800,
           mandateId,
           tokenId: null,
-          source: { kind: 'quote', id: quoteId },
           description: `Quote ${quoteId}`,
           receiptContext: { quote_id: quoteId },
         },

@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 
 import request from 'supertest';
 
+import { PaymentAttempt } from '../../src/payments/payment-attempt';
 import { PaymentsService } from '../../src/payments/payments.service';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 import { insertMandate } from '../factories/payment-fixtures';
@@ -192,10 +193,14 @@ describe('outbox: a rolled-back payment leaves no event', () => {
     // The reconciler asks the rail about the intent left processing and settles it, once: a
     // second pass finds nothing to do.
     const payments = t.get(PaymentsService);
-    expect(await payments.debitOnRail(undone.intent_id, 'reconcile')).toMatchObject({
+    expect(
+      await payments.debitOnRail(PaymentAttempt.ofIntent(undone.intent_id), 'reconcile'),
+    ).toMatchObject({
       status: 'settled',
     });
-    expect(await payments.debitOnRail(undone.intent_id, 'reconcile')).toBeNull();
+    expect(
+      await payments.debitOnRail(PaymentAttempt.ofIntent(undone.intent_id), 'reconcile'),
+    ).toBeNull();
     await t.get(WebhookDispatcher).dispatchPending();
     await waitFor('the reconciled payment to be delivered', () => receiver.got.length >= 2);
     await new Promise((r) => setTimeout(r, 300));

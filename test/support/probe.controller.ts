@@ -9,6 +9,7 @@ import { AppError } from '../../src/common/errors/app-error';
 import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { randomToken } from '../../src/common/ids';
 import { RefusalKeepingWrites, Tx } from '../../src/database/tx';
+import { PaymentAttempt } from '../../src/payments/payment-attempt';
 import { PAYMENT_RAIL, PaymentRail } from '../../src/payments/payment-rail';
 import { PaymentsService, railDebitRequest } from '../../src/payments/payments.service';
 
@@ -146,13 +147,13 @@ export class PayProbeController {
     }
     const recorded = await this.tx.run(() =>
       payments.pay(
+        PaymentAttempt.start({ kind: 'quote', id: `qt_probe_${randomToken(10)}` }),
         {
           buyerAgentId: body.buyer_agent_id,
           sellerAgentId: body.seller_agent_id,
           amountPaise: body.amount_paise,
           mandateId: body.mandate_id,
           tokenId: null,
-          source: { kind: 'quote', id: `qt_probe_${randomToken(10)}` },
           description: 'rollback probe',
           receiptContext: {},
         },
@@ -163,7 +164,10 @@ export class PayProbeController {
     let seen: Record<string, unknown> = {};
     try {
       await this.tx.run(async (m) => {
-        const outcome = await payments.applyDebit(recorded.intent.id, result);
+        const outcome = await payments.applyDebit(
+          result,
+          PaymentAttempt.ofIntent(recorded.intent.id),
+        );
         const { id, receiptId } = outcome?.intent ?? recorded.intent;
         const [inside] = await m.query<{ outbox: number; entries: number; status: string }[]>(
           `SELECT (SELECT count(*)::int FROM outbox_events WHERE subject_id = $1) AS outbox,

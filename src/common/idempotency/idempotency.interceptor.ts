@@ -23,6 +23,7 @@ import { AppError } from '../errors/app-error';
 import { flavorOf, JSON_CONTENT_TYPE, renderError } from '../errors/error-body';
 import { RequestValidationError } from '../errors/validation';
 import { requestIdOf } from '../http/request-id';
+import { keyAnswerOf, KeyAnswerStore, setKeyAnswer } from './key-answer';
 import { redactSecrets } from './redact-secrets';
 
 const HEADER = 'Idempotency-Key';
@@ -346,6 +347,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
           if (claim.kind === 'stored') {
             return replayOf(claim.record);
           }
+          // An answer made final by a later transaction is stored on the claim by that
+          // transaction's commit, through the store the route is handed (KeyAnswer).
+          const keyAnswer = new KeyAnswerStore(this.tx, (answer) =>
+            this.tx.writeBeforeCommit<Answer>(
+              'idempotency_answer',
+              { id: claim.id, status: successStatus, raw: storedBody(answer).raw },
+              storeAnswers,
+            ),
+          );
+          setKeyAnswer(req, keyAnswer);
           const handle = () => lastValueFrom(next.handle(), { defaultValue: undefined });
           let status: number;
           let body: unknown;
@@ -369,18 +380,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
           }
           if (body instanceof AfterCommit) {
             // The answer is final only after commit: the claim already holds the key in flight
-            // (pending_until) with this status. The transaction that makes it final stores it on
-            // the claim with its own commit, when it can (AfterCommit.storeWithin).
-            const pending = body as AfterCommit<unknown>;
-            const claimId = claim.id;
-            pending.storeAnswerWith((answer) =>
-              this.tx.writeBeforeCommit<Answer>(
-                'idempotency_answer',
-                { id: claimId, status, raw: storedBody(answer).raw },
-                storeAnswers,
-              ),
-            );
-            return { replay: false as const, pending, status };
+            // (pending_until) with this status, until finishPending (or keyAnswer) stores it.
+            return { replay: false as const, pending: body as AfterCommit<unknown>, status };
           }
           await this.tx.writeBeforeCommit<Answer>(
             'idempotency_answer',
@@ -400,7 +401,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         })
         .then(async (outcome) => {
           if ('pending' in outcome && outcome.pending) {
-            return this.finishPending(outcome.pending, outcome.status, scope);
+            return this.finishPending(outcome.pending, outcome.status, scope, keyAnswerOf(req));
           }
           if ('error' in outcome && outcome.error) {
             throw outcome.error;
@@ -489,7 +490,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   /**
    * Second phase of an AfterCommit answer: finish it (outside any transaction), then store the
    * final answer on the in-flight record (one statement, no transaction of its own) unless the
-   * transaction that made it final already stored it. If finishing
+   * transaction that made it final already stored it (`keyAnswer`). If finishing
    * fails, the record is removed so the key can be retried at once (what the retry meets is what
    * the database holds by then).
    */
@@ -497,6 +498,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     pending: AfterCommit<unknown>,
     status: number,
     scope: KeyScope,
+    keyAnswer: KeyAnswerStore | null,
   ): Promise<unknown> {
     let body: unknown;
     try {
@@ -511,7 +513,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         .catch(() => undefined);
       throw err;
     }
-    if (pending.answerStored) {
+    if (keyAnswer?.stored) {
       return body;
     }
     await this.tx.manager.query(

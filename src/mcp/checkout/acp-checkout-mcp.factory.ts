@@ -28,6 +28,7 @@ import { ReplayedResponse, toAppError } from '../../common/errors/all-exceptions
 import { AcpErrorBody, renderError } from '../../common/errors/error-body';
 import { requestIdOf } from '../../common/http/request-id';
 import { IdempotencyInterceptor } from '../../common/idempotency/idempotency.interceptor';
+import { keyAnswerOf,KeyAnswerStore } from '../../common/idempotency/key-answer';
 import { Eventually, finished, Tx } from '../../database/tx';
 import { AcpMcpError, acpMcpErrors, JsonRpcAcpError, withMcpParam } from './acp-mcp-errors';
 import {
@@ -71,11 +72,15 @@ interface CheckoutToolDef {
   dto?: Type<object>;
   idempotent: boolean;
   annotations: Tool['annotations'];
-  /** complete may answer AfterCommit (the payment's rail step); call() finishes it. */
+  /**
+   * complete may answer AfterCommit (the payment's rail step); call() finishes it. `keyAnswer` is
+   * the Idempotency-Key's store for such an answer (KeyAnswer; null without a key).
+   */
   run: (
     caller: ProtocolKeyPrincipal,
     id: string,
     payload: unknown,
+    keyAnswer: KeyAnswerStore | null,
   ) => Promise<Eventually<AcpCheckoutSession>>;
 }
 
@@ -180,8 +185,8 @@ export class AcpCheckoutMcpFactory {
         dto: CompleteCheckoutSessionDto,
         idempotent: true,
         annotations: WRITES,
-        run: (caller, id, body) =>
-          completion.completeSession(caller, id, body as CompleteCheckoutSessionDto),
+        run: (caller, id, body, keyAnswer) =>
+          completion.completeSession(caller, id, body as CompleteCheckoutSessionDto, keyAnswer),
       },
       {
         name: 'cancel_checkout_session',
@@ -252,18 +257,18 @@ export class AcpCheckoutMcpFactory {
       if (payload !== undefined && tool.payload !== 'absent' && !isObject(payload)) {
         throw acpMcpErrors.invalid('$.payload', '$.payload: must be a JSON object');
       }
-      const handle = async () => {
+      const handle = async (keyAnswer: KeyAnswerStore | null = null) => {
         const body = tool.dto
           ? ((await this.pipe.transform(payload, { type: 'body', metatype: tool.dto })) as unknown)
           : payload;
-        return tool.run(ctx.caller, id, body);
+        return tool.run(ctx.caller, id, body, keyAnswer);
       };
       if (!tool.idempotent) {
         return await finished(await handle());
       }
       if (meta.idempotencyKey === undefined) {
         // Optional in MCP (unlike REST): without it the write still runs in one transaction.
-        return await finished(await this.tx.run(handle));
+        return await finished(await this.tx.run(() => handle()));
       }
       return await this.idempotent(tool, id, payload, meta, ctx, handle);
     } catch (err) {
@@ -282,7 +287,7 @@ export class AcpCheckoutMcpFactory {
     payload: unknown,
     meta: Meta,
     ctx: AcpMcpContext,
-    handle: () => Promise<Eventually<AcpCheckoutSession>>,
+    handle: (keyAnswer: KeyAnswerStore | null) => Promise<Eventually<AcpCheckoutSession>>,
   ): Promise<AcpCheckoutSession> {
     const path = tool.path(id);
     const headers: Record<string, string> = {
@@ -308,7 +313,7 @@ export class AcpCheckoutMcpFactory {
     const context = new ExecutionContextHost([req, res, undefined], CheckoutController, handler);
     context.setType('http');
     const out = await lastValueFrom(
-      this.idempotency.intercept(context, { handle: () => defer(handle) }),
+      this.idempotency.intercept(context, { handle: () => defer(() => handle(keyAnswerOf(req))) }),
     );
     // A replay is the stored response text (what REST sends byte for byte); we answer its JSON.
     return (typeof out === 'string' ? JSON.parse(out) : out) as AcpCheckoutSession;
