@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -303,6 +303,8 @@ async function main(): Promise<number> {
   log(
     `bench:prod: ${opts.rounds} rounds of raw yardstick ${opts.durationS} s → TypeORM yardstick ${opts.durationS} s → full flow ${opts.flowDurationS} s (${opts.flowAgents} agents, ${opts.buyers} buyers)${opts.soakS ? `, then a ${opts.soakS} s soak` : ''}; database ${new URL(opts.databaseUrl).pathname.slice(1)} (recreated)`,
   );
+  // Other work on the machine moves every figure here: the load average says how much there was.
+  const loadBefore = loadavg()[0];
   const buildS = build();
   const yardstickJs = compileYardstick();
   await prepareDatabase(opts);
@@ -312,7 +314,13 @@ async function main(): Promise<number> {
     `CREATE TABLE ${RAW_TABLE} (id bigserial PRIMARY KEY, note text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
   );
   const seedStarted = Date.now();
-  const world = await seed(opts.buyers, opts.flowAgents);
+  // One merchant key per virtual agent by default (BENCH_MERCHANT_KEYS): create + complete on one
+  // key would pass the live limit of 100 requests per second per credential at about 50 flows/s.
+  const merchantKeys = Number(process.env.BENCH_MERCHANT_KEYS ?? opts.flowAgents);
+  if (!Number.isInteger(merchantKeys) || merchantKeys < 1) {
+    throw new Error(`BENCH_MERCHANT_KEYS must be a positive integer (got "${merchantKeys}")`);
+  }
+  const world = await seed(opts.buyers, merchantKeys);
   const seedS = (Date.now() - seedStarted) / 1000;
 
   let app: AppChild | undefined;
@@ -502,11 +510,12 @@ async function main(): Promise<number> {
       return pts.length ? Math.round(pts.reduce((a, b) => a + b, 0) / pts.length) : 0;
     };
     const soakLine = soak
-      ? `\n  soak ${opts.soakS} s: ${rate(soak.run.result.flowsCompletedInWindow, opts.soakS)} flows/s (${soak.run.result.flowsCompleted} flows); app RSS at start ${soakSeries[0]?.[1] ?? 0} MB, at end ${soakSeries[soakSeries.length - 1]?.[1] ?? 0} MB, max ${soak.rss.max.app} MB; first minute avg ${minuteAvg(0, 60)} MB, last minute avg ${minuteAvg(opts.soakS - 60, opts.soakS + 1)} MB`
+      ? `\n  soak ${opts.soakS} s: ${rate(soak.run.result.flowsCompletedInWindow, opts.soakS)} flows/s (${soak.run.result.flowsCompleted} flows); app RSS at start ${soakSeries[0]?.[1] ?? 0} MB, at end ${soakSeries[soakSeries.length - 1]?.[1] ?? 0} MB, max ${soak.rss.max.app} MB${opts.soakS >= 120 ? `; first minute avg ${minuteAvg(0, 60)} MB, last minute avg ${minuteAvg(opts.soakS - 60, opts.soakS + 1)} MB` : ''}`
       : '';
     log(`\nchecks:\n${checkLines(allChecks)}`);
     log(
       `\nsummary (production build): ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, ${Math.round(totalmem() / 2 ** 30)} GB, node ${process.version}` +
+        `\n  load average (1 min) ${loadBefore.toFixed(2)} before the run, ${loadavg()[0].toFixed(2)} after (${cpus().length} CPUs; the bench itself adds about 2 while it runs)` +
         `\n  app: node dist/main.js, MODE=live, LOG_LEVEL=info (JSON, ${appLog.lines} lines), rate limits on (live defaults), ${world.merchantKeys?.length} merchant keys, ${world.buyers.length} buyer keys` +
         `\n  yardsticks (median of ${opts.rounds} rounds): raw pg ${rawMed} req/s, TypeORM ${ormMed} req/s` +
         `\n  full flow: ${flowsMed} flows/s (median); one flow = ${rawPerFlow} raw-yardstick requests, ${ormPerFlow} TypeORM-yardstick requests (medians of the rounds' ratios)` +
@@ -527,6 +536,7 @@ async function main(): Promise<number> {
           finished_at: new Date().toISOString(),
           passed,
           cpus: cpus().length,
+          load_average_1m: { before: loadBefore, after: loadavg()[0] },
           node: process.version,
           options: {
             duration_s: opts.durationS,
