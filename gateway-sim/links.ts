@@ -1,5 +1,5 @@
-import type { GatewayPaymentLink } from '../src/gateway/gateway-client.types';
-import { paymentLinkSignature } from '../src/gateway/gateway-signatures';
+import type { GatewayPaymentLink } from '../src/rails/gateway/gateway-client.types';
+import { paymentLinkSignature } from '../src/rails/gateway/gateway-signatures';
 import { SimCore } from './core';
 import { badRequest, notFound } from './errors';
 import { AttemptResult, paymentFailedError, Payments } from './payments';

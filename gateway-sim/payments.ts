@@ -1,5 +1,5 @@
-import type { GatewayOrder, GatewayPayment } from '../src/gateway/gateway-client.types';
-import { paymentSignature } from '../src/gateway/gateway-signatures';
+import type { GatewayOrder, GatewayPayment } from '../src/rails/gateway/gateway-client.types';
+import { paymentSignature } from '../src/rails/gateway/gateway-signatures';
 import { SimCore } from './core';
 import { badRequest, notFound, SimError } from './errors';
 import { Decision, Failure, FailureReason, FAILURES } from './outcomes';

@@ -1,4 +1,4 @@
-import type { GatewayPayment, GatewayRefund } from '../src/gateway/gateway-client.types';
+import type { GatewayPayment, GatewayRefund } from '../src/rails/gateway/gateway-client.types';
 import { SimCore } from './core';
 import { badRequest, notFound } from './errors';
 import { Payments } from './payments';

@@ -1,4 +1,7 @@
-import type { GatewayPayment, GatewayReserveBlock } from '../src/gateway/gateway-client.types';
+import type {
+  GatewayPayment,
+  GatewayReserveBlock,
+} from '../src/rails/gateway/gateway-client.types';
 import { SimCore } from './core';
 import { badRequest, notFound } from './errors';
 import { SIM_VPAS } from './outcomes';

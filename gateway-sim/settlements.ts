@@ -1,4 +1,7 @@
-import type { GatewayReconLine, GatewaySettlement } from '../src/gateway/gateway-client.types';
+import type {
+  GatewayReconLine,
+  GatewaySettlement,
+} from '../src/rails/gateway/gateway-client.types';
 import { SimCore } from './core';
 import { badRequest, notFound } from './errors';
 import { collection, copy, feeFor } from './store';

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 
-import type { GatewayReserveBlock, GatewayToken } from '../src/gateway/gateway-client.types';
+import type { GatewayReserveBlock, GatewayToken } from '../src/rails/gateway/gateway-client.types';
 import { registerApiRoutes } from './api-routes';
 import { SimClock } from './clock';
 import { registerControlRoutes } from './control-routes';

@@ -8,7 +8,7 @@ import type {
   GatewayReserveBlock,
   GatewaySettlement,
   GatewayToken,
-} from '../src/gateway/gateway-client.types';
+} from '../src/rails/gateway/gateway-client.types';
 
 /**
  * Everything the simulator knows, in memory. Records hold the wire object the API returns

@@ -4,8 +4,8 @@ import type {
   GatewayRecurringPaymentResult,
   GatewayToken,
   GatewayTokenFrequency,
-} from '../src/gateway/gateway-client.types';
-import { paymentSignature } from '../src/gateway/gateway-signatures';
+} from '../src/rails/gateway/gateway-client.types';
+import { paymentSignature } from '../src/rails/gateway/gateway-signatures';
 import { SimCore } from './core';
 import { badRequest, notFound } from './errors';
 import { SIM_VPAS } from './outcomes';

@@ -1,5 +1,5 @@
-import type { GatewayWebhookEventName } from '../src/gateway/gateway-client.types';
-import { webhookSignature } from '../src/gateway/gateway-signatures';
+import type { GatewayWebhookEventName } from '../src/rails/gateway/gateway-client.types';
+import { webhookSignature } from '../src/rails/gateway/gateway-signatures';
 import { SimClock } from './clock';
 import { IdGenerator } from './ids';
 import { copy } from './store';

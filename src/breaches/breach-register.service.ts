@@ -6,7 +6,7 @@ import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig, DEFAULT_DATA_RIGHTS } from '../config/app.config';
 import { Tx } from '../database/tx';
-import { OutboxService } from '../payments/outbox.service';
+import { OutboxRepository } from '../outbox/outbox.repository';
 import { formatIst } from '../web/local-time';
 import type { SignedInPerson } from '../web/signed-in-person';
 import { BoardClock, boardClock } from './breach-clock';
@@ -83,7 +83,7 @@ export class BreachRegisterService {
   constructor(
     private readonly tx: Tx,
     private readonly repo: BreachRegisterRepository,
-    private readonly outbox: OutboxService,
+    private readonly outbox: OutboxRepository,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

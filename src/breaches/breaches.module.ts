@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 
 import { OpsModule } from '../ops/ops.module';
-import { PaymentsModule } from '../payments/payments.module';
+import { OutboxModule } from '../outbox/outbox.module';
 import { WebModule } from '../web/web.module';
 import { BreachNoticesController } from './breach-notices.controller';
 import { BreachRegisterRepository } from './breach-register.repository';
@@ -14,7 +14,7 @@ import { BreachesOpsController } from './breaches-ops.controller';
  * read their notices at /app/notices. Imported in AppModule before AppNotFoundModule.
  */
 @Module({
-  imports: [WebModule, OpsModule, PaymentsModule],
+  imports: [WebModule, OpsModule, OutboxModule],
   controllers: [BreachesOpsController, BreachNoticesController],
   providers: [BreachRegisterRepository, BreachRegisterService],
 })

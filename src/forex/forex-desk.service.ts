@@ -5,7 +5,7 @@ import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { RefusalKeepingWrites, Tx } from '../database/tx';
-import { OutboxService } from '../payments/outbox.service';
+import { OutboxRepository } from '../outbox/outbox.repository';
 import { recordConsentGiven } from '../personal-data/personal-data.repository';
 import { findAadhaar } from './aadhaar';
 import type { DealerNote, ForexFile } from './entities/forex-file.entity';
@@ -48,7 +48,7 @@ export class ForexDeskService implements OnModuleInit {
     private readonly partners: ForexPartnersService,
     private readonly views: ForexViews,
     private readonly chains: ChainService,
-    private readonly outbox: OutboxService,
+    private readonly outbox: OutboxRepository,
     private readonly sweeper: Sweeper,
   ) {}
 

@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ChainsModule } from '../chains/chains.module';
 import { DocumentsModule } from '../documents/documents.module';
-import { PaymentsModule } from '../payments/payments.module';
+import { OutboxModule } from '../outbox/outbox.module';
 import { WebModule } from '../web/web.module';
 import { ForexController } from './forex.controller';
 import { ForexService } from './forex.service';
@@ -25,7 +25,7 @@ import { PanVault } from './pan-vault';
  * them; ForexPartnersService registers partners (sandbox) and sets rates.
  */
 @Module({
-  imports: [AccountsModule, ChainsModule, DocumentsModule, PaymentsModule, WebModule],
+  imports: [AccountsModule, ChainsModule, DocumentsModule, OutboxModule, WebModule],
   controllers: [ForexController, ForexPagesController],
   providers: [
     ForexService,

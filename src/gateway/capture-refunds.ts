@@ -8,11 +8,11 @@ import { formatRupees } from '../common/money';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
-import { OutboxService } from '../payments/outbox.service';
-import { CaptureRefundRow, CaptureRefundStore } from './capture-refund.store';
-import { GatewayClient, GatewayError } from './gateway-client';
-import type { GatewayPayment, GatewayRefund } from './gateway-client.types';
-import { GATEWAY_CLIENT } from './gateway-rail';
+import { OutboxRepository } from '../outbox/outbox.repository';
+import { GatewayClient, GatewayError } from '../rails/gateway/gateway-client';
+import type { GatewayPayment, GatewayRefund } from '../rails/gateway/gateway-client.types';
+import { GATEWAY_CLIENT } from '../rails/gateway/gateway-rail';
+import { CaptureRefundRepository, CaptureRefundRow } from './capture-refund.repository';
 
 /** A captured payment the service cannot settle on exactly one intent, and why. */
 export interface UnsettledCapture {
@@ -70,9 +70,9 @@ export class CaptureRefunds implements OnModuleInit {
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,
-    private readonly store: CaptureRefundStore,
+    private readonly store: CaptureRefundRepository,
     private readonly chains: ChainService,
-    private readonly outbox: OutboxService,
+    private readonly outbox: OutboxRepository,
     private readonly audit: AuditLog,
     private readonly sweeper: Sweeper,
     @Inject(GATEWAY_CLIENT) private readonly gateway: GatewayClient | null,

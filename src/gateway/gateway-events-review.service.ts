@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { Clock } from '../common/clock';
-import { GatewayStore, ReviewOutcome } from './gateway-store';
+import { GatewayRepository, ReviewOutcome } from '../rails/gateway/gateway.repository';
 
 export interface ReviewEventView {
   id: string;
@@ -38,7 +38,7 @@ export function ageText(seconds: number): string {
 @Injectable()
 export class GatewayEventsReview {
   constructor(
-    private readonly store: GatewayStore,
+    private readonly store: GatewayRepository,
     private readonly clock: Clock,
   ) {}
 

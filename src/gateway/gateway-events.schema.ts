@@ -11,7 +11,7 @@ import type {
   GatewayToken,
   GatewayWebhookEvent,
   GatewayWebhookEventName,
-} from './gateway-client.types';
+} from '../rails/gateway/gateway-client.types';
 
 /**
  * The schema of an inbound gateway event (docs/gateway.md "Going live on the gateway"), checked after its

@@ -5,7 +5,7 @@ import type { RawBodyRequest } from '../common/http/http-pipeline';
 import { rateLimitSubject } from '../common/rate-limit/rate-limit.policies';
 import { RateLimiter } from '../common/rate-limit/rate-limiter.service';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { verifyWebhookSignature } from './gateway-signatures';
+import { verifyWebhookSignature } from '../rails/gateway/gateway-signatures';
 
 /**
  * The rate limit of POST /v1/webhooks/gateway (docs/security.md "Rate limits"), in place of the public

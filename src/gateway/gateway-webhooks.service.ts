@@ -8,14 +8,22 @@ import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentAttempt } from '../payments/payment-attempt';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentsService } from '../payments/payments.service';
+import {
+  GatewayEventOutcome,
+  GatewayOrderRow,
+  GatewayRepository,
+} from '../rails/gateway/gateway.repository';
+import type {
+  GatewayPayment,
+  GatewayRefund,
+  GatewayWebhookEvent,
+} from '../rails/gateway/gateway-client.types';
+import { failureCodeOf, resultOfPayments, resultOfRefund } from '../rails/gateway/gateway-rail';
+import { verifyWebhookSignature } from '../rails/gateway/gateway-signatures';
 import { RefundsService } from '../refunds/refunds.service';
 import { CaptureRefunds } from './capture-refunds';
 import { gatewayErrors } from './gateway.errors';
-import type { GatewayPayment, GatewayRefund, GatewayWebhookEvent } from './gateway-client.types';
 import { gatewayEventLabel, ParsedGatewayEvent, parseGatewayEvent } from './gateway-events.schema';
-import { failureCodeOf, resultOfPayments, resultOfRefund } from './gateway-rail';
-import { verifyWebhookSignature } from './gateway-signatures';
-import { GatewayEventOutcome, GatewayOrderRow, GatewayStore } from './gateway-store';
 
 /**
  * What the hosted payment page does with a payment the person made in the gateway's widget
@@ -67,7 +75,7 @@ export class GatewayWebhooksService implements OnModuleInit {
 
   constructor(
     private readonly tx: Tx,
-    private readonly store: GatewayStore,
+    private readonly store: GatewayRepository,
     private readonly payments: PaymentsService,
     private readonly intents: PaymentIntentRepository,
     private readonly refunds: RefundsService,

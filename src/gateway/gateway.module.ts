@@ -3,10 +3,11 @@ import { Module } from '@nestjs/common';
 import { ChainsModule } from '../chains/chains.module';
 import { MandatesModule } from '../mandates/mandates.module';
 import { OpsModule } from '../ops/ops.module';
+import { OutboxModule } from '../outbox/outbox.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { RefundsModule } from '../refunds/refunds.module';
 import { WebModule } from '../web/web.module';
-import { CaptureRefundStore } from './capture-refund.store';
+import { CaptureRefundRepository } from './capture-refund.repository';
 import { CaptureRefunds } from './capture-refunds';
 import { GatewayEventsOpsController } from './gateway-events-ops.controller';
 import { GatewayEventsReview } from './gateway-events-review.service';
@@ -27,7 +28,15 @@ import { ReserveBlockReleaser } from './reserve-blocks';
  * lists the inbound events an operator should look at (/app/ops/gateway-events).
  */
 @Module({
-  imports: [PaymentsModule, RefundsModule, MandatesModule, ChainsModule, OpsModule, WebModule],
+  imports: [
+    OutboxModule,
+    PaymentsModule,
+    RefundsModule,
+    MandatesModule,
+    ChainsModule,
+    OpsModule,
+    WebModule,
+  ],
   controllers: [GatewayWebhooksController, GatewayEventsOpsController],
   providers: [
     GatewayWebhooksService,
@@ -35,7 +44,7 @@ import { ReserveBlockReleaser } from './reserve-blocks';
     ReserveBlockReleaser,
     MandateRegistration,
     CaptureRefunds,
-    CaptureRefundStore,
+    CaptureRefundRepository,
   ],
   exports: [GatewayWebhooksService, ReserveBlockReleaser, CaptureRefunds],
 })

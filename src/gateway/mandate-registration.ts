@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
 import { MandatesService } from '../mandates/mandates.service';
-import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
+import { PAYMENT_RAIL, PaymentRail } from '../rails/payment-rail';
 
 /**
  * On the gateway rail a mandate is registered with the gateway as soon as a person authorises it

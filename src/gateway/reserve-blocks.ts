@@ -4,9 +4,9 @@ import { Clock } from '../common/clock';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
-import { GatewayClient, GatewayError } from './gateway-client';
-import { GATEWAY_CLIENT, gatewayKeys } from './gateway-rail';
-import { GatewayStore } from './gateway-store';
+import { GatewayRepository } from '../rails/gateway/gateway.repository';
+import { GatewayClient, GatewayError } from '../rails/gateway/gateway-client';
+import { GATEWAY_CLIENT, gatewayKeys } from '../rails/gateway/gateway-rail';
 
 /**
  * Reserve Pay's end (docs/gateway.md "Reserve Pay"): when a `upi_reserve_pay` mandate is revoked or ends,
@@ -21,7 +21,7 @@ export class ReserveBlockReleaser implements OnModuleInit {
 
   constructor(
     private readonly tx: Tx,
-    private readonly store: GatewayStore,
+    private readonly store: GatewayRepository,
     private readonly clock: Clock,
     private readonly sweeper: Sweeper,
     @Inject(GATEWAY_CLIENT) private readonly client: GatewayClient | null,

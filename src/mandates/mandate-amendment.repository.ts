@@ -4,7 +4,7 @@ import { Cursor, newestFirst } from '../common/pagination';
 import { col, param, sql } from '../database/fragment';
 import { queryFragment } from '../database/sql';
 import { Tx } from '../database/tx';
-import { gatewayParts } from '../gateway/gateway-store';
+import { gatewayParts } from '../rails/gateway/gateway.repository';
 import { mandateParts } from './mandate.repository';
 import { MandateAmendment } from './mandate-amendment.entity';
 

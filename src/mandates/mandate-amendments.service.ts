@@ -11,7 +11,7 @@ import { decodeCursor, Page, toPage } from '../common/pagination';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { RefusalKeepingWrites, Tx } from '../database/tx';
-import { OutboxService } from '../payments/outbox.service';
+import { OutboxRepository } from '../outbox/outbox.repository';
 import { CreateMandateAmendmentDto, MandateAmendmentResponse } from './dto/mandate-amendment.dto';
 import { Mandate } from './mandate.entity';
 import { MandateRepository } from './mandate.repository';
@@ -80,7 +80,7 @@ export class MandateAmendmentsService implements OnModuleInit {
     private readonly amendments: MandateAmendmentRepository,
     private readonly agents: AgentRepository,
     private readonly chains: ChainService,
-    private readonly outbox: OutboxService,
+    private readonly outbox: OutboxRepository,
     private readonly sweeper: Sweeper,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

@@ -5,7 +5,7 @@ import { ChainsModule } from '../chains/chains.module';
 import { CheckoutStoreModule } from '../checkout/checkout-store.module';
 import { SweeperModule } from '../common/sweeper/sweeper.module';
 import { TokensStoreModule } from '../delegate-payment/tokens-store.module';
-import { PaymentsModule } from '../payments/payments.module';
+import { OutboxModule } from '../outbox/outbox.module';
 import { WebModule } from '../web/web.module';
 import { MandateAmendmentRepository } from './mandate-amendment.repository';
 import { MandateAmendmentPagesController } from './mandate-amendment-pages.controller';
@@ -28,9 +28,9 @@ import { MandatesStoreModule } from './mandates-store.module';
     TokensStoreModule,
     // The authorisation page of a one-time mandate lists its checkout's items.
     CheckoutStoreModule,
-    // Amendments: the receipt chain, the buyer's events (OutboxService), the expiry sweep.
+    // Amendments: the receipt chain, the buyer's events (OutboxRepository), the expiry sweep.
     ChainsModule,
-    PaymentsModule,
+    OutboxModule,
     SweeperModule,
   ],
   controllers: [

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 
 import { CheckoutStoreModule } from '../checkout/checkout-store.module';
-import { PaymentsModule } from '../payments/payments.module';
+import { OutboxModule } from '../outbox/outbox.module';
 import { PaymentsStoreModule } from '../payments/payments-store.module';
 import { RefundsStoreModule } from '../refunds/refunds-store.module';
 import { OrdersController } from './orders.controller';
@@ -12,7 +12,7 @@ import { OrdersService } from './orders.service';
  * refunds in their transactions) and GET /acp/orders/{id}. Delivery is src/webhooks'.
  */
 @Module({
-  imports: [PaymentsModule, PaymentsStoreModule, CheckoutStoreModule, RefundsStoreModule],
+  imports: [OutboxModule, PaymentsStoreModule, CheckoutStoreModule, RefundsStoreModule],
   controllers: [OrdersController],
   providers: [OrdersService],
   exports: [OrdersService],

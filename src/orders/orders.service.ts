@@ -5,7 +5,7 @@ import { CheckoutSessionRepository } from '../checkout/checkout-session.reposito
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { OutboxService } from '../payments/outbox.service';
+import { OutboxRepository } from '../outbox/outbox.repository';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import type { Refund } from '../refunds/refund.entity';
 import { RefundRepository } from '../refunds/refund.repository';
@@ -22,7 +22,7 @@ import { OrderFacts, toAcpOrder } from './order.mapper';
 @Injectable()
 export class OrdersService {
   constructor(
-    private readonly outbox: OutboxService,
+    private readonly outbox: OutboxRepository,
     private readonly intents: PaymentIntentRepository,
     private readonly sessions: CheckoutSessionRepository,
     private readonly refunds: RefundRepository,

@@ -3,35 +3,32 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { SweeperModule } from '../common/sweeper/sweeper.module';
-import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { Tx } from '../database/tx';
 import { TokensStoreModule } from '../delegate-payment/tokens-store.module';
-import type { GatewayClient } from '../gateway/gateway-client';
-import { GATEWAY_CLIENT, gatewayClientOf, GatewayRail } from '../gateway/gateway-rail';
-import { GatewayStore } from '../gateway/gateway-store';
 import { MandatesStoreModule } from '../mandates/mandates-store.module';
+import { OutboxModule } from '../outbox/outbox.module';
+import { RailsModule } from '../rails/rails.module';
 import { ReceiptsModule } from '../receipts/receipts.module';
-import { OutboxService } from './outbox.service';
-import { PAYMENT_RAIL, PaymentRail } from './payment-rail';
 import { PaymentSources } from './payment-sources';
 import { PaymentsService } from './payments.service';
 import { PaymentsStoreModule } from './payments-store.module';
 import { RailReconcileProducer } from './rail-reconcile.producer';
 import { RailReconcileProcessor, RailReconciler } from './rail-reconciler';
-import { SandboxRail } from './sandbox-rail';
 import { StatusCheckPacing } from './status-check-pacing';
 
 /**
- * The payment pipeline. The rail is chosen by configuration (RAIL): the sandbox rail, or the
- * gateway adapter over the gateway's HTTP API (GATEWAY_* variables; docs/gateway.md "Going live on the
- * gateway"). Going live is configuration, not code.
+ * The payment pipeline, above the rails (RailsModule binds the rail by configuration) and the
+ * outbox it writes intent.settled to (OutboxModule). It re-exports RailsModule for the modules
+ * that call the rail or the gateway's client around the pipeline (refunds, the hosted page, the
+ * gateway's webhooks).
  */
 @Module({
   imports: [
     AccountsModule,
     ApprovalsModule,
     MandatesStoreModule,
+    OutboxModule,
     PaymentsStoreModule,
+    RailsModule,
     ReceiptsModule,
     SweeperModule,
     TokensStoreModule,
@@ -39,37 +36,18 @@ import { StatusCheckPacing } from './status-check-pacing';
   providers: [
     PaymentsService,
     PaymentSources,
-    OutboxService,
     RailReconciler,
     RailReconcileProducer,
     RailReconcileProcessor,
     StatusCheckPacing,
-    GatewayStore,
-    { provide: GATEWAY_CLIENT, inject: [APP_CONFIG], useFactory: gatewayClientOf },
-    {
-      provide: PAYMENT_RAIL,
-      inject: [APP_CONFIG, GATEWAY_CLIENT, GatewayStore, Tx],
-      useFactory: (
-        config: AppConfig,
-        client: GatewayClient | null,
-        store: GatewayStore,
-        tx: Tx,
-      ): PaymentRail =>
-        config.rail === 'gateway' && client
-          ? new GatewayRail(client, store, tx, config)
-          : new SandboxRail(),
-    },
   ],
   exports: [
     PaymentsService,
     PaymentsStoreModule,
     PaymentSources,
-    OutboxService,
     RailReconciler,
     StatusCheckPacing,
-    PAYMENT_RAIL,
-    GATEWAY_CLIENT,
-    GatewayStore,
+    RailsModule,
   ],
 })
 export class PaymentsModule {}

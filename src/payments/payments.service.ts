@@ -20,13 +20,13 @@ import { DelegatedTokenRepository } from '../delegate-payment/delegated-token.re
 import { Mandate } from '../mandates/mandate.entity';
 import { mandateParts, MandateRepository } from '../mandates/mandate.repository';
 import { BusinessMetrics } from '../metrics/business-metrics';
+import { OutboxRepository } from '../outbox/outbox.repository';
+import { PAYMENT_RAIL, PaymentRail, RailDebitRequest, RailResult } from '../rails/payment-rail';
 import { ReceiptsService } from '../receipts/receipts.service';
 import { Decline, evaluateBuyerRules, indianDay } from './buyer-rules';
 import { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
-import { OutboxService } from './outbox.service';
 import { PaymentAttempt } from './payment-attempt';
 import { PaymentIntentRepository } from './payment-intent.repository';
-import { PAYMENT_RAIL, PaymentRail, RailDebitRequest, RailResult } from './payment-rail';
 import { PaymentSources } from './payment-sources';
 import { paymentErrors } from './payments.errors';
 import { RailReconciler } from './rail-reconciler';
@@ -148,7 +148,7 @@ export class PaymentsService implements OnModuleInit {
     private readonly transfers: RailTransferRepository,
     private readonly approvals: ApprovalsService,
     private readonly sources: PaymentSources,
-    private readonly outbox: OutboxService,
+    private readonly outbox: OutboxRepository,
     private readonly receipts: ReceiptsService,
     private readonly sweeper: Sweeper,
     private readonly reconciler: RailReconciler,

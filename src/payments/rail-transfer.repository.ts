@@ -4,9 +4,9 @@ import { newId } from '../common/ids';
 import { batchColumns, batchInsert } from '../database/batch';
 import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { QueuedStatement, Tx } from '../database/tx';
+import type { RailResult } from '../rails/payment-rail';
 import { RailTransfer } from './entities/rail-transfer.entity';
 import { intentParts } from './payment-intent.repository';
-import type { RailResult } from './payment-rail';
 
 /** A debit's rail transfer as queued for the commit (Tx.writeBeforeCommit). */
 export interface DebitTransferRow {

@@ -6,11 +6,6 @@ import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AfterCommit, Eventually, Tx } from '../database/tx';
 import { gatewayErrors } from '../gateway/gateway.errors';
-import { GatewayClient, GatewayError } from '../gateway/gateway-client';
-import type { GatewayPayment, GatewayPaymentLink } from '../gateway/gateway-client.types';
-import { GATEWAY_CLIENT } from '../gateway/gateway-rail';
-import { verifyPaymentLinkSignature } from '../gateway/gateway-signatures';
-import { GatewayStore } from '../gateway/gateway-store';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentsService } from '../payments/payments.service';
 import type { Quote } from '../quotes/quote.entity';
@@ -18,6 +13,11 @@ import { effectiveStatus, whyNotPayable } from '../quotes/quote.state';
 import { quoteErrors } from '../quotes/quotes.errors';
 import { QuotesService } from '../quotes/quotes.service';
 import { unguessableId } from '../quotes/unguessable-id';
+import { GatewayRepository } from '../rails/gateway/gateway.repository';
+import { GatewayClient, GatewayError } from '../rails/gateway/gateway-client';
+import type { GatewayPayment, GatewayPaymentLink } from '../rails/gateway/gateway-client.types';
+import { GATEWAY_CLIENT } from '../rails/gateway/gateway-rail';
+import { verifyPaymentLinkSignature } from '../rails/gateway/gateway-signatures';
 import { PaymentLinkResponse } from './dto/payment-link.response';
 import { HostedCheckout } from './hosted-checkout.entity';
 import { statusUrlOf } from './hosted-checkout.mapper';
@@ -70,7 +70,7 @@ export class PaymentLinksService implements OnModuleInit {
     private readonly checkouts: HostedCheckoutRepository,
     private readonly quotes: QuotesService,
     private readonly payments: PaymentsService,
-    private readonly gatewayStore: GatewayStore,
+    private readonly gatewayStore: GatewayRepository,
     private readonly publicPay: PublicPayService,
     @Inject(GATEWAY_CLIENT) private readonly gateway: GatewayClient | null,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

@@ -9,22 +9,22 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AfterCommit, Eventually, RefusalKeepingWrites, Tx } from '../database/tx';
 import { CaptureRefunds } from '../gateway/capture-refunds';
 import { gatewayErrors } from '../gateway/gateway.errors';
-import { GatewayClient, GatewayError } from '../gateway/gateway-client';
-import type { GatewayPayment } from '../gateway/gateway-client.types';
-import { GATEWAY_CLIENT, gatewayKeys } from '../gateway/gateway-rail';
-import { verifyPaymentSignature } from '../gateway/gateway-signatures';
-import { GatewayEventOutcome, GatewayStore } from '../gateway/gateway-store';
 import { GatewayWebhooksService } from '../gateway/gateway-webhooks.service';
 import type { Decline } from '../payments/buyer-rules';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentAttempt } from '../payments/payment-attempt';
-import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
 import type { Quote } from '../quotes/quote.entity';
 import { effectiveStatus, NotPayableCode, whyNotPayable } from '../quotes/quote.state';
 import { QuotesService } from '../quotes/quotes.service';
 import { unguessableId } from '../quotes/unguessable-id';
+import { GatewayEventOutcome, GatewayRepository } from '../rails/gateway/gateway.repository';
+import { GatewayClient, GatewayError } from '../rails/gateway/gateway-client';
+import type { GatewayPayment } from '../rails/gateway/gateway-client.types';
+import { GATEWAY_CLIENT, gatewayKeys } from '../rails/gateway/gateway-rail';
+import { verifyPaymentSignature } from '../rails/gateway/gateway-signatures';
+import { PAYMENT_RAIL, PaymentRail } from '../rails/payment-rail';
 import type {
   CheckoutOutcome,
   CompleteCheckoutDto,
@@ -92,7 +92,7 @@ export class PublicPayService implements OnModuleInit {
     private readonly quotes: QuotesService,
     private readonly payments: PaymentsService,
     private readonly sources: PaymentSources,
-    private readonly gatewayStore: GatewayStore,
+    private readonly gatewayStore: GatewayRepository,
     private readonly gatewayEvents: GatewayWebhooksService,
     private readonly captures: CaptureRefunds,
     private readonly sweeper: Sweeper,

@@ -10,7 +10,6 @@ import { AfterCommit, Eventually, Tx } from '../database/tx';
 import { MandateRepository } from '../mandates/mandate.repository';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentAttempt } from '../payments/payment-attempt';
-import { PAYMENT_RAIL, PaymentRail } from '../payments/payment-rail';
 import { PaymentSources } from '../payments/payment-sources';
 import {
   PayAuthority,
@@ -18,6 +17,7 @@ import {
   PaymentStarted,
   PayMode,
 } from '../payments/payments.service';
+import { PAYMENT_RAIL, PaymentRail } from '../rails/payment-rail';
 import { SellerService } from '../seller/seller.service';
 import { PayQuoteResponse, PublicQuoteView, QuoteResponse } from './dto/quote.response';
 import { Quote, QuoteLineItem } from './quote.entity';

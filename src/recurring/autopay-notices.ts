@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { GatewayStore } from '../gateway/gateway-store';
 import { MandatesService } from '../mandates/mandates.service';
-import { OutboxService } from '../payments/outbox.service';
+import { OutboxRepository } from '../outbox/outbox.repository';
+import { GatewayRepository } from '../rails/gateway/gateway.repository';
 import { formatIst } from '../web/local-time';
 import {
   GrievanceFacts,
@@ -51,8 +51,8 @@ export class AutopayNotices {
     private readonly clock: Clock,
     private readonly charges: RecurringChargeRepository,
     private readonly mandates: MandatesService,
-    private readonly outbox: OutboxService,
-    private readonly gateway: GatewayStore,
+    private readonly outbox: OutboxRepository,
+    private readonly gateway: GatewayRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -17,8 +17,8 @@ import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { MandatesService } from '../mandates/mandates.service';
+import { OutboxRepository } from '../outbox/outbox.repository';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
-import { OutboxService } from '../payments/outbox.service';
 import { PaymentAttempt } from '../payments/payment-attempt';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
@@ -91,7 +91,7 @@ export class RecurringChargesService implements OnModuleInit {
     private readonly payments: PaymentsService,
     private readonly sources: PaymentSources,
     private readonly approvals: ApprovalsService,
-    private readonly outbox: OutboxService,
+    private readonly outbox: OutboxRepository,
     private readonly sweeper: Sweeper,
     private readonly notices: AutopayNotices,
     private readonly debitJobs: RecurringDebitProducer,

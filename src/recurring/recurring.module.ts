@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { MandatesModule } from '../mandates/mandates.module';
+import { OutboxModule } from '../outbox/outbox.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { WebModule } from '../web/web.module';
 import { AutopayNotices } from './autopay-notices';
@@ -18,7 +19,7 @@ import { RecurringDebitProducer } from './recurring-debit.producer';
  * /app/autopay page. Imported in AppModule before AppNotFoundModule.
  */
 @Module({
-  imports: [PaymentsModule, MandatesModule, ApprovalsModule, WebModule],
+  imports: [OutboxModule, PaymentsModule, MandatesModule, ApprovalsModule, WebModule],
   controllers: [RecurringChargesController, AutopayPagesController],
   providers: [
     RecurringChargeRepository,

@@ -1,6 +1,6 @@
 import type { AppError } from '../common/errors/app-error';
 import { formatRupees } from '../common/money';
-import type { RefundLimits } from '../payments/payment-rail';
+import type { RefundLimits } from '../rails/payment-rail';
 import { refundErrors } from './refunds.errors';
 
 /**

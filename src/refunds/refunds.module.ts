@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { OrdersModule } from '../orders/orders.module';
+import { OutboxModule } from '../outbox/outbox.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { PaymentsStoreModule } from '../payments/payments-store.module';
 import { ReceiptsModule } from '../receipts/receipts.module';
@@ -12,6 +13,7 @@ import { RefundsStoreModule } from './refunds-store.module';
 
 @Module({
   imports: [
+    OutboxModule,
     AccountsModule,
     ApprovalsModule,
     PaymentsModule,

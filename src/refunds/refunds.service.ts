@@ -11,12 +11,12 @@ import { formatRupees } from '../common/money';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { OrdersService } from '../orders/orders.service';
+import { OutboxRepository } from '../outbox/outbox.repository';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
-import { OutboxService } from '../payments/outbox.service';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
-import { PAYMENT_RAIL, PaymentRail, RailCreditRequest, RailResult } from '../payments/payment-rail';
 import { RailReconciler } from '../payments/rail-reconciler';
 import { RailTransferRepository } from '../payments/rail-transfer.repository';
+import { PAYMENT_RAIL, PaymentRail, RailCreditRequest, RailResult } from '../rails/payment-rail';
 import { ReceiptsService } from '../receipts/receipts.service';
 import type { RefundResponse } from './dto/refund.response';
 import { Refund } from './refund.entity';
@@ -53,7 +53,7 @@ export class RefundsService implements OnModuleInit {
     private readonly agents: AgentRepository,
     private readonly transfers: RailTransferRepository,
     private readonly approvals: ApprovalsService,
-    private readonly outbox: OutboxService,
+    private readonly outbox: OutboxRepository,
     private readonly receipts: ReceiptsService,
     private readonly orders: OrdersService,
     private readonly reconciler: RailReconciler,

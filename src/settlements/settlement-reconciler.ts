@@ -5,14 +5,14 @@ import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { param } from '../database/fragment';
 import { Tx } from '../database/tx';
-import type { GatewayClient } from '../gateway/gateway-client';
-import type { GatewayReconLine } from '../gateway/gateway-client.types';
-import { GATEWAY_CLIENT } from '../gateway/gateway-rail';
-import { GatewayStore } from '../gateway/gateway-store';
 import { PaymentAttempt } from '../payments/payment-attempt';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentsService } from '../payments/payments.service';
 import { GatewayTransfer, RailTransferRepository } from '../payments/rail-transfer.repository';
+import { GatewayRepository } from '../rails/gateway/gateway.repository';
+import type { GatewayClient } from '../rails/gateway/gateway-client';
+import type { GatewayReconLine } from '../rails/gateway/gateway-client.types';
+import { GATEWAY_CLIENT } from '../rails/gateway/gateway-rail';
 import { istDaysEnding } from './ist-days';
 import type { SettlementMismatch } from './settlement-line.entity';
 import { SettlementsService } from './settlements.service';
@@ -61,7 +61,7 @@ export class SettlementReconciler {
     private readonly transfers: RailTransferRepository,
     private readonly store: SettlementsService,
     private readonly intents: PaymentIntentRepository,
-    private readonly gatewayOrders: GatewayStore,
+    private readonly gatewayOrders: GatewayRepository,
     private readonly payments: PaymentsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(GATEWAY_CLIENT) private readonly client: GatewayClient | null,

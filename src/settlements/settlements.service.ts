@@ -122,7 +122,7 @@ export class SettlementsService {
 
   /**
    * Inserts or updates one report line (unique per kind and gateway entity); values in column
-   * order. Forward only (src/gateway/gateway-states.ts "settlement line"): a line matched to our
+   * order. Forward only (src/rails/gateway/gateway-states.ts "settlement line"): a line matched to our
    * transfer is never replaced by an unmatched (`unknown`) one from an older, overlapping run.
    */
   async upsertLine(values: unknown[]): Promise<void> {

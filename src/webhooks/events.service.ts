@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { Tx } from '../database/tx';
-import { pageEvents } from '../payments/outbox.service';
+import { pageEvents } from '../outbox/outbox.repository';
 import { EventResponse } from './dto/webhook.responses';
 import { toEventResponse } from './webhooks.mapper';
 

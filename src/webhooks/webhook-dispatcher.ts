@@ -5,7 +5,7 @@ import { newId } from '../common/ids';
 import { PgListener } from '../common/sweeper/pg-listener';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { Tx } from '../database/tx';
-import { claimUndispatched, markDispatched, OUTBOX_CHANNEL } from '../payments/outbox.service';
+import { claimUndispatched, markDispatched, OUTBOX_CHANNEL } from '../outbox/outbox.repository';
 import { insertDeliveries, stalledDeliveries } from './webhook-deliveries.service';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
 import { matchEndpoints } from './webhook-endpoints.service';

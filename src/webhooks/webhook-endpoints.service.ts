@@ -10,7 +10,7 @@ import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
-import { outboxParts } from '../payments/outbox.service';
+import { outboxParts } from '../outbox/outbox.repository';
 import { protocolKeyParts } from '../protocol-keys/protocol-keys.service';
 import { WebhookEndpointResponse } from './dto/webhook.responses';
 import { WebhookEndpoint, WebhookEndpointKind } from './entities/webhook-endpoint.entity';

@@ -1,4 +1,4 @@
-import type { OutboxEvent } from '../payments/entities/outbox-event.entity';
+import type { OutboxEvent } from '../outbox/outbox-event.entity';
 import type { OrderEndpointResponse } from './dto/order-endpoint.dto';
 import {
   EventResponse,

@@ -2,9 +2,9 @@ import request from 'supertest';
 
 import { ChainService } from '../../src/chains/chain.service';
 import { CaptureRefunds } from '../../src/gateway/capture-refunds';
-import { webhookSignature } from '../../src/gateway/gateway-signatures';
 import { OperatorsService } from '../../src/ops/operators.service';
 import { PublicPayService } from '../../src/public-pay/public-pay.service';
+import { webhookSignature } from '../../src/rails/gateway/gateway-signatures';
 import { signIn } from '../factories/app-session.factory';
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';

@@ -3,15 +3,15 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 
 import { ApprovalsService } from '../../src/approvals/approvals.service';
-import type { GatewayWebhookEvent } from '../../src/gateway/gateway-client.types';
-import { webhookSignature } from '../../src/gateway/gateway-signatures';
-import { GatewayStore } from '../../src/gateway/gateway-store';
+import { GatewayRepository } from '../../src/rails/gateway/gateway.repository';
+import type { GatewayWebhookEvent } from '../../src/rails/gateway/gateway-client.types';
+import { webhookSignature } from '../../src/rails/gateway/gateway-signatures';
 import {
   PAYMENT_RAIL,
   PaymentRail,
   RailDebitRequest,
   RailResult,
-} from '../../src/payments/payment-rail';
+} from '../../src/rails/payment-rail';
 import { SettlementsService } from '../../src/settlements/settlements.service';
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
@@ -20,7 +20,7 @@ import { createQuote, GatewayApp, startGatewayApp } from '../support/gateway-app
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
- * Never backwards (issue 21 item 3, src/gateway/gateway-states.ts): every state the gateway drives
+ * Never backwards (issue 21 item 3, src/rails/gateway/gateway-states.ts): every state the gateway drives
  * moves only forward along its one documented order, whatever order its webhooks, our own reads
  * and API answers arrive in. For each entity the simulator's own events (never delivered by it:
  * no webhook URL) are signed and posted here in EVERY order, each order on a fresh entity, and the
@@ -185,7 +185,7 @@ describe('gateway events in every order', () => {
     it('our own read never moves the token back either', async () => {
       const { mandateId, tokenId, events } = await cancelledToken();
       await deliver(events, ['cancelled']);
-      const store = app.t.get(GatewayStore);
+      const store = app.t.get(GatewayRepository);
       expect(await store.setTokenStatus(tokenId, 'confirmed')).toEqual({
         moved: false,
         status: 'cancelled',
@@ -268,7 +268,7 @@ describe('gateway events in every order', () => {
     it('our own read never moves the block back either', async () => {
       const { mandateId, blockId, events } = await releasedBlock();
       await deliver(events, ['released']);
-      const store = app.t.get(GatewayStore);
+      const store = app.t.get(GatewayRepository);
       expect(await store.setReserveBlockStatus(blockId, 'active', null)).toEqual({
         moved: false,
         status: 'released',

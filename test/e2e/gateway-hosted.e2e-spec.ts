@@ -1,6 +1,6 @@
 import request from 'supertest';
 
-import { paymentSignature } from '../../src/gateway/gateway-signatures';
+import { paymentSignature } from '../../src/rails/gateway/gateway-signatures';
 import { TEST_GATEWAY_KEYS } from '../support/gateway';
 import { createQuote, GatewayApp, startGatewayApp } from '../support/gateway-app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';

@@ -6,8 +6,8 @@ import request from 'supertest';
 
 import { verifyChain } from '../../src/chains/verify-chain';
 import { CaptureRefunds } from '../../src/gateway/capture-refunds';
-import type { GatewayClient } from '../../src/gateway/gateway-client';
-import { GATEWAY_CLIENT } from '../../src/gateway/gateway-rail';
+import type { GatewayClient } from '../../src/rails/gateway/gateway-client';
+import { GATEWAY_CLIENT } from '../../src/rails/gateway/gateway-rail';
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { startApp, TestApp } from '../support/app';

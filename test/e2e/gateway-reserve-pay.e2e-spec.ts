@@ -4,7 +4,7 @@ import request from 'supertest';
 
 import { ReserveBlockReleaser } from '../../src/gateway/reserve-blocks';
 import { MandatesService } from '../../src/mandates/mandates.service';
-import { PAYMENT_RAIL, PaymentRail } from '../../src/payments/payment-rail';
+import { PAYMENT_RAIL, PaymentRail } from '../../src/rails/payment-rail';
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { createQuote, GatewayApp, startGatewayApp } from '../support/gateway-app';

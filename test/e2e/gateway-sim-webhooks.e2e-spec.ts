@@ -1,7 +1,7 @@
 import { validateWebhookSignature } from 'razorpay/dist/utils/razorpay-utils';
 
-import { GatewayClient } from '../../src/gateway/gateway-client';
-import { verifyWebhookSignature } from '../../src/gateway/gateway-signatures';
+import { GatewayClient } from '../../src/rails/gateway/gateway-client';
+import { verifyWebhookSignature } from '../../src/rails/gateway/gateway-signatures';
 import {
   startTestGateway,
   startWebhookReceiver,

@@ -1,11 +1,11 @@
 import { validatePaymentVerification } from 'razorpay/dist/utils/razorpay-utils';
 
-import { GatewayClient, GatewayError } from '../../src/gateway/gateway-client';
-import { verifyPaymentSignature } from '../../src/gateway/gateway-signatures';
+import { GatewayClient, GatewayError } from '../../src/rails/gateway/gateway-client';
+import { verifyPaymentSignature } from '../../src/rails/gateway/gateway-signatures';
 import { startTestGateway, TestGateway } from '../support/gateway';
 
 /**
- * The typed gateway client (src/gateway/gateway-client.ts) against the running gateway simulator
+ * The typed gateway client (src/rails/gateway/gateway-client.ts) against the running gateway simulator
  * (gateway-sim/), every client method at least once: orders, checkout payments and their outcome
  * controls, capture, idempotency, refunds, customers + recurring tokens, settlements and the
  * recon report with fee/tax maths and injected mismatches, payment links, Reserve Pay. Signatures

@@ -5,9 +5,9 @@ import { connect } from 'node:net';
 import fc from 'fast-check';
 import request from 'supertest';
 
-import { webhookSignature } from '../../src/gateway/gateway-signatures';
 import { METRICS } from '../../src/metrics/metric-names';
 import { OperatorsService } from '../../src/ops/operators.service';
+import { webhookSignature } from '../../src/rails/gateway/gateway-signatures';
 import { signIn } from '../factories/app-session.factory';
 import { TEST_GATEWAY_KEYS } from '../support/gateway';
 import { GatewayApp, startGatewayApp } from '../support/gateway-app';

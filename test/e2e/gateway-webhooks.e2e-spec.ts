@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 
 import request from 'supertest';
 
-import type { GatewayPayment, GatewayWebhookEvent } from '../../src/gateway/gateway-client.types';
-import { webhookSignature } from '../../src/gateway/gateway-signatures';
+import type {
+  GatewayPayment,
+  GatewayWebhookEvent,
+} from '../../src/rails/gateway/gateway-client.types';
+import { webhookSignature } from '../../src/rails/gateway/gateway-signatures';
 import { bearer } from '../factories/intent.factory';
 import { createMandate } from '../factories/mandate.factory';
 import { TEST_GATEWAY_KEYS } from '../support/gateway';

@@ -324,7 +324,7 @@ describe('mandate amendments', () => {
 
   it('a mandate paying on a registered gateway AutoPay token refuses a higher cap or later end, accepts a lower cap', async () => {
     const mandateId = await mandate(2_000);
-    // As the gateway rail records a registration (src/gateway/gateway-store.ts).
+    // As the gateway rail records a registration (src/rails/gateway/gateway.repository.ts).
     await t.db.query(
       `INSERT INTO gateway_mandate_tokens (mandate_id, customer_id, token_id, registration_order_id, status)
        VALUES ($1, 'cust_test', 'token_test', 'order_test', 'confirmed')`,

@@ -12,7 +12,7 @@ import { PayProbeController } from '../support/probe.controller';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
- * The outbox rule (src/payments/outbox.service.ts): an event exists iff the state change that
+ * The outbox rule (src/outbox/outbox.repository.ts): an event exists iff the state change that
  * produced it committed. A payment is recorded `processing` in a first transaction, the rail is
  * called with none open, and it settles in a second transaction (PaymentsService.applyDebit joins
  * its caller's): the rail transfer, the receipt chain entry, the intent.settled outbox row and the

@@ -13,7 +13,7 @@ import { SHOWN_ONCE } from '../../src/common/idempotency/redact-secrets';
 import { newId } from '../../src/common/ids';
 import { QUEUES } from '../../src/common/queues/queues';
 import { Tx } from '../../src/database/tx';
-import { OutboxService } from '../../src/payments/outbox.service';
+import { OutboxRepository } from '../../src/outbox/outbox.repository';
 import { WebhookDeliveriesService } from '../../src/webhooks/webhook-deliveries.service';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 import { WebhookEndpointsService } from '../../src/webhooks/webhook-endpoints.service';
@@ -99,7 +99,7 @@ async function emit(
 ) {
   const subjectId = newId('pi');
   return t.get(Tx).run(() =>
-    t.get(OutboxService).add({
+    t.get(OutboxRepository).add({
       workspaceId: ws.workspaceId,
       agentId,
       type,

@@ -6,8 +6,8 @@ import {
   GatewaySimulatorOptions,
   startGatewaySimulator,
 } from '../../gateway-sim';
-import { GatewayClient } from '../../src/gateway/gateway-client';
-import type { GatewayWebhookEvent } from '../../src/gateway/gateway-client.types';
+import { GatewayClient } from '../../src/rails/gateway/gateway-client';
+import type { GatewayWebhookEvent } from '../../src/rails/gateway/gateway-client.types';
 
 /**
  * Test helpers for the gateway rail: the simulator in-process on a free port with a client for

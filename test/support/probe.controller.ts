@@ -10,8 +10,8 @@ import { Idempotent } from '../../src/common/idempotency/idempotent.decorator';
 import { randomToken } from '../../src/common/ids';
 import { RefusalKeepingWrites, Tx } from '../../src/database/tx';
 import { PaymentAttempt } from '../../src/payments/payment-attempt';
-import { PAYMENT_RAIL, PaymentRail } from '../../src/payments/payment-rail';
 import { PaymentsService, railDebitRequest } from '../../src/payments/payments.service';
+import { PAYMENT_RAIL, PaymentRail } from '../../src/rails/payment-rail';
 
 export class ProbeDto {
   @IsString() note: string;

@@ -28,7 +28,7 @@ import { ReplayedResponse, toAppError } from '../../common/errors/all-exceptions
 import { AcpErrorBody, renderError } from '../../common/errors/error-body';
 import { requestIdOf } from '../../common/http/request-id';
 import { IdempotencyInterceptor } from '../../common/idempotency/idempotency.interceptor';
-import { keyAnswerOf,KeyAnswerStore } from '../../common/idempotency/key-answer';
+import { keyAnswerOf, KeyAnswerStore } from '../../common/idempotency/key-answer';
 import { Eventually, finished, Tx } from '../../database/tx';
 import { AcpMcpError, acpMcpErrors, JsonRpcAcpError, withMcpParam } from './acp-mcp-errors';
 import {

@@ -2,7 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 
-import { GatewayClient, GatewayError } from '../../../src/gateway/gateway-client';
+import { GatewayClient, GatewayError } from '../../../src/rails/gateway/gateway-client';
 
 /**
  * The typed client's transport against a scripted local HTTP server (the happy paths run against

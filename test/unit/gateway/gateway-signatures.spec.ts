@@ -13,10 +13,10 @@ import {
   verifyPaymentSignature,
   verifyWebhookSignature,
   webhookSignature,
-} from '../../../src/gateway/gateway-signatures';
+} from '../../../src/rails/gateway/gateway-signatures';
 
 /**
- * The gateway's MACs (src/gateway/gateway-signatures.ts) agree with the official razorpay
+ * The gateway's MACs (src/rails/gateway/gateway-signatures.ts) agree with the official razorpay
  * package's checks, and our verifiers refuse anything else: another secret, a flipped digit,
  * a wrong length, non-hex, a missing value.
  */

@@ -5,7 +5,7 @@ import {
   isFinal,
   movesForward,
   reachableFrom,
-} from '../../../src/gateway/gateway-states';
+} from '../../../src/rails/gateway/gateway-states';
 
 /** The documented order of every gateway-driven state (issue 21 item 3, "Never backwards"). */
 describe('gateway states', () => {

@@ -1,8 +1,11 @@
-import type { GatewayPayment, GatewayRefund } from '../../../src/gateway/gateway-client.types';
-import { resultOfPayments, resultOfRefund } from '../../../src/gateway/gateway-rail';
+import type {
+  GatewayPayment,
+  GatewayRefund,
+} from '../../../src/rails/gateway/gateway-client.types';
+import { resultOfPayments, resultOfRefund } from '../../../src/rails/gateway/gateway-rail';
 
 /**
- * How the gateway rail reads the gateway's payments and refunds (src/gateway/gateway-rail.ts):
+ * How the gateway rail reads the gateway's payments and refunds (src/rails/gateway/gateway-rail.ts):
  * only a capture of exactly the expected amount settles; anything in flight is pending (never a
  * guess); failures map to our decline codes.
  */

@@ -1,9 +1,9 @@
-import type { IntentSourceKind } from './entities/payment-intent.entity';
+import type { IntentSourceKind } from '../payments/entities/payment-intent.entity';
 
 /**
  * The rail port (docs/architecture.md "Payment pipeline"). Bound by configuration (RAIL) in
- * PaymentsModule: the sandbox rail (src/payments/sandbox-rail.ts) or the gateway adapter
- * (src/gateway/gateway-rail.ts). The pipeline never calls a rail inside a database transaction:
+ * PaymentsModule: the sandbox rail (src/rails/sandbox-rail.ts) or the gateway adapter
+ * (src/rails/gateway/gateway-rail.ts). The pipeline never calls a rail inside a database transaction:
  * the intent (or refund) is committed `processing` first, the rail is called, and a second short
  * transaction records the result.
  *

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 
-import { AppConfig, DEFAULT_GATEWAY_REFUND_LIMITS, GatewayConfig } from '../config/app.config';
-import { param, sql } from '../database/fragment';
-import { queryFragment } from '../database/sql';
-import { Tx } from '../database/tx';
-import { mandateParts } from '../mandates/mandate.repository';
+import { AppConfig, DEFAULT_GATEWAY_REFUND_LIMITS, GatewayConfig } from '../../config/app.config';
+import { param, sql } from '../../database/fragment';
+import { queryFragment } from '../../database/sql';
+import { Tx } from '../../database/tx';
+import { mandateParts } from '../../mandates/mandate.repository';
 import type {
   PaymentRail,
   RailCreditRequest,
@@ -13,7 +13,8 @@ import type {
   RailResult,
   RailStatus,
   RefundLimits,
-} from '../payments/payment-rail';
+} from '../payment-rail';
+import { gatewayParts, GatewayRepository, ReserveBlockRow } from './gateway.repository';
 import { GatewayClient, GatewayError } from './gateway-client';
 import type {
   GatewayOrder,
@@ -22,7 +23,6 @@ import type {
   GatewayTokenFrequency,
 } from './gateway-client.types';
 import { verifyPaymentSignature } from './gateway-signatures';
-import { gatewayParts, GatewayStore, ReserveBlockRow } from './gateway-store';
 
 /** Injection token of the GatewayClient (null on the sandbox rail). */
 export const GATEWAY_CLIENT = Symbol('GATEWAY_CLIENT');
@@ -130,7 +130,7 @@ export function resultOfRefund(refund: GatewayRefund): RailResult {
 
 /**
  * The gateway rail (docs/gateway.md "Going live on the gateway"): the PaymentRail port over the gateway's
- * HTTP API (src/gateway/gateway-client.ts), chosen by RAIL=gateway in PaymentsModule. Never
+ * HTTP API (src/rails/gateway/gateway-client.ts), chosen by RAIL=gateway in PaymentsModule. Never
  * called inside a database transaction (the pipeline calls it between its two transactions); its
  * own bookkeeping (which order pays what, a mandate's token) is written in short transactions of
  * its own.
@@ -153,7 +153,7 @@ export class GatewayRail implements PaymentRail {
 
   constructor(
     private readonly client: GatewayClient,
-    private readonly store: GatewayStore,
+    private readonly store: GatewayRepository,
     private readonly tx: Tx,
     private readonly config: AppConfig,
   ) {}

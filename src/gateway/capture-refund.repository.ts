@@ -64,7 +64,7 @@ export const captureRefundParts = {
  * moves from, so a webhook, the page and the sweep racing on one row move it once and never back.
  */
 @Injectable()
-export class CaptureRefundStore {
+export class CaptureRefundRepository {
   constructor(private readonly tx: Tx) {}
 
   /**

@@ -8,7 +8,7 @@ import { batchColumns, batchInsert } from '../database/batch';
 import { sql, SqlFragment, SqlOperand } from '../database/fragment';
 import { QueuedStatement, Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
-import { OutboxEvent } from './entities/outbox-event.entity';
+import { OutboxEvent } from './outbox-event.entity';
 
 /** NOTIFY channel that wakes the webhook dispatcher (src/webhooks/webhook-dispatcher.ts). */
 export const OUTBOX_CHANNEL = 'outbox_events';
@@ -134,7 +134,7 @@ export function pageEvents(
  * consumers to dedupe on. Outside a transaction the event is written at once.
  */
 @Injectable()
-export class OutboxService {
+export class OutboxRepository {
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 
-import { col, param, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
-import { queryFragment } from '../database/sql';
-import { Tx } from '../database/tx';
-import { mandateParts } from '../mandates/mandate.repository';
+import { col, param, sql, SqlFragment, SqlOperand, textOf } from '../../database/fragment';
+import { queryFragment } from '../../database/sql';
+import { Tx } from '../../database/tx';
+import { mandateParts } from '../../mandates/mandate.repository';
 import { advanceSql } from './gateway-states';
 
 export type GatewayOrderKind = 'intent' | 'hosted' | 'registration';
@@ -84,7 +84,7 @@ export interface ReviewEventRow {
  * every call joins the ambient transaction (Tx) or runs on its own.
  */
 @Injectable()
-export class GatewayStore {
+export class GatewayRepository {
   constructor(private readonly tx: Tx) {}
 
   /**
