@@ -1,8 +1,6 @@
-import type { IntentSourceKind } from '../payments/entities/payment-intent.entity';
-
 /**
  * The rail port (docs/architecture.md "Payment pipeline"). Bound by configuration (RAIL) in
- * PaymentsModule: the sandbox rail (src/rails/sandbox-rail.ts) or the gateway adapter
+ * RailsModule: the sandbox rail (src/rails/sandbox-rail.ts) or the gateway adapter
  * (src/rails/gateway/gateway-rail.ts). The pipeline never calls a rail inside a database transaction:
  * the intent (or refund) is committed `processing` first, the rail is called, and a second short
  * transaction records the result.
@@ -13,6 +11,12 @@ import type { IntentSourceKind } from '../payments/entities/payment-intent.entit
  * network error, 5xx, or the gateway still working on it) answers `pending`: the intent stays
  * `processing` and the reconciler asks again later with debitStatus / creditStatus. Never a guess.
  */
+/**
+ * What a payment is for (the intent's `source_kind`): a checkout session, a quote, a hosted
+ * checkout or a recurring charge. Defined here, below the pipeline, which uses it as its own.
+ */
+export type PaymentSourceKind = 'checkout' | 'quote' | 'hosted' | 'recurring';
+
 export interface RailDebitRequest {
   intentId: string;
   amountPaise: number;
@@ -22,7 +26,7 @@ export interface RailDebitRequest {
    * by the service on the gateway: the person pays in the gateway's widget, and the debit confirms
    * what the gateway captured for that checkout's order.
    */
-  source: { kind: IntentSourceKind; id: string };
+  source: { kind: PaymentSourceKind; id: string };
   description: string;
 }
 

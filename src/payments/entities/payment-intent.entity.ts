@@ -1,9 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 import { paise } from '../../database/bigint.transformer';
+import type { PaymentSourceKind } from '../../rails/payment-rail';
 
 export type IntentStatus = 'requires_approval' | 'processing' | 'settled' | 'declined' | 'failed';
-export type IntentSourceKind = 'checkout' | 'quote' | 'hosted' | 'recurring';
+export type IntentSourceKind = PaymentSourceKind;
 
 /** A payment between a buyer agent and a seller agent; every payment path ends here. */
 @Entity('payment_intents')
