@@ -157,6 +157,9 @@ async function startApp(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<App
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
+  // Whatever ends the bench (a crash, process.exit) ends the app too: it must not keep the port and pool.
+  const reap = () => child.kill('SIGKILL');
+  process.once('exit', reap);
   const state: { exited: number | null } = { exited: null };
   child.once('exit', (code) => {
     state.exited = code ?? -1;
@@ -195,6 +198,7 @@ async function startApp(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<App
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await gone;
       clearTimeout(timer);
+      process.off('exit', reap);
     },
   };
 }
