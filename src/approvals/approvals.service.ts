@@ -1,14 +1,13 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { sql, SqlFragment } from '../database/fragment';
 import { RefusalKeepingWrites, Tx } from '../database/tx';
 import { Approval, ApprovalKind } from './approval.entity';
+import { ApprovalRepository } from './approval.repository';
 import {
   defaultApprovalExpiry,
   expiryDelayMs,
@@ -49,25 +48,11 @@ interface LockedApproval {
   subject: unknown;
 }
 
-/** SQL on approvals for another owner's statement (docs/architecture.md "Table owners"). */
-export const approvalParts = {
-  /** Pending approvals per kind, as a JSON array of {kind, waiting, oldest} (null when none). */
-  pendingByKind: (): SqlFragment =>
-    sql`(SELECT json_agg(a) FROM (
-        SELECT kind, count(*)::int AS waiting, min(created_at) AS oldest
-          FROM approvals WHERE status = 'pending' GROUP BY kind) a)`,
-};
-
 /**
  * Questions for people. Created by the pipeline (payments above the threshold, refunds) and
  * answered only through the app (PersonGuard + CSRF): no API key, agent credential or protocol
  * key reaches `decide`. Unanswered approvals expire through a delayed Bull job.
  */
-/** Personal data (src/personal-data): a workspace's approvals and their decisions, oldest first. */
-export function approvalsOfWorkspace(m: EntityManager, workspaceId: string): Promise<Approval[]> {
-  return m.find(Approval, { where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
-}
-
 @Injectable()
 export class ApprovalsService implements OnModuleInit {
   private readonly handlers = new Map<ApprovalKind, ApprovalHandler<unknown>>();
@@ -75,6 +60,7 @@ export class ApprovalsService implements OnModuleInit {
 
   constructor(
     private readonly tx: Tx,
+    private readonly approvals: ApprovalRepository,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly expiryJobs: ApprovalExpiryProducer,
@@ -117,7 +103,7 @@ export class ApprovalsService implements OnModuleInit {
       createdAt: now,
       expiresAt: expiresAt ?? defaultApprovalExpiry(now, this.config.approvalTtlSeconds),
     });
-    await this.tx.manager.insert(Approval, approval);
+    await this.approvals.insert(approval);
     const delay = expiryDelayMs(approval.expiresAt, this.clock.now());
     this.tx.afterCommit(() => this.expiryJobs.enqueue({ approvalId: approval.id }, delay));
     return approval;
@@ -127,17 +113,11 @@ export class ApprovalsService implements OnModuleInit {
     workspaceId: string,
     status: Approval['status'] | 'all' = 'pending',
   ): Promise<Approval[]> {
-    const qb = this.tx.manager
-      .createQueryBuilder(Approval, 'a')
-      .where('a.workspace_id = :workspaceId', { workspaceId });
-    if (status !== 'all') {
-      qb.andWhere('a.status = :status', { status });
-    }
-    return qb.orderBy('a.created_at', 'DESC').limit(100).getMany();
+    return this.approvals.listInWorkspace(workspaceId, status);
   }
 
   async get(workspaceId: string, id: string): Promise<Approval> {
-    const a = await this.tx.manager.findOneBy(Approval, { id, workspaceId });
+    const a = await this.approvals.findInWorkspace(workspaceId, id);
     if (!a) {
       throw approvalErrors.notFound(id);
     }
@@ -173,12 +153,7 @@ export class ApprovalsService implements OnModuleInit {
    */
   async withdraw(kind: ApprovalKind, subjectId: string, note: string): Promise<void> {
     const now = this.clock.now();
-    const [rows] = await this.tx.manager.query<[{ id: string; workspace_id: string }[], number]>(
-      `UPDATE approvals SET status = 'withdrawn', decided_at = $1, note = $2
-        WHERE kind = $3 AND subject_id = $4 AND status = 'pending'
-        RETURNING id, workspace_id`,
-      [now, note.slice(0, 500), kind, subjectId],
-    );
+    const rows = await this.approvals.withdrawPending(kind, subjectId, now, note.slice(0, 500));
     for (const row of rows) {
       await this.audit.record(
         row.workspace_id,
@@ -196,12 +171,9 @@ export class ApprovalsService implements OnModuleInit {
 
   /** Expires overdue pending approvals (oldest first, a bounded batch per call). */
   async expireOverdue(limit = 50): Promise<number> {
-    const due = await this.tx.manager.query<{ id: string }[]>(
-      `SELECT id FROM approvals WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
-      [this.clock.now(), limit],
-    );
+    const due = await this.approvals.overdueIds(this.clock.now(), limit);
     let expired = 0;
-    for (const { id } of due) {
+    for (const id of due) {
       try {
         expired += (await this.expire(id)) === 'expired' ? 1 : 0;
       } catch (err) {
@@ -216,8 +188,8 @@ export class ApprovalsService implements OnModuleInit {
 
   /** Timeout: the processor calls this; a decided approval is left alone. */
   async expire(id: string): Promise<'expired' | 'skipped'> {
-    return this.tx.run(async (m) => {
-      const current = await m.findOneBy(Approval, { id });
+    return this.tx.run(async () => {
+      const current = await this.approvals.findById(id);
       if (!current || current.status !== 'pending') {
         return 'skipped';
       }
@@ -231,18 +203,14 @@ export class ApprovalsService implements OnModuleInit {
   }
 
   private async lockPending(id: string, workspaceId: string): Promise<LockedApproval> {
-    const m = this.tx.manager;
-    const peek = await m.findOneBy(Approval, { id, workspaceId });
+    const peek = await this.approvals.findInWorkspace(workspaceId, id);
     if (!peek) {
       throw approvalErrors.notFound(id);
     }
     const handler = this.handler(peek.kind);
     // Lock order: subject (source → intent/refund) first, then the approval row.
     const subject = await handler.prepare(peek);
-    const approval = await m.findOne(Approval, {
-      where: { id, workspaceId },
-      lock: { mode: 'for_no_key_update' },
-    });
+    const approval = await this.approvals.lockInWorkspace(workspaceId, id);
     if (!approval) {
       throw approvalErrors.notFound(id);
     }
@@ -270,11 +238,12 @@ export class ApprovalsService implements OnModuleInit {
     if (outcome) {
       approval.note = outcome.withdrawn.slice(0, 500);
     }
-    await this.tx.manager.update(
-      Approval,
-      { id: approval.id },
-      { status: approval.status, decidedBy: personId, decidedAt: now, note: approval.note },
-    );
+    await this.approvals.update(approval.id, {
+      status: approval.status,
+      decidedBy: personId,
+      decidedAt: now,
+      note: approval.note,
+    });
     await this.audit.record(
       approval.workspaceId,
       personId ? { type: 'person', id: personId } : { type: 'system', id: 'approval-timeout' },

@@ -3,7 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 
-import { approvalParts } from '../approvals/approvals.service';
+import { approvalParts } from '../approvals/approval.repository';
 import { Clock } from '../common/clock';
 import { allQueues } from '../common/queues/all-queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';

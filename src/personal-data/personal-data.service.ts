@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 
 import { personalDataAccounts } from '../accounts/accounts.service';
 import { personalDataAgents } from '../accounts/agent.repository';
-import { approvalsOfWorkspace } from '../approvals/approvals.service';
+import { approvalsOfWorkspace } from '../approvals/approval.repository';
 import { ChainService } from '../chains/chain.service';
 import { eraseBuyerContact } from '../checkout/checkout-session.repository';
 import { AuditActor, auditEventsOf, AuditLog } from '../common/audit';

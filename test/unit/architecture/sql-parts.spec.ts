@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 
 import { accountParts } from '../../../src/accounts/accounts.service';
 import { agentParts } from '../../../src/accounts/agent.repository';
-import { approvalParts } from '../../../src/approvals/approvals.service';
+import { approvalParts } from '../../../src/approvals/approval.repository';
 import { checkoutParts } from '../../../src/checkout/checkout-session.repository';
 import { sql, SqlFragment } from '../../../src/database/fragment';
 import { tokenParts } from '../../../src/delegate-payment/delegated-token.repository';

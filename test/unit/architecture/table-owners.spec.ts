@@ -16,7 +16,7 @@ const OWNERS: Record<string, string> = {
   agents: 'src/accounts/agent.repository.ts',
   breach_notices: 'src/breaches/breach-register.repository.ts',
   api_keys: 'src/accounts/accounts.service.ts',
-  approvals: 'src/approvals/approvals.service.ts',
+  approvals: 'src/approvals/approval.repository.ts',
   audit_events: 'src/common/audit.ts',
   buyer_daily_spend: 'src/payments/payment-intent.repository.ts',
   chain_entries: 'src/chains/chain.repository.ts',
