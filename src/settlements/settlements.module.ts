@@ -7,6 +7,7 @@ import { OpsModule } from '../ops/ops.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { WebModule } from '../web/web.module';
 import { OPERATOR_CHECK } from './operator-check';
+import { SettlementRepository } from './settlement.repository';
 import { SettlementReconcileProcessor } from './settlement-reconcile.processor';
 import { SettlementReconcileProducer, SETTLEMENTS_QUEUE } from './settlement-reconcile.producer';
 import { SettlementReconciler } from './settlement-reconciler';
@@ -34,6 +35,7 @@ import { SettlementsOperatorGuard, SettlementsOpsController } from './settlement
     SettlementReconcileProcessor,
     SettlementReconcileProducer,
     SettlementsService,
+    SettlementRepository,
     SettlementsOperatorGuard,
     { provide: OPERATOR_CHECK, useExisting: OperatorAccess },
   ],
