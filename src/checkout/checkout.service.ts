@@ -8,7 +8,8 @@ import { commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
-import { PaymentsService } from '../payments/payments.service';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
+import { WaitingPayments } from '../payments/waiting-payments.service';
 import { SellerService } from '../seller/seller.service';
 import { checkoutErrors } from './checkout.errors';
 import { parseCancelBody } from './checkout-input';
@@ -42,7 +43,8 @@ export class CheckoutService {
     private readonly repo: CheckoutSessionRepository,
     private readonly listings: SellerService,
     private readonly accounts: AccountsService,
-    private readonly payments: PaymentsService,
+    private readonly intents: PaymentIntentRepository,
+    private readonly waiting: WaitingPayments,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -167,7 +169,7 @@ export class CheckoutService {
         throw checkoutErrors.notCancelable(id, status);
       }
       if (status === 'pending_approval' && session.intentId) {
-        await this.payments.cancelPending(session.intentId);
+        await this.waiting.cancelPending(session.intentId);
       }
       Object.assign(session, {
         status: 'canceled',
@@ -234,7 +236,7 @@ export class CheckoutService {
       knownSellerName ?? (await this.sellerName(session.workspaceId, session.sellerAgentId));
     const receiptId =
       status === 'completed' && session.intentId
-        ? (knownReceiptId ?? (await this.payments.getIntent(session.intentId)).receiptId)
+        ? (knownReceiptId ?? (await this.intents.get(session.intentId)).receiptId)
         : null;
     return toAcpSession({ session, status, sellerName, receiptId }, this.config);
   }

@@ -6,7 +6,7 @@ import { commonErrors } from '../common/errors/app-error';
 import { Translator, translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import type { MandateRail } from '../mandates/mandate.entity';
-import { PaymentsService } from '../payments/payments.service';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { AppReadModel } from '../web/app-read-model';
 import { lineTotal, sessionTotal } from './checkout-pricing';
 import { CheckoutSessionRepository } from './checkout-session.repository';
@@ -68,7 +68,7 @@ const ENTRY_KEY: Record<string, string> = {
 export class OrderPageService {
   constructor(
     private readonly repo: CheckoutSessionRepository,
-    private readonly payments: PaymentsService,
+    private readonly intents: PaymentIntentRepository,
     private readonly chains: ChainService,
     private readonly accounts: AccountsService,
     private readonly read: AppReadModel,
@@ -82,7 +82,7 @@ export class OrderPageService {
     if (!session || session.status !== 'completed' || !session.intentId) {
       throw commonErrors.notFound('order', orderId);
     }
-    const intent = await this.payments.getIntent(session.intentId);
+    const intent = await this.intents.get(session.intentId);
     const seller = await this.accounts.getAgent(session.workspaceId, session.sellerAgentId);
     const entries = intent.receiptId ? await this.chains.entries(intent.receiptId) : [];
     const mandate = intent.mandateId

@@ -10,7 +10,8 @@ import { DelegatePaymentService } from '../delegate-payment/delegate-payment.ser
 import { TokensService } from '../delegate-payment/tokens.service';
 import { MandateViews } from '../mandates/mandate-views';
 import { MandatesService } from '../mandates/mandates.service';
-import { PaymentsService } from '../payments/payments.service';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
+import { WaitingPayments } from '../payments/waiting-payments.service';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
 import { AppLayout } from '../web/app-layout.service';
 import { AppReadModel } from '../web/app-read-model';
@@ -45,7 +46,8 @@ export class ConsentService implements OnModuleInit {
     private readonly mandateViews: MandateViews,
     private readonly tokens: TokensService,
     private readonly delegatePayment: DelegatePaymentService,
-    private readonly payments: PaymentsService,
+    private readonly intents: PaymentIntentRepository,
+    private readonly waiting: WaitingPayments,
     private readonly tx: Tx,
     private readonly layout: AppLayout,
     private readonly read: AppReadModel,
@@ -72,7 +74,7 @@ export class ConsentService implements OnModuleInit {
     const agentName = new Map(agents.data.map((a) => [a.id, a.name]));
     const [mandateViews, used] = await Promise.all([
       this.mandateViews.describe(mandates.mandates, tr),
-      this.payments.usedOnMandates(mandates.mandates.map((m) => m.id)),
+      this.intents.usedOnMandates(mandates.mandates.map((m) => m.id)),
     ]);
     return this.layout.page(
       person,
@@ -232,7 +234,7 @@ export class ConsentService implements OnModuleInit {
     await this.tx.run(async () => {
       const mandate = await this.mandates.revoke(person.workspaceId, id, actor(person));
       if (mandate.status === 'revoked') {
-        await this.payments.declineWaitingOn(
+        await this.waiting.declineWaitingOn(
           { mandateId: id },
           { code: 'mandate_not_active', reason: `Mandate ${id} was revoked` },
         );
@@ -244,10 +246,10 @@ export class ConsentService implements OnModuleInit {
   async revokeToken(person: SignedInPerson, id: string): Promise<void> {
     await this.tx.run(() =>
       this.tokens.revoke(person.workspaceId, id, person.personId, async () => {
-        const waiting = await this.payments.waitingOn({ tokenId: id });
+        const waiting = await this.waiting.waitingOn({ tokenId: id });
         // Declined here when its source is free; otherwise whoever holds the source (an approval
         // being decided re-checks the token, now revoked) or the sweep declines it.
-        await this.payments.declineWaitingOn(
+        await this.waiting.declineWaitingOn(
           { tokenId: id },
           { code: 'token_revoked', reason: `Delegated token ${id} was revoked` },
         );

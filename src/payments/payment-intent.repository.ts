@@ -12,7 +12,9 @@ import { queryFragment } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import { tokenParts } from '../delegate-payment/delegated-token.repository';
 import { mandateParts } from '../mandates/mandate.repository';
+import { indianDay } from './buyer-rules';
 import { IntentSourceKind, IntentStatus, PaymentIntent } from './entities/payment-intent.entity';
+import { paymentErrors } from './payments.errors';
 import { statusCheckParts } from './rail-status-check.repository';
 
 /** SQL on payment_intents for another owner's statement (see `agentParts`). */
@@ -52,6 +54,15 @@ export class PaymentIntentRepository {
 
   find(id: string): Promise<PaymentIntent | null> {
     return this.tx.manager.findOneBy(PaymentIntent, { id });
+  }
+
+  /** The intent another row names (a session's, a quote's, a checkout's): 404 when it is not there. */
+  async get(id: string): Promise<PaymentIntent> {
+    const intent = await this.find(id);
+    if (!intent) {
+      throw paymentErrors.intentNotFound(id);
+    }
+    return intent;
   }
 
   /** Intents by id; unknown ids are left out. */
@@ -236,6 +247,21 @@ export class PaymentIntentRepository {
   }
 
   /**
+   * What a buyer agent committed on the Indian day of `now` (committedOn: settled, in flight and
+   * waiting for approval, so waiting payments count towards the daily cap), less `except` (a
+   * waiting payment being checked again) when that payment counts in it.
+   */
+  async spentOn(buyerAgentId: string, now: Date, except: PaymentIntent | null): Promise<number> {
+    const day = indianDay(now);
+    const committed = await this.committedOn(buyerAgentId, day);
+    const counted =
+      except !== null &&
+      COMMITTED_STATUSES.includes(except.status) &&
+      indianDay(except.createdAt) === day;
+    return counted ? committed - except.amountPaise : committed;
+  }
+
+  /**
    * Queues the outcome of a locked intent (status, decline, rail reference, receipt, settled_at,
    * updated_at as they now stand on `intent`) for the commit's one statement.
    */
@@ -292,3 +318,6 @@ function insertIntents(rows: PaymentIntent[]): QueuedStatement {
 function updateOutcomes(queued: PaymentIntent[]): QueuedStatement {
   return batchUpdate('payment_intents', 'id', OUTCOME_COLUMNS, queued);
 }
+
+/** The statuses whose amounts count towards the daily cap (the buyer_daily_spend trigger's). */
+const COMMITTED_STATUSES: readonly IntentStatus[] = ['requires_approval', 'processing', 'settled'];

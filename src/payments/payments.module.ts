@@ -14,6 +14,7 @@ import { PaymentsStoreModule } from './payments-store.module';
 import { RailReconcileProducer } from './rail-reconcile.producer';
 import { RailReconcileProcessor, RailReconciler } from './rail-reconciler';
 import { StatusCheckPacing } from './status-check-pacing';
+import { WaitingPayments } from './waiting-payments.service';
 
 /**
  * The payment pipeline, above the rails (RailsModule binds the rail by configuration) and the
@@ -35,6 +36,7 @@ import { StatusCheckPacing } from './status-check-pacing';
   ],
   providers: [
     PaymentsService,
+    WaitingPayments,
     PaymentSources,
     RailReconciler,
     RailReconcileProducer,
@@ -43,6 +45,7 @@ import { StatusCheckPacing } from './status-check-pacing';
   ],
   exports: [
     PaymentsService,
+    WaitingPayments,
     PaymentsStoreModule,
     PaymentSources,
     RailReconciler,

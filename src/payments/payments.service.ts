@@ -1,34 +1,27 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
-import { agentParts, AgentRepository } from '../accounts/agent.repository';
+import { agentParts } from '../accounts/agent.repository';
 import { Approval } from '../approvals/approval.entity';
-import {
-  ApprovalDecision,
-  ApprovalsService,
-  ApprovalWithdrawn,
-} from '../approvals/approvals.service';
+import { ApprovalsService } from '../approvals/approvals.service';
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { entityFromJson } from '../database/entity-from-json';
 import { param, sql } from '../database/fragment';
 import { fragmentStatement, Sql } from '../database/sql';
 import { Tx } from '../database/tx';
-import { DelegatedTokenRepository } from '../delegate-payment/delegated-token.repository';
 import { Mandate } from '../mandates/mandate.entity';
 import { mandateParts, MandateRepository } from '../mandates/mandate.repository';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { PAYMENT_RAIL, PaymentRail, RailDebitRequest, RailResult } from '../rails/payment-rail';
 import { ReceiptsService } from '../receipts/receipts.service';
-import { Decline, evaluateBuyerRules, indianDay } from './buyer-rules';
-import { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
+import { Decline, evaluateBuyerRules } from './buyer-rules';
+import { PaymentIntent } from './entities/payment-intent.entity';
 import { PaymentAttempt } from './payment-attempt';
 import { PaymentIntentRepository } from './payment-intent.repository';
 import { PaymentSources } from './payment-sources';
-import { paymentErrors } from './payments.errors';
 import { RailReconciler } from './rail-reconciler';
 import { RailTransferRepository } from './rail-transfer.repository';
 import { StatusCheckPacing } from './status-check-pacing';
@@ -107,12 +100,6 @@ export type PaymentStarted = (
 export type PayMode =
   { rail: 'after_commit'; insert?: 'now' | 'with_commit' } | { rail: 'caller_applies' };
 
-/** Why a waiting payment was declined: the code on the intent and a sentence for people. */
-export interface WaitingDecline {
-  code: string;
-  reason: string;
-}
-
 /**
  * The one payment pipeline (docs/architecture.md "Payment pipeline"): every checkout, quote payment
  * and hosted-page payment becomes an intent that passes the buyer's rules, asks a person above the
@@ -129,8 +116,8 @@ export interface WaitingDecline {
  * For a hosted-page payment the source is two rows, the quote then its hosted checkout
  * (src/public-pay), and there is no mandate (PayAuthority 'person_on_page').
  *
- * A payment waiting for a person is checked against the whole rule set again when the person
- * approves (under the same locks), and is declined when its mandate or token ends first.
+ * A payment waiting for a person is WaitingPayments' (src/payments/waiting-payments.service.ts),
+ * which calls back into this pipeline once a person approved; this pipeline never calls it.
  */
 @Injectable()
 export class PaymentsService implements OnModuleInit {
@@ -141,16 +128,13 @@ export class PaymentsService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly audit: AuditLog,
     private readonly intents: PaymentIntentRepository,
-    private readonly agents: AgentRepository,
     private readonly mandates: MandateRepository,
-    private readonly tokens: DelegatedTokenRepository,
     private readonly sql: Sql,
     private readonly transfers: RailTransferRepository,
     private readonly approvals: ApprovalsService,
     private readonly sources: PaymentSources,
     private readonly outbox: OutboxRepository,
     private readonly receipts: ReceiptsService,
-    private readonly sweeper: Sweeper,
     private readonly reconciler: RailReconciler,
     private readonly pacing: StatusCheckPacing,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
@@ -159,17 +143,6 @@ export class PaymentsService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.approvals.registerHandler('payment', {
-      prepare: (approval) => this.lockWaiting(approval.subjectId),
-      decided: (approval, decision, locked) => this.onApprovalDecided(approval, decision, locked),
-    });
-    // Safety net for declineWaitingOn (which skips a payment whose source another request holds)
-    // and the only path for a mandate that simply reached its valid_until.
-    this.sweeper.register(
-      'payments-waiting-on-ended-mandates',
-      () => this.declineWaitingOnEnded(),
-      { everyMs: 5000 },
-    );
     this.reconciler.register('intent', {
       claimDue: (olderThan, limit, id) => this.claimProcessing(olderThan, limit, id),
       resolve: async (id) => {
@@ -471,132 +444,6 @@ export class PaymentsService implements OnModuleInit {
   }
 
   /**
-   * The source was canceled while its payment waited for a person: decline the intent and
-   * withdraw the approval. Caller holds the source lock (lock order source → intent).
-   */
-  async cancelPending(
-    intentId: string,
-    reason = 'The payment was canceled before approval',
-  ): Promise<void> {
-    const intent = await this.intents.lock(intentId);
-    if (!intent || intent.status !== 'requires_approval') {
-      return;
-    }
-    await this.declineIntent(intent, { code: 'canceled', reason });
-    await this.approvals.withdraw('payment', intentId, reason);
-  }
-
-  /**
-   * A mandate or token ended (revoked by a person): decline every payment waiting for approval
-   * on it and withdraw the approvals, in the caller's transaction. The caller already holds the
-   * mandate or token, which comes after the source in the lock order, so sources are only tried
-   * (SKIP LOCKED), never waited for: a payment whose source another request holds is left to that
-   * request (an approval being decided re-checks the rules and sees the revocation) or to the
-   * sweep. Returns the ids declined.
-   */
-  async declineWaitingOn(
-    on: { mandateId: string } | { tokenId: string },
-    decline: WaitingDecline,
-  ): Promise<string[]> {
-    const waiting = await this.intents.waitingOn(on);
-    const declined: string[] = [];
-    for (const row of waiting) {
-      const source = this.sources.get(row.source_kind);
-      const locked = source ? await source.lock(row.source_id, { skipLocked: true }) : null;
-      if (source && !locked) {
-        continue;
-      }
-      const intent = await this.intents.lock(row.id, { skipLocked: true });
-      if (!intent || intent.status !== 'requires_approval') {
-        continue;
-      }
-      await this.declineIntent(intent, decline);
-      await this.approvals.withdraw('payment', intent.id, withdrawnNote(decline));
-      const attempt = PaymentAttempt.resume(intent);
-      attempt.lockedSource(locked);
-      await source?.onDeclined(intent, attempt);
-      declined.push(intent.id);
-    }
-    return declined;
-  }
-
-  /** Payments waiting for approval on this mandate or token (no locks). */
-  waitingOn(
-    on: { mandateId: string } | { tokenId: string },
-  ): Promise<{ id: string; source_kind: IntentSourceKind; source_id: string }[]> {
-    return this.intents.waitingOn(on);
-  }
-
-  /**
-   * The sweep: payments still waiting on a mandate that is no longer active (revoked, expired, or
-   * past valid_until) or on a revoked token. Each is re-checked in its own transaction, taking the
-   * locks in order, and declined with the rule that now fails.
-   */
-  async declineWaitingOnEnded(limit = 50): Promise<number> {
-    const ids = await this.intents.waitingOnEnded(this.clock.now(), limit);
-    let declined = 0;
-    for (const id of ids) {
-      declined += (await this.recheckWaiting(id)) ? 1 : 0;
-    }
-    return declined;
-  }
-
-  /** Re-runs the rules for one waiting payment under its locks; declines it when they fail. */
-  async recheckWaiting(intentId: string): Promise<boolean> {
-    return this.tx.run(async () => {
-      const attempt = await this.lockWaiting(intentId);
-      const intent = attempt?.intent;
-      if (!attempt || !intent || intent.status !== 'requires_approval') {
-        return false;
-      }
-      const decline = await this.recheckRules(intent);
-      if (!decline) {
-        return false;
-      }
-      await this.declineIntent(intent, decline);
-      await this.approvals.withdraw('payment', intent.id, withdrawnNote(decline));
-      await this.sources.get(intent.sourceKind)?.onDeclined(intent, attempt);
-      return true;
-    });
-  }
-
-  /**
-   * Read for the app: what this buyer agent has committed since the start of the Indian day
-   * (settled, processing and waiting for approval), the amount the daily cap is checked against.
-   */
-  async committedToday(buyerAgentId: string): Promise<number> {
-    return this.spentToday(buyerAgentId, this.clock.now(), null);
-  }
-
-  /** Read for the app: settled and in-flight amounts drawn on each mandate (refunds not deducted). */
-  usedOnMandates(mandateIds: string[]): Promise<Map<string, number>> {
-    return this.intents.usedOnMandates(mandateIds);
-  }
-
-  /** Read for the app: the newest payments made by a workspace's buyer agents. */
-  recentForBuyerWorkspace(workspaceId: string, limit: number): Promise<PaymentIntent[]> {
-    return this.intents.recentForBuyerWorkspace(workspaceId, limit);
-  }
-
-  /** Read for the app: intents by id (any party); unknown ids are left out. */
-  intentsByIds(ids: string[]): Promise<PaymentIntent[]> {
-    return this.intents.findByIds(ids);
-  }
-
-  /** Read for the app: the intent a receipt belongs to, or null. */
-  intentByReceipt(receiptId: string): Promise<PaymentIntent | null> {
-    return this.intents.findByReceipt(receiptId);
-  }
-
-  async getIntent(id: string): Promise<PaymentIntent> {
-    const intent = await this.intents.find(id);
-    if (!intent) {
-      throw paymentErrors.intentNotFound(id);
-    }
-    return intent;
-  }
-
-  /**
    * Records the rail's definite answer on a processing intent the caller holds locked: the rail
    * transfer, then on success the receipt and the intent.settled event, in this transaction.
    */
@@ -673,132 +520,6 @@ export class PaymentsService implements OnModuleInit {
     return { status: 'settled', intent };
   }
 
-  /**
-   * Everything a decision on a waiting payment reads or changes, in the lock order: source →
-   * token → buyer agent → mandate → intent (the approval row is locked after, by its service).
-   * The attempt holds the locked source row and the intent as locked (null: no such intent).
-   */
-  private async lockWaiting(intentId: string): Promise<PaymentAttempt | null> {
-    const peek = await this.intents.find(intentId);
-    if (!peek) {
-      return null;
-    }
-    const source = this.sources.get(peek.sourceKind);
-    const locked = source ? await source.lock(peek.sourceId) : null;
-    if (peek.tokenId) {
-      await this.tokens.lock(peek.tokenId);
-    }
-    await this.agents.lock(peek.buyerAgentId);
-    if (peek.mandateId) {
-      await this.mandates.lock(peek.mandateId);
-    }
-    const intent = await this.intents.lock(intentId);
-    if (!intent) {
-      return null;
-    }
-    const attempt = PaymentAttempt.resume(intent);
-    attempt.lockedSource(locked);
-    return attempt;
-  }
-
-  /**
-   * The whole rule set again for a payment that waited (caller holds lockWaiting's locks): mandate
-   * status and validity, token state, per-payment cap, seller list and the daily cap, counting
-   * what else the buyer committed today but not this payment itself.
-   */
-  private async recheckRules(intent: PaymentIntent): Promise<WaitingDecline | null> {
-    const mandate = intent.mandateId ? await this.mandates.findById(intent.mandateId) : null;
-    if (!mandate) {
-      return { code: 'mandate_not_active', reason: 'The payment has no mandate to draw on' };
-    }
-    const token = intent.tokenId ? await this.tokens.find(intent.tokenId) : null;
-    const now = this.clock.now();
-    return evaluateBuyerRules({
-      mandate,
-      token,
-      recurringCharge: intent.sourceKind === 'recurring',
-      amountPaise: intent.amountPaise,
-      sellerAgentId: intent.sellerAgentId,
-      now,
-      spentTodayPaise: await this.spentToday(intent.buyerAgentId, now, intent),
-      dailyCapPaise: this.config.dailyCapPaise,
-    });
-  }
-
-  private async declineIntent(intent: PaymentIntent, decline: WaitingDecline): Promise<void> {
-    const now = this.clock.now();
-    Object.assign(intent, {
-      status: 'declined',
-      declineCode: decline.code,
-      declineReason: decline.reason,
-      updatedAt: now,
-    });
-    await this.intents.update(intent.id, {
-      status: 'declined',
-      declineCode: decline.code,
-      declineReason: decline.reason,
-      updatedAt: now,
-    });
-    await this.audit.record(
-      intent.buyerWorkspaceId,
-      { type: 'system', id: 'pipeline' },
-      'intent.declined',
-      intent.id,
-      {
-        code: decline.code,
-      },
-    );
-    this.metrics.payment(intent);
-  }
-
-  /** `locked`: what lockWaiting locked for this decision (null: the intent was not found). */
-  private async onApprovalDecided(
-    approval: Approval,
-    decision: ApprovalDecision,
-    locked: PaymentAttempt | null,
-  ): Promise<void | ApprovalWithdrawn> {
-    const intent = locked?.intent;
-    if (!locked || !intent || intent.status !== 'requires_approval') {
-      return;
-    }
-    const source = this.sources.get(intent.sourceKind);
-    if (decision === 'approved') {
-      const refused = await this.recheckRules(intent);
-      if (refused) {
-        await this.declineIntent(intent, refused);
-        await source?.onDeclined(intent, locked);
-        return { withdrawn: withdrawnNote(refused) };
-      }
-      // Approved: recorded processing with the approval on its receipt context; the rail is
-      // called once the decision commits and the source hears the outcome then (applyDebit).
-      const now = this.clock.now();
-      const receiptContext = {
-        ...intent.receiptContext,
-        approval: {
-          id: approval.id,
-          decided_by: approval.decidedBy,
-          decided_at: approval.decidedAt?.toISOString() ?? null,
-        },
-      };
-      Object.assign(intent, { status: 'processing', receiptContext, updatedAt: now });
-      await this.intents.update(intent.id, {
-        status: 'processing',
-        receiptContext,
-        updatedAt: now,
-      });
-      // Taken up by id: the rail step reads the intent as this decision committed it.
-      await this.tx.continueAfterCommit(() => this.debitOnRail(PaymentAttempt.ofIntent(intent.id)));
-      return;
-    }
-    await this.declineIntent(
-      intent,
-      decision === 'denied'
-        ? { code: 'approval_denied', reason: 'A person declined this payment' }
-        : { code: 'approval_expired', reason: 'Nobody approved this payment in time' },
-    );
-    await source?.onDeclined(intent, locked);
-  }
-
   /** The buyer's rules for a payment not yet recorded (pay() and previewDecline). */
   private async newPaymentDecline(
     mandate: Mandate | null,
@@ -816,37 +537,11 @@ export class PaymentsService implements OnModuleInit {
       amountPaise: p.amountPaise,
       sellerAgentId: p.sellerAgentId,
       now,
-      spentTodayPaise: await this.spentToday(p.buyerAgentId, now, null),
+      spentTodayPaise: await this.intents.spentOn(p.buyerAgentId, now, null),
       dailyCapPaise: this.config.dailyCapPaise,
     });
   }
-
-  /**
-   * What this buyer agent committed on the Indian day of `now`: settled, in flight and waiting for
-   * approval (so waiting payments count towards the daily cap), read from its daily counter row,
-   * less `except` (a waiting payment being checked again) when that payment counts in it.
-   */
-  private async spentToday(
-    buyerAgentId: string,
-    now: Date,
-    except: PaymentIntent | null,
-  ): Promise<number> {
-    const day = indianDay(now);
-    const committed = await this.intents.committedOn(buyerAgentId, day);
-    const counted =
-      except !== null &&
-      COMMITTED_STATUSES.includes(except.status) &&
-      indianDay(except.createdAt) === day;
-    return counted ? committed - except.amountPaise : committed;
-  }
 }
-
-/** The statuses whose amounts count towards the daily cap (the buyer_daily_spend trigger's). */
-const COMMITTED_STATUSES: readonly PaymentIntent['status'][] = [
-  'requires_approval',
-  'processing',
-  'settled',
-];
 
 /** What pay() needs of the buyer and seller agents. */
 interface AgentFacts {
@@ -864,11 +559,6 @@ export function railDebitRequest(intent: PaymentIntent): RailDebitRequest {
     source: { kind: intent.sourceKind, id: intent.sourceId },
     description: intent.description,
   };
-}
-
-/** The note a person reads on an approval that could no longer go ahead. */
-function withdrawnNote(decline: WaitingDecline): string {
-  return `This payment can no longer go ahead: ${decline.reason}.`;
 }
 
 /**

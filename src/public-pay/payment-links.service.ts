@@ -7,6 +7,7 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AfterCommit, Eventually, Tx } from '../database/tx';
 import { gatewayErrors } from '../gateway/gateway.errors';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentsService } from '../payments/payments.service';
 import type { Quote } from '../quotes/quote.entity';
 import { effectiveStatus, whyNotPayable } from '../quotes/quote.state';
@@ -70,6 +71,7 @@ export class PaymentLinksService implements OnModuleInit {
     private readonly checkouts: HostedCheckoutRepository,
     private readonly quotes: QuotesService,
     private readonly payments: PaymentsService,
+    private readonly intents: PaymentIntentRepository,
     private readonly gatewayStore: GatewayRepository,
     private readonly publicPay: PublicPayService,
     @Inject(GATEWAY_CLIENT) private readonly gateway: GatewayClient | null,
@@ -375,7 +377,7 @@ export class PaymentLinksService implements OnModuleInit {
     const quoteStatus = effectiveStatus(quote, now);
     const status = effectiveCheckoutStatus(link, quoteStatus, now);
     const intent: PaymentIntent | null =
-      link.intentId && !isLive(status) ? await this.payments.getIntent(link.intentId) : null;
+      link.intentId && !isLive(status) ? await this.intents.get(link.intentId) : null;
     const paid = status === 'paid' && intent !== null;
     // A link still stored live whose quote went away reads expired, with the quote's reason.
     const derived = status === 'expired' && link.status === 'created';

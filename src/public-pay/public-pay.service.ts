@@ -13,6 +13,7 @@ import { GatewayWebhooksService } from '../gateway/gateway-webhooks.service';
 import type { Decline } from '../payments/buyer-rules';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentAttempt } from '../payments/payment-attempt';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
 import type { Quote } from '../quotes/quote.entity';
@@ -91,6 +92,7 @@ export class PublicPayService implements OnModuleInit {
     private readonly checkouts: HostedCheckoutRepository,
     private readonly quotes: QuotesService,
     private readonly payments: PaymentsService,
+    private readonly intents: PaymentIntentRepository,
     private readonly sources: PaymentSources,
     private readonly gatewayStore: GatewayRepository,
     private readonly gatewayEvents: GatewayWebhooksService,
@@ -436,7 +438,7 @@ export class PublicPayService implements OnModuleInit {
           return 'applied';
         }
         // Otherwise the intent had ended before (committed): was it on this payment?
-        const intent = outcome?.intent ?? (await this.payments.getIntent(checkout.intentId));
+        const intent = outcome?.intent ?? (await this.intents.get(checkout.intentId));
         if (intent.status === 'settled' && intent.railReference === payment.id) {
           return 'no_change';
         }
@@ -805,9 +807,7 @@ export class PublicPayService implements OnModuleInit {
       now,
     );
     const intent: PaymentIntent | null =
-      checkout.intentId && !isLive(status)
-        ? await this.payments.getIntent(checkout.intentId)
-        : null;
+      checkout.intentId && !isLive(status) ? await this.intents.get(checkout.intentId) : null;
     return toCheckoutResponse(
       checkout,
       status,

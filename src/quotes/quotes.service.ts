@@ -10,6 +10,7 @@ import { AfterCommit, Eventually, Tx } from '../database/tx';
 import { MandateRepository } from '../mandates/mandate.repository';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
 import { PaymentAttempt } from '../payments/payment-attempt';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentSources } from '../payments/payment-sources';
 import {
   PayAuthority,
@@ -17,6 +18,7 @@ import {
   PaymentStarted,
   PayMode,
 } from '../payments/payments.service';
+import { WaitingPayments } from '../payments/waiting-payments.service';
 import { PAYMENT_RAIL, PaymentRail } from '../rails/payment-rail';
 import { SellerService } from '../seller/seller.service';
 import { PayQuoteResponse, PublicQuoteView, QuoteResponse } from './dto/quote.response';
@@ -75,6 +77,8 @@ export class QuotesService implements OnModuleInit {
     private readonly mandates: MandateRepository,
     private readonly sellers: SellerService,
     private readonly payments: PaymentsService,
+    private readonly intents: PaymentIntentRepository,
+    private readonly waiting: WaitingPayments,
     private readonly sources: PaymentSources,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -241,7 +245,7 @@ export class QuotesService implements OnModuleInit {
       }
       if (quote.status === 'pending_approval' && quote.intentId) {
         // Lock order quote → intent, as the pipeline expects from a source.
-        await this.payments.cancelPending(quote.intentId);
+        await this.waiting.cancelPending(quote.intentId);
       }
       Object.assign(quote, { status: 'canceled', intentId: null, canceledAt: now, updatedAt: now });
       await this.quotes.update(quote.id, {
@@ -422,7 +426,7 @@ export class QuotesService implements OnModuleInit {
   private readPayment(quoteId: string, intentId: string): Promise<PayQuoteResponse> {
     return this.tx.run(async () => {
       const quote = (await this.quotes.find(quoteId)) as Quote;
-      const intent = await this.payments.getIntent(intentId);
+      const intent = await this.intents.get(intentId);
       return { quote: this.respond(quote, this.clock.now()), intent: toIntentOutcomeOf(intent) };
     });
   }

@@ -4,10 +4,11 @@ import { AccountsService } from '../accounts/accounts.service';
 import { canBuy } from '../accounts/entities/agent.entity';
 import { ApprovalsService } from '../approvals/approvals.service';
 import type { AuditActor } from '../common/audit';
+import { Clock } from '../common/clock';
 import { commonErrors } from '../common/errors/app-error';
 import { hasKey, Translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { PaymentsService } from '../payments/payments.service';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
 import { AppLayout } from './app-layout.service';
 import { AppReadModel } from './app-read-model';
@@ -71,7 +72,8 @@ export class AppHomeService {
     private readonly accounts: AccountsService,
     private readonly approvals: ApprovalsService,
     private readonly cards: ApprovalCards,
-    private readonly payments: PaymentsService,
+    private readonly intents: PaymentIntentRepository,
+    private readonly clock: Clock,
     private readonly protocolKeys: ProtocolKeysService,
     private readonly read: AppReadModel,
     private readonly layout: AppLayout,
@@ -83,14 +85,14 @@ export class AppHomeService {
     const [pending, agents, intents, refunds] = await Promise.all([
       this.approvals.list(ws, 'pending'),
       this.accounts.listAgents(ws, 100),
-      this.payments.recentForBuyerWorkspace(ws, 10),
+      this.intents.recentForBuyerWorkspace(ws, 10),
       this.read.recentRefundsToWorkspace(ws, 5),
     ]);
     const buyers = agents.data.filter((a) => canBuy(a.role));
     const cap = this.config.dailyCapPaise;
     const spend = [];
     for (const b of buyers) {
-      const committed = await this.payments.committedToday(b.id);
+      const committed = await this.intents.spentOn(b.id, this.clock.now(), null);
       spend.push({
         name: b.name,
         committedPaise: committed,
@@ -99,7 +101,7 @@ export class AppHomeService {
         meter: meterClass(committed, cap),
       });
     }
-    const refundIntents = await this.payments.intentsByIds(refunds.map((r) => r.intentId));
+    const refundIntents = await this.intents.findByIds(refunds.map((r) => r.intentId));
     const all = [...intents, ...refundIntents];
     const [sessions, quotes, names] = await Promise.all([
       this.read.checkoutSessions(

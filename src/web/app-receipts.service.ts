@@ -5,7 +5,7 @@ import { commonErrors } from '../common/errors/app-error';
 import { Translator, translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
-import { PaymentsService } from '../payments/payments.service';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import type { Refundability } from '../refunds/refund-limits';
 import { RefundsService } from '../refunds/refunds.service';
 import { AppLayout } from './app-layout.service';
@@ -63,7 +63,7 @@ export function receiptEntryViews(
 @Injectable()
 export class AppReceiptsService {
   constructor(
-    private readonly payments: PaymentsService,
+    private readonly intents: PaymentIntentRepository,
     private readonly chains: ChainService,
     private readonly read: AppReadModel,
     private readonly refunds: RefundsService,
@@ -73,7 +73,7 @@ export class AppReceiptsService {
 
   async receiptPage(person: SignedInPerson, receiptId: string, tr: Translator = translator('en')) {
     const intent = /^rcp_[A-Za-z0-9]{1,64}$/.test(receiptId)
-      ? await this.payments.intentByReceipt(receiptId)
+      ? await this.intents.findByReceipt(receiptId)
       : null;
     if (
       !intent ||

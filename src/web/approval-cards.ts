@@ -8,7 +8,7 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import type { Mandate } from '../mandates/mandate.entity';
 import { describedAs } from '../mandates/mandate-views';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
-import { PaymentsService } from '../payments/payments.service';
+import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import type { Quote } from '../quotes/quote.entity';
 import type { Refund } from '../refunds/refund.entity';
 import { AppReadModel, ItemLine } from './app-read-model';
@@ -117,12 +117,12 @@ export function itemsOf(
 /**
  * Builds approval cards from the approvals of a workspace: the payment (or refunded payment)
  * behind each, its lines and seller, the mandate it draws on and what is left of the buyer
- * agent's daily cap (PaymentsService.committedToday), times in IST.
+ * agent's daily cap (PaymentIntentRepository.spentOn), times in IST.
  */
 @Injectable()
 export class ApprovalCards {
   constructor(
-    private readonly payments: PaymentsService,
+    private readonly intents: PaymentIntentRepository,
     private readonly read: AppReadModel,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -141,7 +141,7 @@ export class ApprovalCards {
       ...approvals.filter((a) => a.kind === 'payment').map((a) => a.subjectId),
       ...[...refunds.values()].map((r) => r.intentId),
     ];
-    const intents = new Map((await this.payments.intentsByIds(intentIds)).map((i) => [i.id, i]));
+    const intents = new Map((await this.intents.findByIds(intentIds)).map((i) => [i.id, i]));
     const list = [...intents.values()];
     const [sessions, quotes, names, mandates] = await Promise.all([
       this.read.checkoutSessions(
@@ -161,7 +161,7 @@ export class ApprovalCards {
     );
     const committed = new Map<string, number>();
     for (const buyer of pendingBuyers) {
-      committed.set(buyer, await this.payments.committedToday(buyer));
+      committed.set(buyer, await this.intents.spentOn(buyer, this.clock.now(), null));
     }
     const ctx: Context = { intents, refunds, sessions, quotes, names, mandates, committed, tr };
     return approvals.map((a) => this.card(a, ctx));

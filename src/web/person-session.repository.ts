@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
-import { accountParts } from '../accounts/accounts.service';
+import { accountParts } from '../accounts/accounts.repository';
 import { PersonSession } from '../accounts/entities/person-session.entity';
 import { textOf } from '../database/fragment';
 import { Tx } from '../database/tx';

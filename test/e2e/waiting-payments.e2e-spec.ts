@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import request from 'supertest';
 
-import { PaymentsService } from '../../src/payments/payments.service';
+import { WaitingPayments } from '../../src/payments/waiting-payments.service';
 import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { bearer, payFreeFormQuote } from '../factories/intent.factory';
 import { insertMandate, insertToken } from '../factories/payment-fixtures';
@@ -309,7 +309,7 @@ describe('payments waiting for a person', () => {
         `UPDATE mandates SET valid_until = now() - interval '1 second' WHERE id = $1`,
         [mandateId],
       );
-      expect(await t.get(PaymentsService).declineWaitingOnEnded()).toBeGreaterThanOrEqual(1);
+      expect(await t.get(WaitingPayments).declineWaitingOnEnded()).toBeGreaterThanOrEqual(1);
       expect(await intentRow(t, paid.intent.id)).toMatchObject({
         status: 'declined',
         decline_code: 'mandate_expired',
