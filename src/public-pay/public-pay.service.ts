@@ -467,17 +467,7 @@ export class PublicPayService implements OnModuleInit {
         return this.refundCapture(payment, quote, checkout, REFUND_REASONS.checkout_closed);
       }
       const now = this.clock.now();
-      assertMove(checkout.status, 'processing');
-      Object.assign(checkout, {
-        status: 'processing',
-        attempts: checkout.attempts + 1,
-        updatedAt: now,
-      });
-      await this.checkouts.update(checkout.id, {
-        status: 'processing',
-        attempts: checkout.attempts,
-        updatedAt: now,
-      });
+      await this.startProcessing(checkout, now);
       const attempt = PaymentAttempt.start<HostedCheckout, never>({
         kind: 'hosted',
         id: checkout.id,
@@ -653,17 +643,7 @@ export class PublicPayService implements OnModuleInit {
       if (blocked) {
         throw publicPayErrors.notPayable(blocked.code, blocked.reason);
       }
-      assertMove(checkout.status, 'processing');
-      Object.assign(checkout, {
-        status: 'processing',
-        attempts: checkout.attempts + 1,
-        updatedAt: now,
-      });
-      await this.checkouts.update(checkout.id, {
-        status: 'processing',
-        attempts: checkout.attempts,
-        updatedAt: now,
-      });
+      await this.startProcessing(checkout, now);
       if (outcome === 'failure') {
         await this.finish(checkout, {
           status: 'failed',
@@ -773,6 +753,21 @@ export class PublicPayService implements OnModuleInit {
       default:
         return "The buyer's spending rules do not allow this payment right now. No money moved.";
     }
+  }
+
+  /** A new attempt on the checkout (locked by the caller): `processing`, its attempts counted. */
+  private async startProcessing(checkout: HostedCheckout, now: Date): Promise<void> {
+    assertMove(checkout.status, 'processing');
+    Object.assign(checkout, {
+      status: 'processing',
+      attempts: checkout.attempts + 1,
+      updatedAt: now,
+    });
+    await this.checkouts.update(checkout.id, {
+      status: 'processing',
+      attempts: checkout.attempts,
+      updatedAt: now,
+    });
   }
 
   /** The terminal move of an attempt (processing → paid | failed). */

@@ -389,14 +389,11 @@ export class GatewayRail implements PaymentRail {
   private async activeBlock(mandateId: string): Promise<ReserveBlockRow | null> {
     let row = await this.store.reserveBlock(mandateId);
     if (!row) {
-      const mandate = await this.mandateTerms(mandateId);
-      if (!mandate) {
+      const terms = await this.mandateCustomer(mandateId);
+      if (!terms) {
         return null;
       }
-      const customer = await this.client.createCustomer(
-        { name: `Mandate ${mandateId}`, notes: { mandate_id: mandateId } },
-        gatewayKeys.customer(mandateId),
-      );
+      const { mandate, customer } = terms;
       const block = await this.client.createReserveBlock(
         {
           customer_id: customer.id,
@@ -440,14 +437,29 @@ export class GatewayRail implements PaymentRail {
   }
 
   /** What the gateway is told of a mandate when it is registered: cap, end, billing cycle. */
-  private async mandateTerms(mandateId: string): Promise<{
-    per_payment_cap_paise: string;
-    valid_until: Date;
-    billing_cycle: string | null;
-  } | null> {
-    const [row] = await queryFragment<
-      { per_payment_cap_paise: string; valid_until: Date; billing_cycle: string | null }[]
-    >(this.tx.manager, mandateParts.registrationTerms(param(mandateId)));
+  /**
+   * The mandate's terms and its customer at the gateway (created once per mandate: the gateway
+   * answers the same customer again for the same idempotency key), or null for no such mandate.
+   */
+  private async mandateCustomer(
+    mandateId: string,
+  ): Promise<{ mandate: MandateTerms; customer: { id: string } } | null> {
+    const mandate = await this.mandateTerms(mandateId);
+    if (!mandate) {
+      return null;
+    }
+    const customer = await this.client.createCustomer(
+      { name: `Mandate ${mandateId}`, notes: { mandate_id: mandateId } },
+      gatewayKeys.customer(mandateId),
+    );
+    return { mandate, customer };
+  }
+
+  private async mandateTerms(mandateId: string): Promise<MandateTerms | null> {
+    const [row] = await queryFragment<MandateTerms[]>(
+      this.tx.manager,
+      mandateParts.registrationTerms(param(mandateId)),
+    );
     return row ?? null;
   }
 
@@ -499,14 +511,11 @@ export class GatewayRail implements PaymentRail {
   ): Promise<{ customerId: string; tokenId: string } | null> {
     let row = await this.store.mandateToken(mandateId);
     if (!row) {
-      const mandate = await this.mandateTerms(mandateId);
-      if (!mandate) {
+      const terms = await this.mandateCustomer(mandateId);
+      if (!terms) {
         return null;
       }
-      const customer = await this.client.createCustomer(
-        { name: `Mandate ${mandateId}`, notes: { mandate_id: mandateId } },
-        gatewayKeys.customer(mandateId),
-      );
+      const { mandate, customer } = terms;
       const order = await this.client.createOrder(
         {
           amount: 0,
@@ -579,4 +588,11 @@ export class GatewayRail implements PaymentRail {
 
 function notPaidYet(): RailResult {
   return { status: 'pending', reference: null, message: 'nothing captured at the gateway yet' };
+}
+
+/** What registering a mandate at the gateway needs of it (mandateParts.registrationTerms). */
+interface MandateTerms {
+  per_payment_cap_paise: string;
+  valid_until: Date;
+  billing_cycle: string | null;
 }
