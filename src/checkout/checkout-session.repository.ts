@@ -6,7 +6,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
 import { col, render, sql, SqlFragment, SqlOperand } from '../database/fragment';
-import { queryPrepared } from '../database/prepared';
+import { query, Sql } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import { offerParts } from '../seller/seller.repository';
 import { CheckoutSession } from './checkout-session.entity';
@@ -48,7 +48,10 @@ export async function eraseBuyerContact(
 
 @Injectable()
 export class CheckoutSessionRepository {
-  constructor(private readonly tx: Tx) {}
+  constructor(
+    private readonly tx: Tx,
+    private readonly sql: Sql,
+  ) {}
 
   /**
    * Queues the new session's INSERT for the commit's one statement (Tx.writeBeforeCommit): for a
@@ -91,10 +94,10 @@ export class CheckoutSessionRepository {
               )} AS offers
          FROM s`,
     );
-    const [row] = (await queryPrepared(this.tx.manager, q.text, q.values)) as {
+    const [row] = await this.sql.rows<{
       session: Record<string, unknown>;
       offers: { sku: string; active: boolean }[];
-    }[];
+    }>(q);
     if (!row) {
       return null;
     }
@@ -164,12 +167,15 @@ export class CheckoutSessionRepository {
    * for any writer's row lock and re-checks the status, so it can never overwrite a completion.
    */
   async expireIfDue(id: string, now: Date): Promise<boolean> {
-    const result = await this.tx.manager.query<[unknown[], number]>(
-      `UPDATE checkout_sessions SET status = 'expired', updated_at = expires_at
-        WHERE id = $1 AND status IN ('ready_for_payment', 'not_ready_for_payment') AND expires_at <= $2`,
-      [id, now],
+    const expired = await this.sql.rows(
+      query<{ id: string }>(
+        sql`UPDATE checkout_sessions SET status = 'expired', updated_at = expires_at
+             WHERE id = ${id} AND status IN ('ready_for_payment', 'not_ready_for_payment')
+               AND expires_at <= ${now}
+            RETURNING id`,
+      ),
     );
-    return result[1] > 0;
+    return expired.length > 0;
   }
 }
 

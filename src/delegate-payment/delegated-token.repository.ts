@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { agentParts } from '../accounts/agent.repository';
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
-import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
-import { Sql, statement } from '../database/sql';
+import { col, sql, SqlFragment, SqlOperand } from '../database/fragment';
+import { query, Sql, statement } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import type { MandateStatus } from '../mandates/mandate.entity';
 import { mandateParts } from '../mandates/mandate.repository';
@@ -120,18 +120,21 @@ export class DelegatedTokenRepository {
    * mandate itself: tokens come before mandates in the lock order (docs/architecture.md).
    */
   async lockUsableOnMandate(mandateId: string): Promise<void> {
-    await this.tx.manager.query(
-      `SELECT id FROM delegated_tokens WHERE mandate_id = $1 AND status = 'usable' ORDER BY id FOR NO KEY UPDATE`,
-      [mandateId],
+    await this.sql.rows(
+      query<{ id: string }>(
+        sql`SELECT id FROM delegated_tokens WHERE mandate_id = ${mandateId} AND status = 'usable'
+             ORDER BY id FOR NO KEY UPDATE`,
+      ),
     );
   }
 
   /** Revokes the live tokens drawn on a mandate; returns their ids. */
   async revokeUsableOnMandate(mandateId: string, now: Date): Promise<string[]> {
-    const [rows] = await this.tx.manager.query<[{ id: string }[], number]>(
-      `UPDATE delegated_tokens SET status = 'revoked', revoked_at = $2
-        WHERE mandate_id = $1 AND status = 'usable' RETURNING id`,
-      [mandateId, now],
+    const rows = await this.sql.rows(
+      query<{ id: string }>(
+        sql`UPDATE delegated_tokens SET status = 'revoked', revoked_at = ${now}
+             WHERE mandate_id = ${mandateId} AND status = 'usable' RETURNING id`,
+      ),
     );
     return rows.map((r) => r.id);
   }
@@ -141,18 +144,20 @@ export class DelegatedTokenRepository {
    * still waits for approval.
    */
   listLive(workspaceId: string, now: Date, limit: number): Promise<LiveTokenRow[]> {
-    return this.tx.manager.query<LiveTokenRow[]>(
-      `SELECT * FROM (
-         SELECT t.id, t.merchant_agent_id, ${textOf(agentParts.nameOf(col('t.merchant_agent_id')))} AS merchant_name,
+    return this.sql.rows(
+      query<LiveTokenRow>(
+        sql`SELECT * FROM (
+         SELECT t.id, t.merchant_agent_id, ${agentParts.nameOf(col('t.merchant_agent_id'))} AS merchant_name,
                 t.max_amount_paise, t.expires_at, t.checkout_session_id, t.mandate_id, t.status, t.created_at,
-                ${textOf(intentParts.waitingOnToken(col('t.id')))} AS waiting_intent_id
+                ${intentParts.waitingOnToken(col('t.id'))} AS waiting_intent_id
            FROM delegated_tokens t
-          WHERE t.workspace_id = $1 AND (t.status = 'usable' AND t.expires_at > $2 OR t.status = 'used')
+          WHERE t.workspace_id = ${workspaceId}
+            AND (t.status = 'usable' AND t.expires_at > ${now} OR t.status = 'used')
        ) x
         WHERE x.status = 'usable' OR x.waiting_intent_id IS NOT NULL
         ORDER BY x.created_at DESC, x.id DESC
-        LIMIT $3`,
-      [workspaceId, now, limit],
+        LIMIT ${limit}`,
+      ),
     );
   }
 }

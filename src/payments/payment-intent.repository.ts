@@ -7,8 +7,7 @@ import { Cursor, newestFirst } from '../common/pagination';
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
 import { col, param, sql, SqlFragment, SqlOperand } from '../database/fragment';
-import { queryPrepared } from '../database/prepared';
-import { queryFragment } from '../database/sql';
+import { query, Sql } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import { tokenParts } from '../delegate-payment/delegated-token.repository';
 import { mandateParts } from '../mandates/mandate.repository';
@@ -50,7 +49,10 @@ export function intentsOfWorkspace(
 
 @Injectable()
 export class PaymentIntentRepository {
-  constructor(private readonly tx: Tx) {}
+  constructor(
+    private readonly tx: Tx,
+    private readonly sql: Sql,
+  ) {}
 
   find(id: string): Promise<PaymentIntent | null> {
     return this.tx.manager.findOneBy(PaymentIntent, { id });
@@ -112,12 +114,14 @@ export class PaymentIntentRepository {
 
   /** Adds a paid-out refund to the intent; the table's CHECK keeps it ≤ amount. Returns the new total. */
   async addRefunded(intentId: string, amountPaise: number, now: Date): Promise<number> {
-    const [rows] = await this.tx.manager.query<[{ amount_refunded_paise: string }[], number]>(
-      `UPDATE payment_intents SET amount_refunded_paise = amount_refunded_paise + $2, updated_at = $3
-        WHERE id = $1 RETURNING amount_refunded_paise::text`,
-      [intentId, amountPaise, now],
+    const [row] = await this.sql.rows(
+      query<{ amount_refunded_paise: string }>(
+        sql`UPDATE payment_intents
+               SET amount_refunded_paise = amount_refunded_paise + ${amountPaise}, updated_at = ${now}
+             WHERE id = ${intentId} RETURNING amount_refunded_paise::text`,
+      ),
     );
-    return paiseFromSql(rows[0].amount_refunded_paise);
+    return paiseFromSql(row.amount_refunded_paise);
   }
 
   /**
@@ -129,14 +133,13 @@ export class PaymentIntentRepository {
   async claimProcessing(olderThan: Date, limit: number, now: Date, id?: string): Promise<string[]> {
     const at = param(now);
     const only = param(id ?? null);
-    const [rows] = await queryFragment<[{ id: string }[], number]>(
-      this.tx.manager,
-      sql`UPDATE payment_intents SET updated_at = ${at}
+    const rows = await this.sql.rows(
+      query<{ id: string }>(sql`UPDATE payment_intents SET updated_at = ${at}
         WHERE id IN (SELECT id FROM payment_intents
                       WHERE status = 'processing' AND updated_at <= ${olderThan} AND (${only}::text IS NULL OR id = ${only})
                         AND ${statusCheckParts.notPaced(col('payment_intents.id'), at)}
                       ORDER BY updated_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-        RETURNING id`,
+        RETURNING id`),
     );
     return rows.map((r) => r.id);
   }
@@ -145,11 +148,13 @@ export class PaymentIntentRepository {
   waitingOn(
     on: { mandateId: string } | { tokenId: string },
   ): Promise<{ id: string; source_kind: IntentSourceKind; source_id: string }[]> {
-    const [column, value] =
-      'mandateId' in on ? ['mandate_id', on.mandateId] : ['token_id', on.tokenId];
-    return this.tx.manager.query(
-      `SELECT id, source_kind, source_id FROM payment_intents WHERE ${column} = $1 AND status = 'requires_approval' ORDER BY id`,
-      [value],
+    const on_ =
+      'mandateId' in on ? sql`mandate_id = ${on.mandateId}` : sql`token_id = ${on.tokenId}`;
+    return this.sql.rows(
+      query<{ id: string; source_kind: IntentSourceKind; source_id: string }>(
+        sql`SELECT id, source_kind, source_id FROM payment_intents
+             WHERE ${on_} AND status = 'requires_approval' ORDER BY id`,
+      ),
     );
   }
 
@@ -158,13 +163,14 @@ export class PaymentIntentRepository {
    * past valid_until) or on a revoked token, oldest first (no locks).
    */
   async waitingOnEnded(now: Date, limit: number): Promise<string[]> {
-    const rows = await queryFragment<{ id: string }[]>(
-      this.tx.manager,
-      sql`SELECT i.id FROM payment_intents i
-        WHERE i.status = 'requires_approval' AND i.mandate_id IS NOT NULL
-          AND (${mandateParts.endedAt(col('i.mandate_id'), param(now), sql`'active'`)}
-               OR ${tokenParts.isRevoked(col('i.token_id'))})
-        ORDER BY i.created_at LIMIT ${limit}`,
+    const rows = await this.sql.rows(
+      query<{ id: string }>(
+        sql`SELECT i.id FROM payment_intents i
+          WHERE i.status = 'requires_approval' AND i.mandate_id IS NOT NULL
+            AND (${mandateParts.endedAt(col('i.mandate_id'), param(now), sql`'active'`)}
+                 OR ${tokenParts.isRevoked(col('i.token_id'))})
+          ORDER BY i.created_at LIMIT ${limit}`,
+      ),
     );
     return rows.map((r) => r.id);
   }
@@ -174,10 +180,12 @@ export class PaymentIntentRepository {
     if (mandateIds.length === 0) {
       return new Map();
     }
-    const rows = await this.tx.manager.query<{ mandate_id: string; total: string }[]>(
-      `SELECT mandate_id, COALESCE(SUM(amount_paise), 0)::text AS total FROM payment_intents
-        WHERE mandate_id = ANY($1) AND status IN ('processing', 'settled') GROUP BY mandate_id`,
-      [mandateIds],
+    const rows = await this.sql.rows(
+      query<{ mandate_id: string; total: string }>(
+        sql`SELECT mandate_id, COALESCE(SUM(amount_paise), 0)::text AS total FROM payment_intents
+             WHERE mandate_id = ANY(${mandateIds}::text[]) AND status IN ('processing', 'settled')
+             GROUP BY mandate_id`,
+      ),
     );
     return new Map(rows.map((r) => [r.mandate_id, paiseFromSql(r.total)]));
   }
@@ -216,14 +224,17 @@ export class PaymentIntentRepository {
     id: string,
   ): Promise<{ source: Record<string, unknown> | null; intent: PaymentIntent | null }> {
     const n = source.params.length + 1;
-    const [row] = (await queryPrepared(
-      this.tx.manager,
-      `WITH src AS (${source.sql}),
+    const [row] = await this.sql.rows<{
+      source: Record<string, unknown> | null;
+      intent: Record<string, unknown> | null;
+    }>({
+      // The source's own text and parameters first ($1…), then the intent's id.
+      text: `WITH src AS (${source.sql}),
             i AS (SELECT * FROM payment_intents WHERE id = $${n} AND (SELECT count(*) FROM src) >= 0
                   FOR NO KEY UPDATE)
        SELECT (SELECT row_to_json(src) FROM src) AS source, (SELECT row_to_json(i) FROM i) AS intent`,
-      [...source.params, id],
-    )) as { source: Record<string, unknown> | null; intent: Record<string, unknown> | null }[];
+      values: [...source.params, id],
+    });
     return {
       source: row.source,
       intent: row.intent ? entityFromJson(this.tx.manager, PaymentIntent, row.intent) : null,
@@ -237,12 +248,12 @@ export class PaymentIntentRepository {
    * it is recorded under that lock; what ends meanwhile only lowers it.
    */
   async committedOn(buyerAgentId: string, day: string): Promise<number> {
-    const [row] = (await queryPrepared(
-      this.tx.manager,
-      `SELECT committed_paise::text AS committed FROM buyer_daily_spend
-        WHERE buyer_agent_id = $1 AND day = $2::date`,
-      [buyerAgentId, day],
-    )) as { committed: string }[];
+    const [row] = await this.sql.rows(
+      query<{ committed: string }>(
+        sql`SELECT committed_paise::text AS committed FROM buyer_daily_spend
+             WHERE buyer_agent_id = ${buyerAgentId} AND day = ${day}::date`,
+      ),
+    );
     return row ? paiseFromSql(row.committed) : 0;
   }
 
