@@ -13,7 +13,9 @@ import { CredentialRevocations } from './credentials/credential-revocations';
 import { RevocableCredentials } from './credentials/revocable-credentials';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyCleanup } from './idempotency/idempotency-cleanup';
+import { IdempotencyRecordRepository } from './idempotency/idempotency-record.repository';
 import { RequestSignatureVerifier } from './signing/request-signature.verifier';
+import { SeenSignatureRepository } from './signing/seen-signature.repository';
 
 /** What every module may inject. */
 const SHARED = [
@@ -29,6 +31,10 @@ const SHARED = [
   BearerAuthGuard,
   AcpGuard,
   IdempotencyInterceptor,
+  // Exported because the guards and the interceptor above are built in each feature module that
+  // uses them (docs/architecture.md "Table owners").
+  SeenSignatureRepository,
+  IdempotencyRecordRepository,
 ];
 
 /** Cross-cutting pieces every module uses: transactions, clock, auth, signatures, idempotency. */

@@ -9,7 +9,7 @@ import { Clock } from '../common/clock';
 import { ReplayedResponse } from '../common/errors/all-exceptions.filter';
 import { AppError, ErrorType } from '../common/errors/app-error';
 import { IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
-import { findRecord } from '../common/idempotency/idempotency.interceptor';
+import { findRecord } from '../common/idempotency/idempotency-record.repository';
 import { Tx } from '../database/tx';
 import { McpToolContext } from './mcp-tool';
 

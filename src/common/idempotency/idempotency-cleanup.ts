@@ -6,8 +6,8 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { Clock } from '../clock';
 import { JOBS, QUEUES } from '../queues/queues';
-import { deleteExpiredSignatures } from '../signing/request-signature.verifier';
-import { deleteExpiredRecords } from './idempotency.interceptor';
+import { deleteExpiredSignatures } from '../signing/seen-signature.repository';
+import { deleteExpiredRecords } from './idempotency-record.repository';
 
 /**
  * Deletion of idempotency records and seen signatures past their expiry, all at once. The

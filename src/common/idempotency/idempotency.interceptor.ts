@@ -2,18 +2,9 @@ import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } fr
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
-import { EntityManager } from 'typeorm';
 
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { batchColumns, batchUpdate } from '../../database/batch';
-import { queryPrepared } from '../../database/prepared';
-import {
-  AfterCommit,
-  finished,
-  QueuedStatement,
-  RefusalKeepingWrites,
-  Tx,
-} from '../../database/tx';
+import { AfterCommit, finished, RefusalKeepingWrites, Tx } from '../../database/tx';
 import { principalOf } from '../auth/auth.decorators';
 import { canonicalJson } from '../canonical-json';
 import { Clock } from '../clock';
@@ -23,6 +14,13 @@ import { AppError } from '../errors/app-error';
 import { flavorOf, JSON_CONTENT_TYPE, renderError } from '../errors/error-body';
 import { RequestValidationError } from '../errors/validation';
 import { requestIdOf } from '../http/request-id';
+import {
+  Answer,
+  ClaimRow,
+  IdempotencyRecordRepository,
+  KeyScope,
+  storeAnswers,
+} from './idempotency-record.repository';
 import { keyAnswerOf, KeyAnswerStore, setKeyAnswer } from './key-answer';
 import { redactSecrets } from './redact-secrets';
 
@@ -104,93 +102,6 @@ interface StoredRecord {
   responseRaw: string | null;
 }
 
-interface ClaimRow {
-  locked: boolean | null;
-  claimed_id: string | null;
-  request_hash: string | null;
-  status_code: number | null;
-  response_body: unknown;
-  response_raw: string | null;
-  pending_until: Date | null;
-  expires_at: Date | null;
-}
-
-/**
- * The claim, in one statement (docs/security.md "Idempotency"), sent as a prepared statement (`queryPrepared`). `existing` is the key's record as the
- * statement's snapshot sees it; a live one (unexpired, and finished or still within its in-flight
- * lease) takes no lock and is answered from (replay, 422 or 409). Otherwise the advisory lock is
- * tried (never waited for: a concurrent twin holds it, 409), and under it the record is inserted
- * in flight, or an expired record or one whose lease ran out (its process died) is overwritten in
- * place. `locked` true with nothing claimed means a twin committed its record after the snapshot
- * was taken: `claim` then looks again.
- */
-const CLAIM_SQL = `
-WITH existing AS (
-  SELECT request_hash, status_code, response_body, response_raw, pending_until, expires_at
-    FROM idempotency_records
-   WHERE owner_id = $1::text AND method = $2::text AND path = $3::text AND key = $4::text
-), lock AS (
-  SELECT CASE
-           WHEN EXISTS (SELECT 1 FROM existing
-                         WHERE expires_at > $8::timestamptz
-                           AND (pending_until IS NULL OR pending_until > $8::timestamptz))
-           THEN NULL
-           ELSE pg_try_advisory_xact_lock($9::bigint)
-         END AS locked
-), claim AS (
-  INSERT INTO idempotency_records AS r
-         (owner_id, method, path, key, request_hash, status_code, pending_until, expires_at)
-  SELECT $1, $2, $3, $4, $5::text, $6::int, $7::timestamptz, $10::timestamptz
-    FROM lock WHERE lock.locked
-  ON CONFLICT (owner_id, method, path, key) DO UPDATE
-     SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
-         response_body = NULL, response_raw = NULL, pending_until = EXCLUDED.pending_until,
-         created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-   WHERE r.expires_at <= $8::timestamptz OR r.pending_until <= $8::timestamptz
-  RETURNING r.id
-)
-SELECT lock.locked, (SELECT id FROM claim)::text AS claimed_id, e.*
-  FROM lock LEFT JOIN existing e ON true`;
-
-/**
- * A refusal (4xx) stored after its transaction rolled back, in one statement under the same
- * advisory lock, unless a twin holds or has already answered the key meanwhile.
- */
-const STORE_REFUSAL_SQL = `
-INSERT INTO idempotency_records AS r
-       (owner_id, method, path, key, request_hash, status_code, response_body, response_raw, expires_at)
-SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::int, $7::text::jsonb, $7::text,
-       $8::timestamptz
- WHERE pg_try_advisory_xact_lock($10::bigint)
-ON CONFLICT (owner_id, method, path, key) DO UPDATE
-   SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
-       response_body = EXCLUDED.response_body, response_raw = EXCLUDED.response_raw,
-       pending_until = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
- WHERE r.expires_at <= $9::timestamptz OR r.pending_until <= $9::timestamptz`;
-
-interface Answer {
-  id: string;
-  status: number;
-  raw: string | null;
-}
-
-/**
- * The final answers on claimed records (one per request; `response_body` is the jsonb of the same
- * text), queued for the commit (`Tx.writeBeforeCommit`) so they share a statement with the audit
- * rows.
- */
-const ANSWER_COLUMNS = batchColumns<Answer>({
-  id: ['bigint', (a) => a.id],
-  status_code: ['int', (a) => a.status],
-  response_body: ['json_text', (a) => a.raw],
-  response_raw: ['text', (a) => a.raw],
-  pending_until: ['timestamptz', () => null],
-});
-
-function storeAnswers(answers: Answer[]): QueuedStatement {
-  return batchUpdate('idempotency_records', 'id', ANSWER_COLUMNS, answers);
-}
-
 /** A 4xx to be stored once the handler's writes (and the claim with them) have rolled back. */
 class RefusalToStore extends Error {
   constructor(
@@ -201,57 +112,11 @@ class RefusalToStore extends Error {
   }
 }
 
-/** Removes expired idempotency records (the retention job, src/retention); returns how many. */
-export async function deleteExpiredRecords(
-  manager: EntityManager,
-  now: Date,
-  limit: number | null = null,
-): Promise<number> {
-  // limit null: all of them (LIMIT NULL); rows another instance is deleting are skipped.
-  const [row] = await manager.query<{ n: number }[]>(
-    `WITH d AS (
-       DELETE FROM idempotency_records WHERE id IN (
-         SELECT id FROM idempotency_records WHERE expires_at <= $1
-          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
-    [now, limit],
-  );
-  return row.n;
-}
-
-/**
- * Erasure (src/personal-data): the stored responses of these credentials (by principal id, any
- * kind; they may echo personal fields) are removed at once rather than at expiry; returns how many.
- */
-export async function deleteRecordsOfOwners(manager: EntityManager, principalIds: string[]) {
-  const [row] = await manager.query<{ n: number }[]>(
-    `WITH d AS (DELETE FROM idempotency_records
-                 WHERE substr(owner_id, strpos(owner_id, ':') + 1) = ANY($1::text[]) RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
-    [principalIds],
-  );
-  return row.n;
-}
-
-/** The live record of a key, if any (MCP tools ask before they call the REST route). */
-export async function findRecord(
-  manager: EntityManager,
-  scope: { ownerId: string; method: string; path: string; key: string },
-): Promise<{ expiresAt: Date } | null> {
-  const [row] = await manager.query<{ expires_at: Date }[]>(
-    `SELECT expires_at FROM idempotency_records
-      WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4`,
-    [scope.ownerId, scope.method, scope.path, scope.key],
-  );
-  return row ? { expiresAt: row.expires_at } : null;
-}
-
 /**
  * Idempotency-Key semantics (docs/security.md "Idempotency", docs/acp.md §2) on every mutating route.
  *
  * The whole request runs in one Postgres transaction (Tx). Its first statement is the claim
- * (`CLAIM_SQL`): a stored result is replayed (or 422) straight away; otherwise a
+ * (`CLAIM_SQL`, idempotency-record.repository.ts): a stored result is replayed (or 422) straight away; otherwise a
  * transaction-scoped advisory lock on (caller, method, path, key) is tried with
  * pg_try_advisory_xact_lock, so a concurrent twin gets 409 immediately, and under it the record is
  * inserted as in flight. The handler runs, and its answer is written on that record in the same
@@ -278,6 +143,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly tx: Tx,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly records: IdempotencyRecordRepository,
   ) {}
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -322,7 +188,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     return from(
       this.tx
-        .run(async (m) => {
+        .run(async () => {
           const replayOf = (stored: StoredRecord) => {
             if (stored.requestHash !== requestHash) {
               throw idempotencyErrors.conflict();
@@ -334,7 +200,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
               raw: stored.responseRaw,
             };
           };
-          const claim = await this.claim(m, scope, {
+          const claim = await this.claim(scope, {
             requestHash,
             status: successStatus,
             pendingUntil: new Date(now.getTime() + IN_FLIGHT_LEASE_MS),
@@ -422,9 +288,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
   }
 
-  /** One statement (`CLAIM_SQL`); a second one only when a twin committed in between. */
+  /** One statement (the repository's claim); a second one only when a twin committed in between. */
   private async claim(
-    m: EntityManager,
     scope: KeyScope,
     claim: {
       requestHash: string;
@@ -434,18 +299,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       now: Date;
     },
   ): Promise<Claim> {
-    const [row] = (await queryPrepared(m, CLAIM_SQL, [
-      scope.ownerId,
-      scope.method,
-      scope.path,
-      scope.key,
-      claim.requestHash,
-      claim.status,
-      claim.pendingUntil,
-      claim.now,
-      scope.lock,
-      claim.expiresAt,
-    ])) as ClaimRow[];
+    const row = await this.records.claim(scope, claim);
     if (row.claimed_id !== null) {
       return { kind: 'claimed', id: row.claimed_id };
     }
@@ -458,11 +312,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     // Locked, but the insert met a record the snapshot did not show: a twin committed just now.
     // Under the lock, look again (this statement sees it).
-    const [again] = await m.query<ClaimRow[]>(
-      `SELECT request_hash, status_code, response_body, response_raw, pending_until, expires_at
-         FROM idempotency_records WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4`,
-      [scope.ownerId, scope.method, scope.path, scope.key],
-    );
+    const again = await this.records.findByKey(scope);
     return again ? liveRecord(again, claim.now) : { kind: 'raced' };
   }
 
@@ -473,18 +323,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     requestHash: string,
     expiresAt: Date,
   ): Promise<void> {
-    await this.tx.manager.query(STORE_REFUSAL_SQL, [
-      scope.ownerId,
-      scope.method,
-      scope.path,
-      scope.key,
+    await this.records.storeRefusal(scope, {
       requestHash,
-      refusal.error.status,
-      storedBody(refusal.body).raw,
+      status: refusal.error.status,
+      raw: storedBody(refusal.body).raw,
       expiresAt,
-      this.clock.now(),
-      scope.lock,
-    ]);
+      now: this.clock.now(),
+    });
   }
 
   /**
@@ -504,36 +349,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     try {
       body = await pending.finish();
     } catch (err) {
-      await this.tx.manager
-        .query(
-          `DELETE FROM idempotency_records
-            WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4 AND pending_until IS NOT NULL`,
-          [scope.ownerId, scope.method, scope.path, scope.key],
-        )
-        .catch(() => undefined);
+      await this.records.deleteInFlight(scope).catch(() => undefined);
       throw err;
     }
     if (keyAnswer?.stored) {
       return body;
     }
-    await this.tx.manager.query(
-      `UPDATE idempotency_records
-          SET status_code = $5::int, response_body = $6::text::jsonb, response_raw = $6::text,
-              pending_until = NULL
-        WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4`,
-      [scope.ownerId, scope.method, scope.path, scope.key, status, storedBody(body).raw],
-    );
+    await this.records.storeFinalAnswer(scope, status, storedBody(body).raw);
     return body;
   }
-}
-
-interface KeyScope {
-  ownerId: string;
-  method: string;
-  path: string;
-  key: string;
-  /** The advisory lock id of (owner, method, path, key). */
-  lock: string;
 }
 
 /** A record found for the key: replayed when finished, in flight while its lease runs. */

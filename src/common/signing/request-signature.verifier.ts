@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { EntityManager } from 'typeorm';
 
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { Tx } from '../../database/tx';
 import type { RegisteredKey } from '../auth/principal';
 import { Clock } from '../clock';
 import { sha256Hex } from '../crypto/secrets';
 import { AppError } from '../errors/app-error';
 import { decodeBase64Url, verifyDetached } from './public-key';
+import { SeenSignatureRepository } from './seen-signature.repository';
 import { signedBytes } from './signed-bytes';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -17,25 +16,6 @@ const invalidSignature = (message: string) =>
   new AppError(401, 'invalid_request', 'invalid_signature', message, 'Signature');
 const staleTimestamp = (message: string) =>
   new AppError(401, 'invalid_request', 'stale_timestamp', message, 'Timestamp');
-
-/** Removes the remembered signatures past their expiry (the retention job, src/retention); returns how many. */
-export async function deleteExpiredSignatures(
-  manager: EntityManager,
-  now: Date,
-  limit: number | null = null,
-): Promise<number> {
-  // limit null: all of them (LIMIT NULL); rows another instance is deleting are skipped.
-  const [row] = await manager.query<{ n: number }[]>(
-    `WITH d AS (
-       DELETE FROM seen_signatures WHERE signature_hash IN (
-         SELECT signature_hash FROM seen_signatures WHERE expires_at <= $1
-          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
-    [now, limit],
-  );
-  return row.n;
-}
 
 /**
  * Our signing profile (docs/security.md "Signing requests", docs/acp.md §3):
@@ -47,7 +27,7 @@ export class RequestSignatureVerifier {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clock: Clock,
-    private readonly tx: Tx,
+    private readonly seen: SeenSignatureRepository,
   ) {}
 
   async verify(req: Request, key: RegisteredKey): Promise<void> {
@@ -76,12 +56,7 @@ export class RequestSignatureVerifier {
     const expiresAt = new Date(
       this.clock.now().getTime() + 2 * this.config.signatureSkewSeconds * 1000,
     );
-    const inserted: unknown[] = await this.tx.manager.query(
-      `INSERT INTO seen_signatures (signature_hash, expires_at) VALUES ($1, $2)
-       ON CONFLICT (signature_hash) DO NOTHING RETURNING signature_hash`,
-      [sha256Hex(sig), expiresAt],
-    );
-    if (inserted.length === 0) {
+    if (!(await this.seen.remember(sha256Hex(sig), expiresAt))) {
       throw invalidSignature('This signature was already used; sign each request afresh');
     }
   }
