@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 
 import { openSealedBytes, sealBytes } from '../common/crypto/sealed';
 import { newId } from '../common/ids';
@@ -9,6 +8,7 @@ import { APP_CONFIG, AppConfig, ConfigError } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { DOCUMENT_MAX_BYTES, isDocumentType } from './document-content';
 import { documentErrors } from './documents.errors';
+import { StoredDocumentRepository } from './stored-document.repository';
 
 /** Injection token of the DocumentStore port (PostgresDocumentStore by default). */
 export const DOCUMENT_STORE = Symbol('DOCUMENT_STORE');
@@ -36,22 +36,6 @@ export interface DocumentStore {
   get(id: string): Promise<StoredDocument | null>;
 }
 
-/**
- * Deletes stored documents by id (the retention job, after the owner of the row pointing at each
- * has let go of it); returns how many went.
- */
-export async function deleteStoredDocuments(m: EntityManager, ids: string[]): Promise<number> {
-  if (ids.length === 0) {
-    return 0;
-  }
-  const [row] = await m.query<{ n: number }[]>(
-    `WITH d AS (DELETE FROM stored_documents WHERE id = ANY($1) RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
-    [ids],
-  );
-  return row.n;
-}
-
 /** Key version written with every row; a rotation adds a key and bumps this. */
 export const DOCUMENT_KEY_VERSION = 1;
 
@@ -74,8 +58,10 @@ function sealingContext(id: string, contentType: string, sha256: string): string
 @Injectable()
 export class PostgresDocumentStore implements DocumentStore, OnModuleInit {
   constructor(
-    private readonly tx: Tx,
+    tx: Tx,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    // Injected by Nest; built from `tx` when the store is constructed by hand (tests).
+    private readonly documents: StoredDocumentRepository = new StoredDocumentRepository(tx),
   ) {}
 
   /** Live mode does not start without its own key (the dev key is public). */
@@ -96,25 +82,19 @@ export class PostgresDocumentStore implements DocumentStore, OnModuleInit {
     const id = newId('doc');
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const ciphertext = sealBytes(this.key(), bytes, sealingContext(id, contentType, sha256));
-    await this.tx.manager.query(
-      `INSERT INTO stored_documents (id, content_type, size_bytes, sha256, key_version, ciphertext)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [id, contentType, bytes.length, sha256, DOCUMENT_KEY_VERSION, ciphertext],
-    );
+    await this.documents.insert({
+      id,
+      contentType,
+      sizeBytes: bytes.length,
+      sha256,
+      keyVersion: DOCUMENT_KEY_VERSION,
+      ciphertext,
+    });
     return { id, sha256, sizeBytes: bytes.length };
   }
 
   async get(id: string): Promise<StoredDocument | null> {
-    const rows: {
-      content_type: string;
-      sha256: string;
-      key_version: number;
-      ciphertext: Buffer;
-    }[] = await this.tx.manager.query(
-      `SELECT content_type, sha256, key_version, ciphertext FROM stored_documents WHERE id = $1`,
-      [id],
-    );
-    const row = rows[0];
+    const row = await this.documents.find(id);
     if (!row) {
       return null;
     }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 
 import { DOCUMENT_STORE, PostgresDocumentStore } from './document-store';
+import { StoredDocumentRepository } from './stored-document.repository';
 
 /**
  * Documents at rest (docs/documents.md "Documents and outbound fetches"): the DOCUMENT_STORE port, backed by
@@ -9,6 +10,7 @@ import { DOCUMENT_STORE, PostgresDocumentStore } from './document-store';
  */
 @Module({
   providers: [
+    StoredDocumentRepository,
     PostgresDocumentStore,
     { provide: DOCUMENT_STORE, useExisting: PostgresDocumentStore },
   ],

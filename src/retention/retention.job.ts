@@ -9,7 +9,7 @@ import { deleteExpiredSignatures } from '../common/signing/seen-signature.reposi
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
-import { deleteStoredDocuments } from '../documents/document-store';
+import { deleteStoredDocuments } from '../documents/stored-document.repository';
 import { documentsDueForDeletion, markDocumentsDeleted } from '../forex/forex-file.repository';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { PersonSessionService } from '../web/person-session.service';

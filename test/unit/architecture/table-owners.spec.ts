@@ -57,7 +57,7 @@ const OWNERS: Record<string, string> = {
   seller_listings: 'src/seller/seller.repository.ts',
   settlement_lines: 'src/settlements/settlement.repository.ts',
   signing_keys: 'src/chains/signing-key.repository.ts',
-  stored_documents: 'src/documents/document-store.ts',
+  stored_documents: 'src/documents/stored-document.repository.ts',
   webhook_attempts: 'src/webhooks/webhook-deliveries.service.ts',
   webhook_deliveries: 'src/webhooks/webhook-deliveries.service.ts',
   webhook_endpoints: 'src/webhooks/webhook-endpoints.service.ts',
