@@ -11,7 +11,7 @@ import { sql, textOf } from '../database/fragment';
 import { captureRefundParts } from '../gateway/capture-refund.repository';
 import { outboxParts } from '../outbox/outbox.repository';
 import { gatewayParts, REVIEW_OUTCOMES } from '../rails/gateway/gateway.repository';
-import { deliveryParts } from '../webhooks/webhook-deliveries.service';
+import { deliveryParts } from '../webhooks/webhook-delivery.repository';
 import { APPROVAL_KINDS, QUEUE_JOB_STATES } from './metric-names';
 import { MetricsRegistry } from './metrics-registry';
 

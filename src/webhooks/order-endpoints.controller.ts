@@ -10,7 +10,8 @@ import {
   OrderEndpointList,
   OrderEndpointResponse,
 } from './dto/order-endpoint.dto';
-import { EndpointScope, WebhookEndpointsService } from './webhook-endpoints.service';
+import { EndpointScope } from './webhook-endpoint.repository';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { toOrderEndpointResponse } from './webhooks.mapper';
 
 const actorOf = (caller: ProtocolKeyPrincipal) => ({

@@ -1,19 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 
 import { AuditActor, AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
+import { decodeCursor, Page, toPage } from '../common/pagination';
 import type { DeliverWebhookJob } from '../common/queues/queues';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
-import { entityFromJson } from '../database/entity-from-json';
-import { col, param, sql, SqlFragment, textOf } from '../database/fragment';
-import { queryFragment, Sql, Statement, statement } from '../database/sql';
-import { QueuedStatement, Tx } from '../database/tx';
+import { Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
-import { outboxParts } from '../outbox/outbox.repository';
 import { OutboxEvent } from '../outbox/outbox-event.entity';
 import { WebhookAttemptResponse, WebhookDeliveryResponse } from './dto/webhook.responses';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
@@ -22,10 +16,11 @@ import { WebhookDisabledReason, WebhookEndpoint } from './entities/webhook-endpo
 import { nextRetryDelayMs } from './retry-schedule';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
 import {
-  disableEnabledEndpoint,
-  endpointParts,
-  findWorkspaceEndpoint,
-} from './webhook-endpoints.service';
+  insertAttempts,
+  updateDeliveries,
+  WebhookDeliveryRepository,
+} from './webhook-delivery.repository';
+import { WebhookEndpointRepository } from './webhook-endpoint.repository';
 import { WebhookSecrets } from './webhook-secrets';
 import { SendResult, WebhookSender } from './webhook-sender';
 import { webhookErrors } from './webhooks.errors';
@@ -63,141 +58,6 @@ export function deliveryBody(endpoint: Pick<WebhookEndpoint, 'kind'>, event: Out
   return JSON.stringify(event.payload);
 }
 
-/** A delivery the dispatcher creates. */
-export interface NewDelivery {
-  id: string;
-  workspaceId: string;
-  endpointId: string;
-  eventId: string;
-  type: string;
-}
-
-/** Inserts the dispatcher's new deliveries (one per event and endpoint); returns those created. */
-export function insertDeliveries(
-  m: EntityManager,
-  rows: NewDelivery[],
-  now: Date,
-): Promise<{ id: string; event_id: string }[]> {
-  const { sql, params } = batchInsert(
-    'webhook_deliveries',
-    batchColumns<NewDelivery>({
-      id: ['text', (r) => r.id],
-      workspace_id: ['text', (r) => r.workspaceId],
-      endpoint_id: ['text', (r) => r.endpointId],
-      event_id: ['text', (r) => r.eventId],
-      event_type: ['text', (r) => r.type],
-      status: ['text', () => 'pending'],
-      next_attempt_at: ['timestamptz', () => now],
-      created_at: ['timestamptz', () => now],
-      updated_at: ['timestamptz', () => now],
-    }),
-    rows,
-    { tail: 'ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id, event_id' },
-  );
-  return m.query(sql, params);
-}
-
-/** A delivery owed an attempt that no job is carrying. */
-export interface StalledDelivery {
-  id: string;
-  event_id: string;
-  scheduled_attempts: number;
-  manual_attempts: number;
-  manual_requests: number;
-  scheduled_due: boolean;
-}
-
-/**
- * Scheduled attempts due by `cutoff` on enabled endpoints, and redeliveries requested but not yet
- * made (at most 100).
- */
-export function stalledDeliveries(m: EntityManager, cutoff: Date): Promise<StalledDelivery[]> {
-  const at = param(cutoff);
-  const enabled = endpointParts.enabled(col('d.endpoint_id'));
-  return queryFragment(
-    m,
-    sql`SELECT d.id, d.event_id, d.scheduled_attempts, d.manual_attempts, d.manual_requests,
-            (d.status = 'pending' AND ${enabled} AND d.next_attempt_at <= ${at})
-              AS scheduled_due
-       FROM webhook_deliveries d
-      WHERE (d.status = 'pending' AND d.next_attempt_at <= ${at} AND ${enabled})
-         OR (d.manual_attempts < d.manual_requests AND d.updated_at <= ${at})
-      LIMIT 100`,
-  );
-}
-
-type JsonRow = Record<string, unknown>;
-
-interface AttemptInputs {
-  delivery: JsonRow;
-  endpoint: JsonRow | null;
-  event: JsonRow | null;
-}
-
-let attemptInputsText: string | undefined;
-
-/**
- * What one attempt needs, in one round trip: the delivery, its endpoint and its event. The text
- * is built on first use, not at load: webhook-endpoints.service.ts is still loading when this
- * module is (it imports the dispatcher, which imports this).
- */
-function attemptInputs(deliveryId: string): Statement<AttemptInputs> {
-  attemptInputsText ??= textOf(
-    sql`SELECT row_to_json(d) AS delivery, ${endpointParts.rowJson(col('d.endpoint_id'))} AS endpoint,
-          ${outboxParts.rowJson(col('d.event_id'))} AS event
-     FROM webhook_deliveries d WHERE d.id = $1`,
-  );
-  return { text: attemptInputsText, values: [deliveryId] };
-}
-
-/** The delivery, locked to record an attempt on it. */
-const lockDelivery = statement<{ delivery: JsonRow }, [string]>(
-  `SELECT row_to_json(d) AS delivery FROM webhook_deliveries d WHERE d.id = $1 FOR UPDATE`,
-);
-
-/** Attempts, inserted by the commit's one statement (Tx.writeBeforeCommit). */
-const ATTEMPT_COLUMNS = batchColumns<WebhookAttempt>({
-  id: ['text', (r) => r.id],
-  delivery_id: ['text', (r) => r.deliveryId],
-  attempt: ['int', (r) => r.attempt],
-  trigger: ['text', (r) => r.trigger],
-  status_code: ['int', (r) => r.statusCode],
-  duration_ms: ['int', (r) => r.durationMs],
-  error: ['text', (r) => r.error],
-  response_body: ['text', (r) => r.responseBody],
-  created_at: ['timestamptz', (r) => r.createdAt],
-});
-
-function insertAttempts(rows: WebhookAttempt[]): QueuedStatement {
-  return batchInsert('webhook_attempts', ATTEMPT_COLUMNS, rows);
-}
-
-/** Deliveries' state after an attempt (every column an attempt may change), at commit. */
-const DELIVERY_STATE_COLUMNS = batchColumns<WebhookDelivery>({
-  id: ['text', (r) => r.id],
-  status: ['text', (r) => r.status],
-  attempt_count: ['int', (r) => r.attemptCount],
-  scheduled_attempts: ['int', (r) => r.scheduledAttempts],
-  manual_attempts: ['int', (r) => r.manualAttempts],
-  last_status_code: ['int', (r) => r.lastStatusCode],
-  last_error: ['text', (r) => r.lastError],
-  next_attempt_at: ['timestamptz', (r) => r.nextAttemptAt],
-  delivered_at: ['timestamptz', (r) => r.deliveredAt],
-  failed_at: ['timestamptz', (r) => r.failedAt],
-  updated_at: ['timestamptz', (r) => r.updatedAt],
-});
-
-function updateDeliveries(rows: WebhookDelivery[]): QueuedStatement {
-  return batchUpdate('webhook_deliveries', 'id', DELIVERY_STATE_COLUMNS, rows);
-}
-
-/** SQL on webhook_deliveries for another owner's statement (docs/architecture.md "Table owners"). */
-export const deliveryParts = {
-  /** Deliveries still pending, counted. */
-  pendingCount: (): SqlFragment =>
-    sql`(SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending')`,
-};
-
 /**
  * Deliveries and their attempts: the seller's view (list, attempts, redeliver) and the worker's
  * use case (make one attempt and record it).
@@ -215,7 +75,8 @@ export class WebhookDeliveriesService {
     private readonly producer: WebhookDeliveryProducer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: BusinessMetrics,
-    private readonly sql: Sql,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly endpoints: WebhookEndpointRepository,
   ) {}
 
   async listDeliveries(
@@ -225,14 +86,11 @@ export class WebhookDeliveriesService {
     startingAfter?: string,
   ): Promise<Page<WebhookDeliveryResponse>> {
     const cursor = decodeCursor(startingAfter);
-    const endpoint = await findWorkspaceEndpoint(this.tx.manager, workspaceId, endpointId);
+    const endpoint = await this.endpoints.findInWorkspace(workspaceId, endpointId);
     if (!endpoint) {
       throw webhookErrors.endpointNotFound(endpointId);
     }
-    const qb = this.tx.manager
-      .createQueryBuilder(WebhookDelivery, 'd')
-      .where('d.endpoint_id = :endpointId', { endpointId });
-    const rows = await newestFirst(qb, 'd', limit, cursor).getMany();
+    const rows = await this.deliveries.pageOfEndpoint(endpointId, limit, cursor);
     return toPage(rows, limit, toDeliveryResponse);
   }
 
@@ -241,17 +99,11 @@ export class WebhookDeliveriesService {
     workspaceId: string,
     deliveryId: string,
   ): Promise<Page<WebhookAttemptResponse>> {
-    const delivery = await this.tx.manager.findOneBy(WebhookDelivery, {
-      id: deliveryId,
-      workspaceId,
-    });
+    const delivery = await this.deliveries.findInWorkspace(workspaceId, deliveryId);
     if (!delivery) {
       throw webhookErrors.deliveryNotFound(deliveryId);
     }
-    const rows = await this.tx.manager.find(WebhookAttempt, {
-      where: { deliveryId },
-      order: { attempt: 'ASC' },
-    });
+    const rows = await this.deliveries.attemptsOf(deliveryId);
     return {
       object: 'list',
       data: rows.map(toAttemptResponse),
@@ -271,21 +123,17 @@ export class WebhookDeliveriesService {
     deliveryId: string,
     actor: AuditActor,
   ): Promise<WebhookDeliveryResponse> {
-    return this.tx.run(async (m) => {
-      const delivery = await m.findOne(WebhookDelivery, {
-        where: { id: deliveryId, workspaceId },
-        lock: { mode: 'pessimistic_write' },
-      });
+    return this.tx.run(async () => {
+      const delivery = await this.deliveries.lockInWorkspace(workspaceId, deliveryId);
       if (!delivery) {
         throw webhookErrors.deliveryNotFound(deliveryId);
       }
       delivery.manualRequests += 1;
       delivery.updatedAt = this.clock.now();
-      await m.update(
-        WebhookDelivery,
-        { id: deliveryId },
-        { manualRequests: delivery.manualRequests, updatedAt: delivery.updatedAt },
-      );
+      await this.deliveries.update(deliveryId, {
+        manualRequests: delivery.manualRequests,
+        updatedAt: delivery.updatedAt,
+      });
       await this.audit.record(
         workspaceId,
         actor,
@@ -313,15 +161,13 @@ export class WebhookDeliveriesService {
    * disabled: after the last retry, or at once when the receiver answers 410 Gone).
    */
   async attempt(job: DeliverWebhookJob): Promise<AttemptOutcome> {
-    const m = this.tx.manager;
     // A first attempt's job is enqueued once its delivery has committed (WebhookDispatcher), so
     // a missing delivery is one that no longer exists.
-    const inputs = await this.sql.one(attemptInputs(job.deliveryId));
+    const inputs = await this.deliveries.findForAttempt(job.deliveryId);
     if (!inputs?.endpoint) {
       return 'gone';
     }
-    const delivery = entityFromJson(m, WebhookDelivery, inputs.delivery);
-    const endpoint = entityFromJson(m, WebhookEndpoint, inputs.endpoint);
+    const { delivery, endpoint } = inputs;
     if (job.trigger === 'scheduled') {
       if (delivery.status !== 'pending' || delivery.scheduledAttempts !== job.seq - 1) {
         return 'skipped';
@@ -332,10 +178,10 @@ export class WebhookDeliveriesService {
     } else if (!(delivery.manualAttempts < job.seq && job.seq <= delivery.manualRequests)) {
       return 'skipped';
     }
-    if (!inputs.event) {
+    const event = inputs.event;
+    if (!event) {
       return 'gone';
     }
-    const event = entityFromJson(m, OutboxEvent, inputs.event);
     const result = await this.sender.send({
       url: endpoint.url,
       scheme: endpoint.kind === 'acp_order' ? 'merchant' : 'standard',
@@ -392,12 +238,11 @@ export class WebhookDeliveriesService {
     /** This attempt took the delivery to its outcome: first 2xx, or failed for good (metrics). */
     reached: 'delivered' | 'failed' | null;
   }> {
-    return this.tx.run(async (m) => {
-      const locked = await this.sql.one(lockDelivery(job.deliveryId));
-      if (!locked) {
+    return this.tx.run(async () => {
+      const d = await this.deliveries.lock(job.deliveryId);
+      if (!d) {
         throw new Error(`webhook delivery ${job.deliveryId} not found`);
       }
-      const d = entityFromJson(m, WebhookDelivery, locked.delivery);
       const now = this.clock.now();
       const attempt = d.attemptCount + 1;
       const row: WebhookAttempt = {
@@ -480,7 +325,7 @@ export class WebhookDeliveriesService {
     reason: Exclude<WebhookDisabledReason, 'disabled_by_user'>,
     now: Date,
   ): Promise<void> {
-    if (await disableEnabledEndpoint(this.tx.manager, d.endpointId, reason, now)) {
+    if (await this.endpoints.disableIfEnabled(d.endpointId, reason, now)) {
       await this.audit.record(d.workspaceId, SYSTEM, 'webhook_endpoint.disabled', d.endpointId, {
         reason,
         delivery_id: d.id,

@@ -6,9 +6,9 @@ import { PgListener } from '../common/sweeper/pg-listener';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { Tx } from '../database/tx';
 import { claimUndispatched, markDispatched, OUTBOX_CHANNEL } from '../outbox/outbox.repository';
-import { insertDeliveries, stalledDeliveries } from './webhook-deliveries.service';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
-import { matchEndpoints } from './webhook-endpoints.service';
+import { insertDeliveries, stalledDeliveries } from './webhook-delivery.repository';
+import { matchEndpoints } from './webhook-endpoint.repository';
 
 /** Outbox rows claimed per transaction. */
 export const DISPATCH_BATCH = 100;
@@ -119,7 +119,7 @@ export class WebhookDispatcher implements OnModuleInit {
         `SELECT pg_advisory_xact_lock_shared($1, hashtext(w)) FROM unnest($2::text[]) AS w`,
         [ENDPOINTS_LOCK_CLASS, workspaceIds],
       );
-      // The fan-out (matchEndpoints, src/webhooks/webhook-endpoints.service.ts).
+      // The fan-out (matchEndpoints, src/webhooks/webhook-endpoint.repository.ts).
       const matches = await matchEndpoints(
         m,
         events.map((e) => e.id),

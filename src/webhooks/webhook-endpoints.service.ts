@@ -1,21 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 
 import { AgentRepository } from '../accounts/agent.repository';
 import { canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { decodeCursor, newestFirst, Page, toPage } from '../common/pagination';
+import { decodeCursor, Page, toPage } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
-import { outboxParts } from '../outbox/outbox.repository';
-import { protocolKeyParts } from '../protocol-keys/protocol-keys.service';
 import { WebhookEndpointResponse } from './dto/webhook.responses';
-import { WebhookEndpoint, WebhookEndpointKind } from './entities/webhook-endpoint.entity';
+import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { checkWebhookUrl } from './url-policy';
 import { ENDPOINTS_LOCK_CLASS } from './webhook-dispatcher';
+import { EndpointScope, WebhookEndpointRepository } from './webhook-endpoint.repository';
 import { ALL_EVENTS, ORDER_EVENT_TYPES } from './webhook-event-types';
 import { issueWebhookSecret, WebhookSecrets } from './webhook-secrets';
 import { webhookErrors } from './webhooks.errors';
@@ -35,99 +32,11 @@ export interface OrderEndpointOwner {
   protocolKeyId: string;
 }
 
-/**
- * Which endpoints a caller sees: a bare workspace id means the workspace's seller endpoints (the
- * /v1 API); an `acp_order` scope means the receivers one merchant key registered (/acp).
- */
-export type EndpointScope =
-  string | { kind: 'acp_order'; workspaceId: string; protocolKeyId: string };
-
-function scopeWhere(scope: EndpointScope) {
-  return typeof scope === 'string'
-    ? { workspaceId: scope, kind: 'seller' as WebhookEndpointKind }
-    : {
-        workspaceId: scope.workspaceId,
-        kind: scope.kind as WebhookEndpointKind,
-        protocolKeyId: scope.protocolKeyId,
-      };
-}
-
 const workspaceOf = (scope: EndpointScope) =>
   typeof scope === 'string' ? scope : scope.workspaceId;
 
 /** Default overlap after rotate-secret: deliveries carry both signatures for a day. */
 export const PREVIOUS_SECRET_TTL_S = 24 * 3600;
-
-/** SQL on webhook_endpoints for another owner's statement (docs/architecture.md "Table owners"). */
-export const endpointParts = {
-  /** The endpoint `id` as row_to_json (null when there is none). */
-  rowJson: (id: SqlOperand): SqlFragment =>
-    sql`(SELECT row_to_json(ep) FROM webhook_endpoints ep WHERE ep.id = ${id})`,
-  /** True when the endpoint is enabled. */
-  enabled: (id: SqlOperand): SqlFragment =>
-    sql`EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.id = ${id} AND ep.status = 'enabled')`,
-};
-
-/** A delivery owed: an event and an endpoint that should receive it. */
-export interface EndpointMatch {
-  event_id: string;
-  workspace_id: string;
-  type: string;
-  endpoint_id: string;
-}
-
-/**
- * The fan-out, matched in SQL: an enabled endpoint of the event's workspace, for its seller agent
- * (or every agent), subscribed to its type (or '*'), and registered no later than the event
- * happened, so a new endpoint never receives the backlog from before it existed. The endpoint kind
- * splits the audiences: ACP order events go only to acp_order endpoints of the merchant key the
- * checkout session was created with (while that key is not revoked), and acp_order endpoints
- * receive nothing else.
- */
-export function matchEndpoints(m: EntityManager, eventIds: string[]): Promise<EndpointMatch[]> {
-  return m.query(
-    textOf(sql`SELECT ev.id AS event_id, ev.workspace_id, ev.type, ep.id AS endpoint_id
-       FROM (${outboxParts.events()}) ev
-       JOIN webhook_endpoints ep ON ep.workspace_id = ev.workspace_id
-      WHERE ev.id = ANY($1)
-        AND ep.status = 'enabled'
-        AND (ep.agent_id IS NULL OR ep.agent_id = ev.agent_id)
-        AND ($2 = ANY(ep.event_types) OR ev.type = ANY(ep.event_types))
-        AND ep.created_at <= ev.created_at
-        AND CASE ep.kind
-              WHEN 'acp_order' THEN ev.type = ANY($3)
-                AND ev.protocol_key_id = ep.protocol_key_id
-                AND ${protocolKeyParts.live(col('ep.protocol_key_id'))}
-              ELSE NOT (ev.type = ANY($3))
-            END
-      ORDER BY ev.created_at, ev.id, ep.id`),
-    [eventIds, ALL_EVENTS, [...ORDER_EVENT_TYPES]],
-  );
-}
-
-/** A workspace's endpoint by id (any status). */
-export function findWorkspaceEndpoint(
-  m: EntityManager,
-  workspaceId: string,
-  id: string,
-): Promise<WebhookEndpoint | null> {
-  return m.findOneBy(WebhookEndpoint, { id, workspaceId });
-}
-
-/** Disables an enabled endpoint with this reason; true when it was enabled. */
-export async function disableEnabledEndpoint(
-  m: EntityManager,
-  id: string,
-  reason: string,
-  now: Date,
-): Promise<boolean> {
-  const res: [unknown[], number] = await m.query(
-    `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, disabled_at = $2, updated_at = $2
-      WHERE id = $1 AND status = 'enabled'`,
-    [id, now, reason],
-  );
-  return res[1] > 0;
-}
 
 /** Webhook endpoints of a workspace: register (secret shown once), list, disable/enable, rotate. */
 @Injectable()
@@ -139,6 +48,7 @@ export class WebhookEndpointsService {
     private readonly audit: AuditLog,
     private readonly secrets: WebhookSecrets,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly endpoints: WebhookEndpointRepository,
   ) {}
 
   async createEndpoint(
@@ -222,7 +132,7 @@ export class WebhookEndpointsService {
         createdAt: now,
         updatedAt: now,
       };
-      await m.insert(WebhookEndpoint, endpoint);
+      await this.endpoints.insert(endpoint);
       await this.audit.record(workspaceId, actor, 'webhook_endpoint.created', id, {
         url: endpoint.url,
         event_types: endpoint.eventTypes,
@@ -236,11 +146,7 @@ export class WebhookEndpointsService {
 
   /** The enabled endpoints of a workspace with this description (the sandbox's own). */
   enabledWithDescription(workspaceId: string, description: string): Promise<WebhookEndpoint[]> {
-    return this.tx.manager.findBy(WebhookEndpoint, {
-      workspaceId,
-      description,
-      status: 'enabled',
-    });
+    return this.endpoints.enabledWithDescription(workspaceId, description);
   }
 
   async listEndpoints(
@@ -260,15 +166,7 @@ export class WebhookEndpointsService {
     limit = 20,
     startingAfter?: string,
   ): Promise<WebhookEndpoint[]> {
-    const cursor = decodeCursor(startingAfter);
-    const where = scopeWhere(scope);
-    const qb = this.tx.manager
-      .createQueryBuilder(WebhookEndpoint, 'e')
-      .where('e.workspace_id = :workspaceId AND e.kind = :kind', where);
-    if ('protocolKeyId' in where) {
-      qb.andWhere('e.protocol_key_id = :protocolKeyId', where);
-    }
-    return newestFirst(qb, 'e', limit, cursor).getMany();
+    return this.endpoints.page(scope, limit, decodeCursor(startingAfter));
   }
 
   async getEndpoint(workspaceId: string, id: string): Promise<WebhookEndpointResponse> {
@@ -276,10 +174,7 @@ export class WebhookEndpointsService {
   }
 
   async getRow(scope: EndpointScope, id: string): Promise<WebhookEndpoint> {
-    const endpoint = await this.tx.manager.findOneBy(WebhookEndpoint, {
-      id,
-      ...scopeWhere(scope),
-    });
+    const endpoint = await this.endpoints.findInScope(scope, id);
     if (!endpoint) {
       throw webhookErrors.endpointNotFound(id);
     }
@@ -332,7 +227,7 @@ export class WebhookEndpointsService {
               }
             : { status: target, disabledReason: null, disabledAt: null, updatedAt: now };
         Object.assign(endpoint, patch);
-        await this.tx.manager.update(WebhookEndpoint, { id }, patch);
+        await this.endpoints.update(id, patch);
         await this.audit.record(workspaceOf(scope), actor, `webhook_endpoint.${target}`, id);
       }
       return endpoint;
@@ -361,7 +256,7 @@ export class WebhookEndpointsService {
         updatedAt: now,
       };
       Object.assign(endpoint, patch);
-      await this.tx.manager.update(WebhookEndpoint, { id }, patch);
+      await this.endpoints.update(id, patch);
       await this.audit.record(workspaceId, actor, 'webhook_endpoint.secret_rotated', id, {
         previous_secret_expires_at: patch.previousSecretExpiresAt?.toISOString() ?? null,
       });
@@ -370,10 +265,7 @@ export class WebhookEndpointsService {
   }
 
   private async lock(scope: EndpointScope, id: string): Promise<WebhookEndpoint> {
-    const endpoint = await this.tx.manager.findOne(WebhookEndpoint, {
-      where: { id, ...scopeWhere(scope) },
-      lock: { mode: 'pessimistic_write' },
-    });
+    const endpoint = await this.endpoints.lockInScope(scope, id);
     if (!endpoint) {
       throw webhookErrors.endpointNotFound(id);
     }

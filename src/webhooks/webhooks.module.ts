@@ -8,7 +8,9 @@ import { OrderEndpointsController } from './order-endpoints.controller';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookEndpointRepository } from './webhook-endpoint.repository';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookSecrets } from './webhook-secrets';
 import { WebhookSender } from './webhook-sender';
@@ -24,6 +26,8 @@ import { WebhooksController } from './webhooks.controller';
   imports: [AccountsModule, SweeperModule],
   controllers: [WebhooksController, EventsController, OrderEndpointsController],
   providers: [
+    WebhookEndpointRepository,
+    WebhookDeliveryRepository,
     WebhookEndpointsService,
     WebhookDeliveriesService,
     WebhookDispatcher,

@@ -15,8 +15,8 @@ import { statusCheckParts } from '../../../src/payments/rail-status-check.reposi
 import { protocolKeyParts } from '../../../src/protocol-keys/protocol-keys.service';
 import { gatewayParts } from '../../../src/rails/gateway/gateway.repository';
 import { offerParts } from '../../../src/seller/seller.repository';
-import { deliveryParts } from '../../../src/webhooks/webhook-deliveries.service';
-import { endpointParts } from '../../../src/webhooks/webhook-endpoints.service';
+import { deliveryParts } from '../../../src/webhooks/webhook-delivery.repository';
+import { endpointParts } from '../../../src/webhooks/webhook-endpoint.repository';
 
 /**
  * SQL parts are fragments (docs/architecture.md "Table owners"): every member of every `*Parts`

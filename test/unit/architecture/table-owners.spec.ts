@@ -58,9 +58,9 @@ const OWNERS: Record<string, string> = {
   settlement_lines: 'src/settlements/settlement.repository.ts',
   signing_keys: 'src/chains/signing-key.repository.ts',
   stored_documents: 'src/documents/stored-document.repository.ts',
-  webhook_attempts: 'src/webhooks/webhook-deliveries.service.ts',
-  webhook_deliveries: 'src/webhooks/webhook-deliveries.service.ts',
-  webhook_endpoints: 'src/webhooks/webhook-endpoints.service.ts',
+  webhook_attempts: 'src/webhooks/webhook-delivery.repository.ts',
+  webhook_deliveries: 'src/webhooks/webhook-delivery.repository.ts',
+  webhook_endpoints: 'src/webhooks/webhook-endpoint.repository.ts',
   workspaces: 'src/accounts/accounts.service.ts',
 };
 
