@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CATEGORY_PATTERN } from '../../seller/dto/put-listing.dto';
 import { SellerService } from '../../seller/seller.service';
 import { McpTool } from '../mcp-tool';
+import { READ_ONLY } from './tool-annotations';
 
 export const FIND_SELLER_MAX_LIMIT = 50;
 
@@ -73,7 +74,7 @@ export class FindSellerTool implements McpTool<typeof input, typeof output> {
     'Filter by category (sub-categories included) and/or free text; results are paged with next_cursor.';
   readonly inputSchema = input;
   readonly outputSchema = output;
-  readonly annotations = { readOnlyHint: true, openWorldHint: false };
+  readonly annotations = READ_ONLY;
 
   constructor(private readonly listings: SellerService) {}
 

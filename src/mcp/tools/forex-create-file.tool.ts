@@ -2,14 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 
 import { findAadhaar } from '../../forex/aadhaar';
-import { ForexController } from '../../forex/forex.controller';
 import { forexErrors } from '../../forex/forex.errors';
 import { ForexService } from '../../forex/forex.service';
 import { FILE_KINDS, PURPOSE_CODES } from '../../forex/forex-rules';
 import { PanVault } from '../../forex/pan-vault';
 import { McpIdempotency } from '../mcp-idempotency';
 import { McpTool, McpToolContext } from '../mcp-tool';
+import { forexRestTwin } from './forex-rest-twin';
 import { FILE, fileView, forexToolError, IDEMPOTENCY_KEY } from './forex-tool-schemas';
+import { WRITES } from './tool-annotations';
 
 const PURPOSES = Object.keys(PURPOSE_CODES) as [string, ...string[]];
 const DATE = z
@@ -91,12 +92,7 @@ export class ForexCreateFileTool implements McpTool<typeof input, typeof output>
     'Buyer agent: open a forex file (fxo_…, status draft) with an AD Category-II partner for one of your people: kind, purpose code, traveller, destination, dates, PAN (kept only as a keyed hash and XXXXX1234X). Aadhaar is never collected. Then forex_quote, upload_document, submit_file. idempotency_key is required.';
   readonly inputSchema = input;
   readonly outputSchema = output;
-  readonly annotations = {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  };
+  readonly annotations = { ...WRITES, idempotentHint: true };
 
   constructor(
     private readonly forex: ForexService,
@@ -115,15 +111,11 @@ export class ForexCreateFileTool implements McpTool<typeof input, typeof output>
       const { value, replayed } = await this.idempotency.run(
         ctx,
         key,
-        {
-          method: 'POST',
-          path: '/v1/pay/forex/orders',
-          body: { ...rest, pan: `hmac:${pan.keyVersion}:${pan.hash}` },
-          controller: ForexController,
-          // Only its metadata (HttpCode) is read, never called.
-          // eslint-disable-next-line @typescript-eslint/unbound-method
-          handler: ForexController.prototype.create,
-        },
+        forexRestTwin(
+          '/v1/pay/forex/orders',
+          { ...rest, pan: `hmac:${pan.keyVersion}:${pan.hash}` },
+          'create',
+        ),
         () =>
           this.forex.createFile(ctx.caller, {
             partnerId: rest.partner_id,

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ForexService } from '../../forex/forex.service';
 import { McpTool, McpToolContext } from '../mcp-tool';
 import { FILE, FILE_ID, fileView, forexToolError } from './forex-tool-schemas';
+import { READ_ONLY } from './tool-annotations';
 
 const input = z.strictObject({ file_id: FILE_ID });
 
@@ -18,7 +19,7 @@ export class ForexFileStatusTool implements McpTool<typeof input, typeof output>
     'One of your forex files: its state, checklist (what is done, missing or failing), documents (metadata only), current quote and rate lock, LRS use, declaration and dealer notes. Amounts in paise.';
   readonly inputSchema = input;
   readonly outputSchema = output;
-  readonly annotations = { readOnlyHint: true, openWorldHint: false };
+  readonly annotations = READ_ONLY;
 
   constructor(private readonly forex: ForexService) {}
 

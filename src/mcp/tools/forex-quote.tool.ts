@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 
-import { ForexController } from '../../forex/forex.controller';
 import { ForexService } from '../../forex/forex.service';
 import { PRODUCTS } from '../../forex/forex-rules';
 import { McpIdempotency } from '../mcp-idempotency';
 import { McpTool, McpToolContext } from '../mcp-tool';
+import { forexRestTwin } from './forex-rest-twin';
 import {
   CURRENCY,
   FILE_ID,
@@ -15,6 +15,7 @@ import {
   QUOTE,
   quoteView,
 } from './forex-tool-schemas';
+import { WRITES } from './tool-annotations';
 
 const input = z.strictObject({
   file_id: FILE_ID,
@@ -52,12 +53,7 @@ export class ForexQuoteTool implements McpTool<typeof input, typeof output> {
     "Price a forex file at its partner's current rates and lock them for 15 minutes: each line's rupees (amount × rate, rounded half up to the paisa), the partner's fee, TCS and the total, in paise. A new quote replaces the file's current one. idempotency_key is required: a retry with the same key and arguments returns the same quote.";
   readonly inputSchema = input;
   readonly outputSchema = output;
-  readonly annotations = {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  };
+  readonly annotations = { ...WRITES, idempotentHint: true };
 
   constructor(
     private readonly forex: ForexService,
@@ -70,15 +66,7 @@ export class ForexQuoteTool implements McpTool<typeof input, typeof output> {
       const { value, replayed } = await this.idempotency.run(
         ctx,
         args.idempotency_key,
-        {
-          method: 'POST',
-          path: '/v1/pay/forex/quotes',
-          body,
-          controller: ForexController,
-          // Only its metadata (HttpCode) is read, never called.
-          // eslint-disable-next-line @typescript-eslint/unbound-method
-          handler: ForexController.prototype.quote,
-        },
+        forexRestTwin('/v1/pay/forex/quotes', body, 'quote'),
         () => this.forex.quote(ctx.caller, { fileId: args.file_id, lines: args.lines }),
       );
       return {

@@ -7,6 +7,7 @@ import { ForexService } from '../../forex/forex.service';
 import { ForexPartnersService } from '../../forex/forex-partners.service';
 import { McpTool, McpToolContext } from '../mcp-tool';
 import { RATES } from './forex-tool-schemas';
+import { READ_ONLY } from './tool-annotations';
 
 /** Partners listed when no partner_id is given (there are a handful; has_more says if cut). */
 export const FOREX_RATES_MAX_PARTNERS = 20;
@@ -45,7 +46,7 @@ export class ForexRatesTool implements McpTool<typeof input, typeof output> {
     "The AD Category-II forex partners and their buy and sell rates per currency (notes; card and remittance), as integer ten-thousandths of a rupee per ONE unit (JPY converted from per-100). Pass partner_id for one partner; omit it to list them all. Quotes use the partner's current rates.";
   readonly inputSchema = input;
   readonly outputSchema = output;
-  readonly annotations = { readOnlyHint: true, openWorldHint: false };
+  readonly annotations = READ_ONLY;
 
   constructor(
     private readonly forex: ForexService,

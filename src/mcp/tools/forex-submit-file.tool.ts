@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 
-import { ForexController } from '../../forex/forex.controller';
 import { ForexService } from '../../forex/forex.service';
 import { McpIdempotency } from '../mcp-idempotency';
 import { McpTool, McpToolContext } from '../mcp-tool';
+import { forexRestTwin } from './forex-rest-twin';
 import { FILE, FILE_ID, fileView, forexToolError, IDEMPOTENCY_KEY } from './forex-tool-schemas';
+import { WRITES } from './tool-annotations';
 
 const input = z.strictObject({
   file_id: FILE_ID,
@@ -30,12 +31,7 @@ export class ForexSubmitFileTool implements McpTool<typeof input, typeof output>
     "Send your quoted forex file towards the partner's dealer. Refused while the checklist is incomplete (checklist_incomplete, naming what is missing) or once the 15-minute rate lock has lapsed (rate_lock_lapsed: call forex_quote again). The file then waits for its person to confirm the declaration in the app (declaration.url); only the dealer books it. Nothing is paid by this call.";
   readonly inputSchema = input;
   readonly outputSchema = output;
-  readonly annotations = {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  };
+  readonly annotations = WRITES;
 
   constructor(
     private readonly forex: ForexService,
@@ -47,15 +43,7 @@ export class ForexSubmitFileTool implements McpTool<typeof input, typeof output>
       const { value, replayed } = await this.idempotency.run(
         ctx,
         args.idempotency_key,
-        {
-          method: 'POST',
-          path: `/v1/pay/forex/orders/${args.file_id}/submit`,
-          body: {},
-          controller: ForexController,
-          // Only its metadata (HttpCode) is read, never called.
-          // eslint-disable-next-line @typescript-eslint/unbound-method
-          handler: ForexController.prototype.submit,
-        },
+        forexRestTwin(`/v1/pay/forex/orders/${args.file_id}/submit`, {}, 'submit'),
         () => this.forex.submit(ctx.caller, args.file_id),
       );
       return {

@@ -8,10 +8,10 @@ import {
   DOCUMENT_MAX_BYTES,
 } from '../../documents/document-content';
 import { fetchDocumentFromUrl } from '../../documents/document-fetch';
-import { ForexController } from '../../forex/forex.controller';
 import { ForexService } from '../../forex/forex.service';
 import { McpIdempotency } from '../mcp-idempotency';
 import { McpTool, McpToolContext } from '../mcp-tool';
+import { forexRestTwin } from './forex-rest-twin';
 import {
   CONTENT_TYPE,
   DOCUMENT,
@@ -21,6 +21,7 @@ import {
   forexToolError,
   IDEMPOTENCY_KEY,
 } from './forex-tool-schemas';
+import { WRITES } from './tool-annotations';
 
 /** Longest URL accepted (the usual browser limit). */
 export const DOCUMENT_URL_MAX_LENGTH = 2048;
@@ -89,12 +90,7 @@ export class ForexUploadDocumentTool implements McpTool<typeof input, typeof out
     'Add a document (passport, visa, ticket, letters, form_a2, other) to your forex file while it is draft, quoted or returned: a PDF, JPEG or PNG whose bytes match content_type, at most 5,000,000 bytes, given as content_base64 or as a public https url (exactly one). Stored encrypted; its SHA-256 goes on the receipt. Aadhaar is never accepted.';
   readonly inputSchema = input;
   readonly outputSchema = output;
-  readonly annotations = {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: true,
-  };
+  readonly annotations = { ...WRITES, openWorldHint: true };
 
   constructor(
     private readonly forex: ForexService,
@@ -126,15 +122,7 @@ export class ForexUploadDocumentTool implements McpTool<typeof input, typeof out
       const { value, replayed } = await this.idempotency.run(
         ctx,
         args.idempotency_key,
-        {
-          method: 'POST',
-          path,
-          body,
-          controller: ForexController,
-          // Only its metadata (HttpCode) is read, never called.
-          // eslint-disable-next-line @typescript-eslint/unbound-method
-          handler: ForexController.prototype.upload,
-        },
+        forexRestTwin(path, body, 'upload'),
         async () => {
           if (bytes === null) {
             // The record expired between the look and the lock: fetch after all.

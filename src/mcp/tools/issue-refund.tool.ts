@@ -12,6 +12,7 @@ import { RefundsService } from '../../refunds/refunds.service';
 import { mcpErrors } from '../mcp.errors';
 import { McpRefundRequestRepository } from '../mcp-refund-request.repository';
 import { McpTool, McpToolContext, McpToolError } from '../mcp-tool';
+import { WRITES } from './tool-annotations';
 
 const input = z.strictObject({
   intent_id: z
@@ -88,12 +89,7 @@ export class IssueRefundTool implements McpTool<typeof input, typeof output> {
   readonly inputSchema = input;
   readonly outputSchema = output;
   // Not idempotent without a key; never destructive (a person still has to approve).
-  readonly annotations = {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  };
+  readonly annotations = WRITES;
 
   constructor(
     private readonly tx: Tx,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 import { AccountsService } from '../../accounts/accounts.service';
 import { McpTool, McpToolContext } from '../mcp-tool';
+import { READ_ONLY } from './tool-annotations';
 
 const input = z.strictObject({});
 
@@ -21,7 +22,7 @@ export class WhoamiTool implements McpTool<typeof input, typeof output> {
     'The agent this credential belongs to: its id, name and role (seller, buyer or both).';
   readonly inputSchema = input;
   readonly outputSchema = output;
-  readonly annotations = { readOnlyHint: true, openWorldHint: false };
+  readonly annotations = READ_ONLY;
 
   constructor(private readonly accounts: AccountsService) {}
 
