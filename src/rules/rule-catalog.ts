@@ -203,46 +203,49 @@ const statusCheckSpacing: Rule<number> = {
   format: (ms) => `${ms / 1000} s`,
 };
 
-const reserveCap: Rule<number> = {
+/** A Reserve Pay cap: reported, uncertain, and enforced by the gateway rather than here. */
+function reservePayCap(
+  rule: Pick<Rule<number>, 'id' | 'title' | 'unit' | 'format'> & { value: number },
+): Rule<number> {
+  return {
+    id: rule.id,
+    title: rule.title,
+    kind: 'regulatory',
+    unit: rule.unit,
+    versions: [
+      { effectiveFrom: null, value: rule.value, source: RESERVE_PAY_2025, certainty: 'uncertain' },
+    ],
+    configurable: null,
+    appliedIn: [],
+    pinnedBy: { file: PINS, title: 'records the Reserve Pay caps as uncertain and not applied' },
+    format: rule.format,
+    notes: NOT_APPLIED_RESERVE,
+  };
+}
+
+const reserveCap = reservePayCap({
   id: 'reserve_pay.block_cap',
   title: 'UPI Reserve Pay: largest block per merchant and customer',
-  kind: 'regulatory',
   unit: 'paise',
-  versions: [
-    { effectiveFrom: null, value: 1_000_000, source: RESERVE_PAY_2025, certainty: 'uncertain' },
-  ],
-  configurable: null,
-  appliedIn: [],
-  pinnedBy: { file: PINS, title: 'records the Reserve Pay caps as uncertain and not applied' },
+  value: 1_000_000,
   format: rupees,
-  notes: NOT_APPLIED_RESERVE,
-};
+});
 
-const reserveValidity: Rule<number> = {
+const reserveValidity = reservePayCap({
   id: 'reserve_pay.block_validity_days',
   title: 'UPI Reserve Pay: longest life of a block',
-  kind: 'regulatory',
   unit: 'days',
-  versions: [{ effectiveFrom: null, value: 90, source: RESERVE_PAY_2025, certainty: 'uncertain' }],
-  configurable: null,
-  appliedIn: [],
-  pinnedBy: { file: PINS, title: 'records the Reserve Pay caps as uncertain and not applied' },
+  value: 90,
   format: (d) => `${d} days`,
-  notes: NOT_APPLIED_RESERVE,
-};
+});
 
-const reserveRetries: Rule<number> = {
+const reserveRetries = reservePayCap({
   id: 'reserve_pay.retries_per_24h',
   title: 'UPI Reserve Pay: debit retries within 24 hours',
-  kind: 'regulatory',
   unit: 'retries',
-  versions: [{ effectiveFrom: null, value: 3, source: RESERVE_PAY_2025, certainty: 'uncertain' }],
-  configurable: null,
-  appliedIn: [],
-  pinnedBy: { file: PINS, title: 'records the Reserve Pay caps as uncertain and not applied' },
+  value: 3,
   format: (n) => `${n} retries`,
-  notes: NOT_APPLIED_RESERVE,
-};
+});
 
 const lrsLimit: Rule<number> = {
   id: 'forex.lrs_limit',
@@ -268,49 +271,42 @@ const lrsLimit: Rule<number> = {
   format: usd,
 };
 
-const cashPerTrip: Rule<number> = {
-  id: 'forex.cash_per_trip',
-  title: 'Foreign-currency notes and coins per trip (most countries)',
-  kind: 'regulatory',
-  unit: 'US cents',
-  versions: [
-    {
-      effectiveFrom: null,
-      value: 300_000,
-      source: 'RBI cash limit per visit, as dealers state it (DOMAIN.md B.21)',
-      certainty: 'certain',
+/** A cash-per-trip limit in US cents, as dealers state RBI's rule (both pinned by one test). */
+function cashPerTripLimit(id: string, title: string, value: number): Rule<number> {
+  return {
+    id,
+    title,
+    kind: 'regulatory',
+    unit: 'US cents',
+    versions: [
+      {
+        effectiveFrom: null,
+        value,
+        source: 'RBI cash limit per visit, as dealers state it (DOMAIN.md B.21)',
+        certainty: 'certain',
+      },
+    ],
+    configurable: null,
+    appliedIn: ['src/forex/forex-rules.ts'],
+    pinnedBy: {
+      file: PINS,
+      title: 'limits cash to USD 3,000 per trip, USD 5,000 for Iraq and Libya',
     },
-  ],
-  configurable: null,
-  appliedIn: ['src/forex/forex-rules.ts'],
-  pinnedBy: {
-    file: PINS,
-    title: 'limits cash to USD 3,000 per trip, USD 5,000 for Iraq and Libya',
-  },
-  format: usd,
-};
+    format: usd,
+  };
+}
 
-const cashIraqLibya: Rule<number> = {
-  id: 'forex.cash_per_trip_iraq_libya',
-  title: 'Foreign-currency notes and coins per trip to Iraq or Libya',
-  kind: 'regulatory',
-  unit: 'US cents',
-  versions: [
-    {
-      effectiveFrom: null,
-      value: 500_000,
-      source: 'RBI cash limit per visit, as dealers state it (DOMAIN.md B.21)',
-      certainty: 'certain',
-    },
-  ],
-  configurable: null,
-  appliedIn: ['src/forex/forex-rules.ts'],
-  pinnedBy: {
-    file: PINS,
-    title: 'limits cash to USD 3,000 per trip, USD 5,000 for Iraq and Libya',
-  },
-  format: usd,
-};
+const cashPerTrip = cashPerTripLimit(
+  'forex.cash_per_trip',
+  'Foreign-currency notes and coins per trip (most countries)',
+  300_000,
+);
+
+const cashIraqLibya = cashPerTripLimit(
+  'forex.cash_per_trip_iraq_libya',
+  'Foreign-currency notes and coins per trip to Iraq or Libya',
+  500_000,
+);
 
 const daysBeforeDeparture: Rule<number> = {
   id: 'forex.max_days_before_departure',
