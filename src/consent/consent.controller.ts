@@ -80,41 +80,50 @@ export class ConsentController {
 
   @Post('protocol-keys/:id/revoke')
   @Redirect('/app/consent', 303)
-  async revokeProtocolKey(
+  revokeProtocolKey(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @Body() form: DecisionForm,
   ) {
-    if (form.confirm !== 'yes') {
-      return { url: confirmUrl('protocol-keys', id) };
-    }
-    await this.consent.revokeProtocolKey(person, id);
+    return this.revokeIfConfirmed('protocol-keys', id, form, () =>
+      this.consent.revokeProtocolKey(person, id),
+    );
   }
 
   @Post('mandates/:id/revoke')
   @Redirect('/app/consent', 303)
-  async revokeMandate(
+  revokeMandate(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @Body() form: DecisionForm,
   ) {
-    if (form.confirm !== 'yes') {
-      return { url: confirmUrl('mandates', id) };
-    }
-    await this.consent.revokeMandate(person, id);
+    return this.revokeIfConfirmed('mandates', id, form, () =>
+      this.consent.revokeMandate(person, id),
+    );
   }
 
   @Post('tokens/:id/revoke')
   @Redirect('/app/consent', 303)
-  async revokeToken(
+  revokeToken(
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @Body() form: DecisionForm,
   ) {
+    return this.revokeIfConfirmed('tokens', id, form, () => this.consent.revokeToken(person, id));
+  }
+
+  /** Revokes only with `confirm=yes`; without it, sends the person to the confirmation page. */
+  private async revokeIfConfirmed(
+    kind: RevokeKind,
+    id: string,
+    form: DecisionForm,
+    revoke: () => Promise<void>,
+  ): Promise<{ url: string } | undefined> {
     if (form.confirm !== 'yes') {
-      return { url: confirmUrl('tokens', id) };
+      return { url: confirmUrl(kind, id) };
     }
-    await this.consent.revokeToken(person, id);
+    await revoke();
+    return undefined;
   }
 
   private async confirm(
