@@ -42,6 +42,7 @@ import { RetentionModule } from './retention/retention.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { SellerModule } from './seller/seller.module';
 import { SettlementsModule } from './settlements/settlements.module';
+import { UcpModule } from './ucp/ucp.module';
 import { AppNotFoundModule, AppPagesModule } from './web/app-pages.module';
 import { WebModule } from './web/web.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -86,6 +87,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     RefundsModule,
     SellerModule,
     CheckoutModule,
+    UcpModule,
     OrdersModule,
     OpsModule,
     ForexModule,
