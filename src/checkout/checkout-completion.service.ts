@@ -15,7 +15,7 @@ import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
 import { checkoutErrors } from './checkout.errors';
 import { CheckoutService } from './checkout.service';
-import { parsePaymentData } from './checkout-input';
+import { checkCompleteFulfillment, parsePaymentData } from './checkout-input';
 import { priceLines, sessionTotal, wantedFromStored } from './checkout-pricing';
 import { CheckoutSession, StoredMessage } from './checkout-session.entity';
 import { CheckoutSessionRepository } from './checkout-session.repository';
@@ -94,6 +94,8 @@ export class CheckoutCompletionService implements OnModuleInit {
     return this.tx.run(async () => {
       // The session locked and its offers' states in one statement.
       const { session, offers } = await this.checkout.lockVisibleWithOffers(caller, id);
+      // fulfillment_details (docs/acp.md "Accepted extensions"): a 409 changes nothing.
+      checkCompleteFulfillment(session, body.fulfillment_details);
       const now = this.clock.now();
       const status = effectiveStatus(session, now);
       const total = sessionTotal(session.lineItems);

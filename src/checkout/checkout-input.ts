@@ -1,4 +1,7 @@
+import { AppError } from '../common/errors/app-error';
 import { checkoutErrors } from './checkout.errors';
+import type { CheckoutSession } from './checkout-session.entity';
+import type { AddressDto, FulfillmentDetailsDto } from './dto/checkout-request.parts';
 import type { PaymentDataDto } from './dto/complete-checkout-session.dto';
 import { CREDENTIAL_TYPES, HANDLER_ID, INSTRUMENT_TYPE } from './upi-mandate-handler';
 
@@ -187,4 +190,63 @@ export function parseCancelBody(body: unknown): StoredIntentTrace | null {
     stored.metadata = metadata;
   }
   return stored;
+}
+
+/** The fields of an ACP `Address`, compared by addressChanged. */
+const ADDRESS_FIELDS = [
+  'name',
+  'line_one',
+  'line_two',
+  'city',
+  'state',
+  'country',
+  'postal_code',
+  'company',
+] as const;
+
+/** Trimmed, inner whitespace collapsed, case folded; absent is the empty string. */
+function addressPart(a: AddressDto, field: (typeof ADDRESS_FIELDS)[number]): string {
+  return (a[field] ?? '').trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/**
+ * Whether `sent` is another address than `recorded` (docs/acp.md "Accepted extensions", ACP PR
+ * #200). Spelling differences in case and spacing are the same address; any other difference is a
+ * change. No address sent is no change.
+ */
+export function addressChanged(recorded: AddressDto, sent: AddressDto | undefined): boolean {
+  if (sent === undefined) {
+    return false;
+  }
+  return ADDRESS_FIELDS.some((f) => addressPart(recorded, f) !== addressPart(sent, f));
+}
+
+/**
+ * The address a session was priced with. Every session is priced for digital delivery, which
+ * depends on no address, and none is recorded (docs/acp.md §4): null.
+ */
+export function pricedAddress(_session: CheckoutSession): AddressDto | null {
+  return null;
+}
+
+/**
+ * `fulfillment_details` on complete (docs/acp.md "Accepted extensions", ACP PR #200): refused with
+ * 409 `fulfillment_price_changed` when its address is not the one the session was priced with, as
+ * the PR asks, so the agent updates first and the buyer reviews; otherwise accepted. Only a
+ * session priced with an address can conflict (pricedAddress).
+ */
+export function checkCompleteFulfillment(
+  session: CheckoutSession,
+  details: FulfillmentDetailsDto | undefined,
+): void {
+  const priced = pricedAddress(session);
+  if (priced !== null && addressChanged(priced, details?.address)) {
+    throw new AppError(
+      409,
+      'invalid_request',
+      'fulfillment_price_changed',
+      'The fulfillment address differs from the one this checkout session was priced with. Update the session with the new address, let the buyer review it, then complete.',
+      '$.fulfillment_details.address',
+    );
+  }
 }

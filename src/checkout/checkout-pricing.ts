@@ -8,6 +8,8 @@ export interface RequestedItem {
   quantity?: number;
   unit_amount?: number;
   name?: string;
+  /** ACP PR #201 (docs/acp.md "Accepted extensions"): the price the agent showed the buyer. */
+  suggested_price?: { amount: number };
 }
 
 /** One SKU after merging duplicates; `index` is its first position in the request (for `param`). */
@@ -17,6 +19,8 @@ export interface WantedLine {
   /** unit_amount the agent sent: only a hint, the published price decides. */
   hint?: number;
   index: number;
+  /** suggested_price.amount the agent sent, and the item's position: never changes the price. */
+  suggested?: { amount: number; index: number };
 }
 
 export interface OfferFacts {
@@ -47,11 +51,13 @@ export function mergeItems(items: RequestedItem[]): WantedLine[] {
   items.forEach((item, index) => {
     const quantity = item.quantity ?? 1;
     const existing = bySku.get(item.id);
+    const suggested = item.suggested_price && { amount: item.suggested_price.amount, index };
     if (existing) {
       existing.quantity += quantity;
       existing.hint ??= item.unit_amount;
+      existing.suggested ??= suggested;
     } else {
-      bySku.set(item.id, { sku: item.id, quantity, hint: item.unit_amount, index });
+      bySku.set(item.id, { sku: item.id, quantity, hint: item.unit_amount, index, suggested });
     }
   });
   return [...bySku.values()];
@@ -74,7 +80,8 @@ export function sessionTotal(lines: StoredLineItem[]): number {
  * Prices every wanted line from the published offer (the caller has already refused SKUs that were
  * never published) and derives the messages and status: a withdrawn offer, a quantity or a total
  * over our limits make the session not_ready_for_payment; a price that differs from the agent's
- * hint or from the previous snapshot adds a price_change warning. Line ids stay stable per SKU.
+ * hint or from the previous snapshot adds a price_change warning, and one that differs from a
+ * suggested_price an info message. Line ids stay stable per SKU.
  */
 export function priceLines(
   wanted: WantedLine[],
@@ -147,6 +154,17 @@ export function priceLines(
         param: `$.line_items[${i}].unit_amount`,
         content_type: 'plain',
         content: `${offer.name} costs ${formatRupees(offer.unitPaise)}, not ${formatRupees(reference)}; the published price applies.`,
+      });
+    }
+    if (w.suggested !== undefined && w.suggested.amount !== offer.unitPaise) {
+      // ACP PR #201 (docs/acp.md "Accepted extensions"): the published price applies and the agent
+      // is told, as the PR's example does, with an info message (MessageInfo has no code).
+      messages.push({
+        type: 'info',
+        severity: 'info',
+        param: `$.line_items[${w.suggested.index}].suggested_price.amount`,
+        content_type: 'plain',
+        content: `The price of ${offer.name} is ${formatRupees(offer.unitPaise)}, not the suggested ${formatRupees(w.suggested.amount)}; the published price applies.`,
       });
     }
     return line;

@@ -143,7 +143,12 @@ export class AcpCheckoutOrder {
   @ApiProperty({ example: 'ord_…' }) id: string;
   @ApiProperty({ example: 'cs_…' }) checkout_session_id: string;
   @ApiProperty({ format: 'uri' }) permalink_url: string;
-  @ApiProperty({ enum: ['confirmed'] }) status: string;
+  @ApiProperty({
+    example: 'confirmed',
+    description:
+      'We send confirmed. Open (ACP PR #232, docs/acp.md "Accepted extensions"): defined values are created, confirmed, manual_review, processing, shipped, completed, canceled; accept any other',
+  })
+  status: string;
 }
 
 export class AcpCheckoutSession {

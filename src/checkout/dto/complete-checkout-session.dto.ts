@@ -17,9 +17,11 @@ import {
   AddressDto,
   BuyerDto,
   EachObject,
+  FulfillmentDetailsDto,
   MarketingConsentDto,
   Optional,
   OptionalBuyer,
+  OptionalFulfillmentDetails,
   RiskSignalsDto,
 } from './checkout-request.parts';
 
@@ -128,4 +130,9 @@ export class CompleteCheckoutSessionDto {
   @IsString()
   @MaxLength(5000)
   order_notes?: string;
+
+  @OptionalFulfillmentDetails(
+    'Accepted extension (ACP PR #200), checked like update\'s. An address other than the one the session was priced with would be 409 fulfillment_price_changed; sessions are priced for digital delivery with no address, so none conflicts (docs/acp.md "Accepted extensions")',
+  )
+  fulfillment_details?: FulfillmentDetailsDto;
 }

@@ -19,9 +19,11 @@ import {
   BuyerDto,
   DiscountsDto,
   EachObject,
+  FulfillmentDetailsDto,
   ItemDto,
   Optional,
   OptionalBuyer,
+  OptionalFulfillmentDetails,
 } from './checkout-request.parts';
 
 export const MAX_LINE_ITEMS = 100;
@@ -29,8 +31,10 @@ export const MAX_LINE_ITEMS = 100;
 /**
  * ACP `CheckoutSessionCreateRequest` (closed, docs/acp.md §4). `capabilities` is a plain object on
  * purpose: unknown capability values are ignored, never refused (docs/acp.md §4).
- * fulfillment_details, fulfillment_groups and affiliate_attribution are accepted and ignored
- * (digital delivery needs no address); discount codes are answered with a warning per code.
+ * fulfillment_details is checked (closed ACP FulfillmentDetails) and not kept; fulfillment_groups
+ * and affiliate_attribution are accepted and ignored (digital delivery needs no address); discount
+ * codes are answered with a warning per code. Items may carry `suggested_price` (docs/acp.md
+ * "Accepted extensions").
  */
 export class CreateCheckoutSessionDto {
   @ApiProperty({ type: [ItemDto], minItems: 1, maxItems: MAX_LINE_ITEMS })
@@ -61,8 +65,8 @@ export class CreateCheckoutSessionDto {
   @OptionalBuyer()
   buyer?: BuyerDto;
 
-  @AcceptedObject('Accepted, ignored (digital delivery)')
-  fulfillment_details?: Record<string, unknown>;
+  @OptionalFulfillmentDetails('Checked, not kept (digital delivery needs no address)')
+  fulfillment_details?: FulfillmentDetailsDto;
 
   @AcceptedArray('Accepted, ignored (one digital option)')
   fulfillment_groups?: unknown[];

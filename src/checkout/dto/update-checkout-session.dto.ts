@@ -12,14 +12,16 @@ import {
 
 import {
   AcceptedArray,
-  AcceptedObject,
   BuyerDto,
   DiscountsDto,
   EachObject,
+  FulfillmentDetailsDto,
   ItemDto,
   Optional,
   OptionalBuyer,
+  OptionalFulfillmentDetails,
   SelectedFulfillmentOptionDto,
+  SelectedFulfillmentOptions,
 } from './checkout-request.parts';
 import { MAX_LINE_ITEMS } from './create-checkout-session.dto';
 
@@ -43,21 +45,15 @@ export class UpdateCheckoutSessionDto {
   @Type(() => ItemDto)
   line_items?: ItemDto[];
 
-  @AcceptedObject('Accepted, ignored (digital delivery)')
-  fulfillment_details?: Record<string, unknown>;
+  @OptionalFulfillmentDetails('Checked, not kept (digital delivery needs no address)')
+  fulfillment_details?: FulfillmentDetailsDto;
 
   @AcceptedArray('Accepted, ignored')
   fulfillment_groups?: unknown[];
 
-  @ApiPropertyOptional({
-    type: [SelectedFulfillmentOptionDto],
-    description: 'Only fo_digital exists; it is always selected',
-  })
-  @Optional()
-  @IsArray()
-  @EachObject()
-  @ValidateNested({ each: true })
-  @Type(() => SelectedFulfillmentOptionDto)
+  @SelectedFulfillmentOptions(
+    'Only fo_digital exists; it is always selected. Also accepted: the nested element {type, <type>: {option_id, item_ids}} of the ACP MCP example (docs/acp.md "Accepted extensions")',
+  )
   selected_fulfillment_options?: SelectedFulfillmentOptionDto[];
 
   @ApiPropertyOptional({ type: [String], deprecated: true })
