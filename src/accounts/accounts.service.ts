@@ -1,33 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { IsNull } from 'typeorm';
 
 import { AuditActor, AuditLog } from '../common/audit';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { CredentialRevocations } from '../common/credentials/credential-revocations';
-import { CredentialKind, RevocableCredentials } from '../common/credentials/revocable-credentials';
+import { RevocableCredentials } from '../common/credentials/revocable-credentials';
 import { hashPassword, issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { sql, SqlFragment, textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 import { deleteSessionsOf } from '../web/person-session.repository';
-import { agentParts, AgentRepository } from './agent.repository';
+import { AccountsRepository, API_KEYS } from './accounts.repository';
+import { AgentRepository } from './agent.repository';
 import { AgentResponse, ApiKeyResponse } from './dto/accounts.dto';
 import { Agent, AgentRole } from './entities/agent.entity';
 import { ApiKey } from './entities/api-key.entity';
 import { Person } from './entities/person.entity';
 import { Workspace } from './entities/workspace.entity';
-
-const API_KEYS: CredentialKind<ApiKey> = {
-  entity: ApiKey,
-  label: 'API key',
-  auditPrefix: 'api_key',
-};
 
 export function toApiKeyResponse(k: ApiKey, secret?: string): ApiKeyResponse {
   return {
@@ -60,256 +52,6 @@ export interface SignupResult {
   apiKey: ApiKeyResponse;
 }
 
-/** SQL on persons and workspaces for another owner's statement (docs/architecture.md "Table owners"). */
-export const accountParts = {
-  /** Persons with their workspace: person_id, email, name, role, workspace_id, workspace_name, workspace_kind. */
-  personsWithWorkspace: (): SqlFragment =>
-    sql`SELECT p.id AS person_id, p.email, p.name, p.role, w.id AS workspace_id, w.name AS workspace_name,
-            w.kind AS workspace_kind
-       FROM persons p JOIN workspaces w ON w.id = p.workspace_id`,
-};
-
-/** The live API key with this secret's hash, or null: the credential lookup. */
-export function findLiveApiKeyByHash(m: EntityManager, hash: string): Promise<ApiKey | null> {
-  return m.findOneBy(ApiKey, { secretHash: hash, revokedAt: IsNull() });
-}
-
-/** A person of the workspace by email (emails are stored lower-case). */
-export async function findPersonInWorkspace(
-  m: EntityManager,
-  email: string,
-  workspaceId: string,
-): Promise<{ id: string; name: string } | null> {
-  const [row] = await m.query<{ id: string; name: string }[]>(
-    'SELECT id, name FROM persons WHERE email = $1 AND workspace_id = $2',
-    [email.trim().toLowerCase(), workspaceId],
-  );
-  return row ?? null;
-}
-
-/** Persons' names by id; unknown ids are left out. */
-export async function personNames(m: EntityManager, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) {
-    return new Map();
-  }
-  const rows = await m.query<{ id: string; name: string }[]>(
-    'SELECT id, name FROM persons WHERE id = ANY($1::text[])',
-    [ids],
-  );
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
-/** Sets a workspace's kind (a forex partner's, an operator's). */
-export async function setWorkspaceKind(
-  m: EntityManager,
-  workspaceId: string,
-  kind: Workspace['kind'],
-): Promise<void> {
-  await m.query('UPDATE workspaces SET kind = $2 WHERE id = $1', [workspaceId, kind]);
-}
-
-/** True when the person is an operator of an operator workspace. */
-export async function isOperatorPerson(m: EntityManager, personId: string): Promise<boolean> {
-  const rows = await m.query<{ ok: boolean }[]>(
-    `SELECT (p.role = 'operator' AND w.kind = 'operator') AS ok
-       FROM persons p JOIN workspaces w ON w.id = p.workspace_id
-      WHERE p.id = $1`,
-    [personId],
-  );
-  return rows[0]?.ok === true;
-}
-
-/** The oldest operator workspace with this name, or a new one (inserted). */
-export async function findOrCreateOperatorWorkspace(
-  m: EntityManager,
-  name: string,
-): Promise<{ workspace: Workspace; created: boolean }> {
-  const found = await m.findOne(Workspace, {
-    where: { name, kind: 'operator' },
-    order: { createdAt: 'ASC' },
-  });
-  if (found) {
-    return { workspace: found, created: false };
-  }
-  const workspace = m.create(Workspace, { id: newId('ws'), name, kind: 'operator' });
-  await m.insert(Workspace, workspace);
-  return { workspace, created: true };
-}
-
-/** Inserts a person (an operator made by the sandbox). */
-export async function insertPerson(m: EntityManager, person: Partial<Person>): Promise<void> {
-  await m.insert(Person, m.create(Person, person));
-}
-
-/** A sign-up nobody came back to (the retention job, src/retention). */
-export interface AbandonedSignup {
-  workspaceId: string;
-  personId: string;
-}
-
-/**
- * The retention schedule's abandoned sign-ups: a standard workspace created at or before `before`
- * whose one person has not signed in since then (last_signed_in_at, which the sign-up's own
- * session sets; created_at for persons from before that column), with no agent and no API key ever
- * used. Oldest first, workspace and person locked (SKIP LOCKED: instances share the work).
- */
-export function abandonedSignups(
-  m: EntityManager,
-  before: Date,
-  limit: number,
-): Promise<AbandonedSignup[]> {
-  return m.query(
-    `SELECT w.id AS "workspaceId", p.id AS "personId"
-       FROM workspaces w JOIN persons p ON p.workspace_id = w.id
-      WHERE w.kind = 'standard' AND w.created_at <= $1
-        AND COALESCE(p.last_signed_in_at, p.created_at) <= $1
-        AND NOT EXISTS (SELECT 1 FROM persons o WHERE o.workspace_id = w.id AND o.id <> p.id)
-        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.workspace_id = w.id AND k.last_used_at IS NOT NULL)
-        AND NOT EXISTS (SELECT 1 FROM (${textOf(agentParts.enabled())}) a WHERE a.workspace_id = w.id)
-      ORDER BY w.created_at, w.id
-      LIMIT $2
-      FOR UPDATE OF w, p SKIP LOCKED`,
-    [before, limit],
-  );
-}
-
-/**
- * Deletes an abandoned sign-up: the person's sessions, the workspace's API keys, the person and the
- * workspace. Anything else that points at them (a disabled agent, a consent, an endpoint) makes
- * Postgres refuse (foreign keys): the caller runs this in a savepoint and keeps such a workspace.
- */
-export async function deleteAbandonedSignup(m: EntityManager, s: AbandonedSignup): Promise<void> {
-  await deleteSessionsOf(m, s.personId);
-  await m.query('DELETE FROM api_keys WHERE workspace_id = $1', [s.workspaceId]);
-  await m.query('DELETE FROM persons WHERE id = $1', [s.personId]);
-  await m.query('DELETE FROM workspaces WHERE id = $1', [s.workspaceId]);
-}
-
-/** A person's own record as the "Your data" page shows it (src/personal-data). */
-export interface PersonProfile {
-  id: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  role: string;
-  createdAt: Date;
-  workspace: { id: string; name: string; kind: string; createdAt: Date };
-}
-
-/**
- * Personal data (src/personal-data, docs/personal-data.md): the reads and writes a person's data
- * rights need on persons, workspaces and api_keys, in the caller's transaction.
- */
-export const personalDataAccounts = {
-  async profile(m: EntityManager, personId: string): Promise<PersonProfile | null> {
-    const [r] = await m.query<
-      {
-        id: string;
-        name: string;
-        email: string;
-        phone: string | null;
-        role: string;
-        created_at: Date;
-        workspace_id: string;
-        workspace_name: string;
-        workspace_kind: string;
-        workspace_created_at: Date;
-      }[]
-    >(
-      `SELECT p.id, p.name, p.email, p.phone, p.role, p.created_at, w.id AS workspace_id,
-              w.name AS workspace_name, w.kind AS workspace_kind, w.created_at AS workspace_created_at
-         FROM persons p JOIN workspaces w ON w.id = p.workspace_id
-        WHERE p.id = $1 AND p.erased_at IS NULL`,
-      [personId],
-    );
-    return r
-      ? {
-          id: r.id,
-          name: r.name,
-          email: r.email,
-          phone: r.phone,
-          role: r.role,
-          createdAt: new Date(r.created_at),
-          workspace: {
-            id: r.workspace_id,
-            name: r.workspace_name,
-            kind: r.workspace_kind,
-            createdAt: new Date(r.workspace_created_at),
-          },
-        }
-      : null;
-  },
-
-  /** True when another person signs in with this email (emails are stored lower-case). */
-  async emailTaken(m: EntityManager, email: string, personId: string): Promise<boolean> {
-    const rows = await m.query<unknown[]>('SELECT 1 FROM persons WHERE email = $1 AND id <> $2', [
-      email,
-      personId,
-    ]);
-    return rows.length > 0;
-  },
-
-  async correct(
-    m: EntityManager,
-    personId: string,
-    c: { name: string; email: string; phone: string | null },
-  ): Promise<void> {
-    await m.query('UPDATE persons SET name = $2, email = $3, phone = $4 WHERE id = $1', [
-      personId,
-      c.name,
-      c.email,
-      c.phone,
-    ]);
-  },
-
-  /** People of the workspace other than this one who are not erased. */
-  async othersInWorkspace(m: EntityManager, workspaceId: string, personId: string) {
-    const [r] = await m.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM persons
-        WHERE workspace_id = $1 AND id <> $2 AND erased_at IS NULL`,
-      [workspaceId, personId],
-    );
-    return r.n;
-  },
-
-  /**
-   * Irreversible pseudonymisation of the person row: the id stays (records a law requires us to
-   * keep point at it), name, email and phone go, and the password can never match (not scrypt).
-   */
-  async erasePerson(m: EntityManager, personId: string, now: Date): Promise<void> {
-    await m.query(
-      `UPDATE persons SET name = 'Erased person', email = 'erased-' || md5(id) || '@erased.invalid',
-              phone = NULL, password_hash = 'erased', erased_at = $2
-        WHERE id = $1`,
-      [personId, now],
-    );
-  },
-
-  /** A workspace whose last person was erased: renamed, marked, records held until holdUntil. */
-  async closeWorkspace(m: EntityManager, workspaceId: string, now: Date, holdUntil: Date) {
-    await m.query(
-      `UPDATE workspaces SET name = 'Erased workspace', erased_at = $2, legal_hold_until = $3
-        WHERE id = $1`,
-      [workspaceId, now, holdUntil],
-    );
-  },
-
-  async apiKeys(m: EntityManager, workspaceId: string): Promise<ApiKey[]> {
-    return m.find(ApiKey, { where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
-  },
-
-  /** Revokes every live API key of the workspace and blanks all key names; returns the revoked ids. */
-  async revokeApiKeys(m: EntityManager, workspaceId: string, now: Date): Promise<string[]> {
-    const rows = await m.query<{ id: string }[]>(
-      `WITH u AS (UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2), name = 'erased'
-                   WHERE workspace_id = $1 RETURNING id)
-       SELECT id FROM u`,
-      [workspaceId, now],
-    );
-    return rows.map((r) => r.id);
-  },
-};
-
 /** Workspaces, their people, API keys and agents. Secrets are returned once and stored hashed. */
 @Injectable()
 export class AccountsService {
@@ -317,6 +59,7 @@ export class AccountsService {
     private readonly tx: Tx,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
+    private readonly repo: AccountsRepository,
     private readonly agents: AgentRepository,
     private readonly credentials: RevocableCredentials,
     private readonly revocations: CredentialRevocations,
@@ -325,10 +68,7 @@ export class AccountsService {
 
   /** A sign-in (or the sign-up's own session) just started: the retention job's "last seen". */
   async recordSignIn(personId: string, at: Date): Promise<void> {
-    await this.tx.manager.query('UPDATE persons SET last_signed_in_at = $2 WHERE id = $1', [
-      personId,
-      at,
-    ]);
+    await this.repo.recordSignIn(personId, at);
   }
 
   async signUp(input: {
@@ -342,8 +82,8 @@ export class AccountsService {
       throw commonErrors.invalid('$.password', 'Password must be at least 10 characters');
     }
     const passwordHash = await hashPassword(input.password);
-    return this.tx.run(async (m) => {
-      const existing = await m.findOneBy(Person, { email });
+    return this.tx.run(async () => {
+      const existing = await this.repo.findPersonByEmail(email);
       if (existing) {
         throw new AppError(
           400,
@@ -353,16 +93,17 @@ export class AccountsService {
           '$.email',
         );
       }
-      const workspace = m.create(Workspace, { id: newId('ws'), name: input.workspaceName });
-      await m.insert(Workspace, workspace);
-      const person = m.create(Person, {
+      const workspace = await this.repo.insertWorkspace({
+        id: newId('ws'),
+        name: input.workspaceName,
+      });
+      const person = await this.repo.insertPerson({
         id: newId('per'),
         workspaceId: workspace.id,
         email,
         name: input.name,
         passwordHash,
       });
-      await m.insert(Person, person);
       const apiKey = await this.createApiKey(workspace.id, 'default', {
         type: 'person',
         id: person.id,
@@ -383,8 +124,8 @@ export class AccountsService {
     actor: AuditActor,
   ): Promise<ApiKeyResponse> {
     const secret = issueSecret(CREDENTIAL_PREFIX.apiKey(this.config.mode));
-    return this.tx.run(async (m) => {
-      const key = m.create(ApiKey, {
+    return this.tx.run(async () => {
+      const key = await this.repo.insertApiKey({
         id: newId('key'),
         workspaceId,
         name,
@@ -393,8 +134,7 @@ export class AccountsService {
         revokedAt: null,
         lastUsedAt: null,
       });
-      await m.insert(ApiKey, key);
-      const saved = await m.findOneByOrFail(ApiKey, { id: key.id });
+      const saved = await this.repo.apiKeyById(key.id);
       await this.audit.record(workspaceId, actor, 'api_key.created', key.id);
       return toApiKeyResponse(saved, secret.plaintext);
     });
@@ -502,7 +242,7 @@ export class AccountsService {
 
   /** Case-insensitive (emails are stored lower-case); null when nobody has this email. */
   async findPersonByEmail(email: string): Promise<Person | null> {
-    return this.tx.manager.findOneBy(Person, { email: email.trim().toLowerCase() });
+    return this.repo.findPersonByEmail(email.trim().toLowerCase());
   }
 
   /** Sets a new password and ends every session of that person (old sign-ins stop working). */
@@ -512,11 +252,11 @@ export class AccountsService {
     }
     const passwordHash = await hashPassword(password);
     await this.tx.run(async (m) => {
-      const person = await m.findOneBy(Person, { id: personId });
+      const person = await this.repo.findPersonById(personId);
       if (!person) {
         throw commonErrors.notFound('person', personId);
       }
-      await m.update(Person, { id: personId }, { passwordHash });
+      await this.repo.updatePerson(personId, { passwordHash });
       await deleteSessionsOf(m, personId);
       await this.audit.record(person.workspaceId, actor, 'person.password_set', personId);
     });
@@ -524,10 +264,7 @@ export class AccountsService {
 
   /** Unrevoked keys with this exact name, oldest first (used to replace a named key). */
   async findActiveApiKeysByName(workspaceId: string, name: string): Promise<ApiKeyResponse[]> {
-    const rows = await this.tx.manager.find(ApiKey, {
-      where: { workspaceId, name, revokedAt: IsNull() },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    const rows = await this.repo.liveApiKeysByName(workspaceId, name);
     return rows.map((k) => toApiKeyResponse(k));
   }
 

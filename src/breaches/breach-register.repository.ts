@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { accountParts } from '../accounts/accounts.service';
+import { accountParts } from '../accounts/accounts.repository';
 import { agentParts } from '../accounts/agent.repository';
 import { textOf } from '../database/fragment';
 import { Tx } from '../database/tx';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In } from 'typeorm';
 
-import { findPersonInWorkspace, personNames } from '../accounts/accounts.service';
+import { findPersonInWorkspace, personNames } from '../accounts/accounts.repository';
 import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';

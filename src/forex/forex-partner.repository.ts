@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { setWorkspaceKind } from '../accounts/accounts.service';
+import { setWorkspaceKind } from '../accounts/accounts.repository';
 import { Cursor, newestFirst } from '../common/pagination';
 import { Tx } from '../database/tx';
 import { ForexPartner } from './entities/forex-partner.entity';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { isOperatorPerson } from '../accounts/accounts.service';
+import { isOperatorPerson } from '../accounts/accounts.repository';
 import { Tx } from '../database/tx';
 
 /**

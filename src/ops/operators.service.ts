@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { findOrCreateOperatorWorkspace, insertPerson } from '../accounts/accounts.service';
+import { findOrCreateOperatorWorkspace, insertPerson } from '../accounts/accounts.repository';
 import { AccountsService } from '../accounts/accounts.service';
 import { AuditActor, AuditLog } from '../common/audit';
 import { hashPassword } from '../common/crypto/secrets';

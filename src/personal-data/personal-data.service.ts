@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 
-import { personalDataAccounts } from '../accounts/accounts.service';
+import { personalDataAccounts } from '../accounts/accounts.repository';
 import { personalDataAgents } from '../accounts/agent.repository';
 import { approvalsOfWorkspace } from '../approvals/approval.repository';
 import { ChainService } from '../chains/chain.service';

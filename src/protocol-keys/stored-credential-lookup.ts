@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { findLiveApiKeyByHash } from '../accounts/accounts.service';
+import { findLiveApiKeyByHash } from '../accounts/accounts.repository';
 import { findAgentByCredentialHash } from '../accounts/agent.repository';
 import { Agent } from '../accounts/entities/agent.entity';
 import type { CredentialLookup } from '../common/auth/credential-lookup';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
-import { abandonedSignups, deleteAbandonedSignup } from '../accounts/accounts.service';
+import { abandonedSignups, deleteAbandonedSignup } from '../accounts/accounts.repository';
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { deleteExpiredRecords } from '../common/idempotency/idempotency-record.repository';

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 
-import { AccountsService, findLiveApiKeyByHash } from '../accounts/accounts.service';
+import { findLiveApiKeyByHash } from '../accounts/accounts.repository';
+import { AccountsService } from '../accounts/accounts.service';
 import { findAgentByCredentialHash } from '../accounts/agent.repository';
 import type { AgentRole } from '../accounts/entities/agent.entity';
 import type { AuditActor } from '../common/audit';

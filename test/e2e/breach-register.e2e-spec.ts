@@ -1,6 +1,6 @@
 import request from 'supertest';
 
-import { insertPerson } from '../../src/accounts/accounts.service';
+import { insertPerson } from '../../src/accounts/accounts.repository';
 import { hashPassword } from '../../src/common/crypto/secrets';
 import { newId, randomToken } from '../../src/common/ids';
 import { OperatorsService } from '../../src/ops/operators.service';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-import { accountParts } from '../../../src/accounts/accounts.service';
+import { accountParts } from '../../../src/accounts/accounts.repository';
 import { agentParts } from '../../../src/accounts/agent.repository';
 import { approvalParts } from '../../../src/approvals/approval.repository';
 import { checkoutParts } from '../../../src/checkout/checkout-session.repository';

@@ -15,7 +15,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 const OWNERS: Record<string, string> = {
   agents: 'src/accounts/agent.repository.ts',
   breach_notices: 'src/breaches/breach-register.repository.ts',
-  api_keys: 'src/accounts/accounts.service.ts',
+  api_keys: 'src/accounts/accounts.repository.ts',
   approvals: 'src/approvals/approval.repository.ts',
   audit_events: 'src/common/audit.repository.ts',
   buyer_daily_spend: 'src/payments/payment-intent.repository.ts',
@@ -45,7 +45,7 @@ const OWNERS: Record<string, string> = {
   payment_intents: 'src/payments/payment-intent.repository.ts',
   personal_data_breaches: 'src/breaches/breach-register.repository.ts',
   person_sessions: 'src/web/person-session.repository.ts',
-  persons: 'src/accounts/accounts.service.ts',
+  persons: 'src/accounts/accounts.repository.ts',
   personal_data_erasures: 'src/personal-data/personal-data.repository.ts',
   protocol_keys: 'src/protocol-keys/protocol-keys.service.ts',
   quotes: 'src/quotes/quote.repository.ts',
@@ -61,7 +61,7 @@ const OWNERS: Record<string, string> = {
   webhook_attempts: 'src/webhooks/webhook-delivery.repository.ts',
   webhook_deliveries: 'src/webhooks/webhook-delivery.repository.ts',
   webhook_endpoints: 'src/webhooks/webhook-endpoint.repository.ts',
-  workspaces: 'src/accounts/accounts.service.ts',
+  workspaces: 'src/accounts/accounts.repository.ts',
 };
 
 /**
