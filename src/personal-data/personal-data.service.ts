@@ -19,7 +19,7 @@ import { mandatesOfWorkspace } from '../mandates/mandate.repository';
 import { isRevocable } from '../mandates/mandate.state';
 import { MandatesService } from '../mandates/mandates.service';
 import { intentsOfWorkspace } from '../payments/payment-intent.repository';
-import { personalDataProtocolKeys } from '../protocol-keys/protocol-keys.service';
+import { personalDataProtocolKeys } from '../protocol-keys/protocol-key.repository';
 import { refundsOfIntents } from '../refunds/refund.repository';
 import { deleteSessionsOf, sessionsOf } from '../web/person-session.repository';
 import type { SignedInPerson } from '../web/signed-in-person';

@@ -1,23 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 
-import { agentParts, AgentRepository } from '../accounts/agent.repository';
+import { AgentRepository } from '../accounts/agent.repository';
 import { canBuy, canSell } from '../accounts/entities/agent.entity';
 import { AuditActor, AuditLog } from '../common/audit';
 import { CREDENTIAL_PREFIX } from '../common/auth/principal';
-import { CredentialKind, RevocableCredentials } from '../common/credentials/revocable-credentials';
+import { RevocableCredentials } from '../common/credentials/revocable-credentials';
 import { issueSecret } from '../common/crypto/secrets';
 import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { Page } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
-import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
+import { sql, SqlFragment, SqlOperand } from '../database/fragment';
 import { Tx } from '../database/tx';
 import {
   recordConsentGiven,
   recordConsentWithdrawn,
 } from '../personal-data/personal-data.repository';
 import { ProtocolKey, ProtocolKeyRole } from './protocol-key.entity';
+import { PROTOCOL_KEYS, ProtocolKeyRepository } from './protocol-key.repository';
 import { ProtocolKeyResponse } from './protocol-keys.dto';
 
 export function toProtocolKeyResponse(k: ProtocolKey, key?: string): ProtocolKeyResponse {
@@ -35,52 +35,14 @@ export function toProtocolKeyResponse(k: ProtocolKey, key?: string): ProtocolKey
   };
 }
 
-const PROTOCOL_KEYS: CredentialKind<ProtocolKey> = {
-  entity: ProtocolKey,
-  label: 'protocol key',
-  auditPrefix: 'protocol_key',
-};
-
-/** The live key with this secret's hash whose agent is enabled, or null: the credential lookup. */
-export function findLiveProtocolKeyByHash(
-  m: EntityManager,
-  hash: string,
-): Promise<ProtocolKey | null> {
-  return m
-    .createQueryBuilder(ProtocolKey, 'k')
-    .where(
-      `k.secret_hash = :hash AND k.revoked_at IS NULL AND ${textOf(agentParts.isEnabled(col('k.agent_id')))}`,
-      {
-        hash,
-      },
-    )
-    .getOne();
-}
-
-/** SQL on protocol_keys for another owner's statement (docs/architecture.md "Table owners"). */
+/**
+ * SQL on protocol_keys for another owner's statement (docs/architecture.md "Table owners"). Stays here,
+ * not in protocol-key.repository.ts, while src/webhooks imports it from this file.
+ */
 export const protocolKeyParts = {
   /** True when the key exists and is not revoked. */
   live: (id: SqlOperand): SqlFragment =>
     sql`EXISTS (SELECT 1 FROM protocol_keys pk WHERE pk.id = ${id} AND pk.revoked_at IS NULL)`,
-};
-
-/** Personal data (src/personal-data): a workspace's protocol keys, and revoking them on erasure. */
-export const personalDataProtocolKeys = {
-  all(m: EntityManager, workspaceId: string): Promise<ProtocolKey[]> {
-    return m.find(ProtocolKey, { where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
-  },
-  /** Revokes every live key of the workspace and blanks all key names; returns the newly revoked ids. */
-  async revokeAll(m: EntityManager, workspaceId: string, now: Date): Promise<string[]> {
-    const rows = await m.query<{ id: string; was_live: boolean }[]>(
-      `WITH u AS (UPDATE protocol_keys k SET revoked_at = COALESCE(k.revoked_at, $2), name = 'erased'
-                    FROM protocol_keys old
-                   WHERE k.id = old.id AND k.workspace_id = $1
-               RETURNING k.id, old.revoked_at IS NULL AS was_live)
-       SELECT id, was_live FROM u`,
-      [workspaceId, now],
-    );
-    return rows.filter((r) => r.was_live).map((r) => r.id);
-  },
 };
 
 /** Protocol keys (docs/security.md "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
@@ -88,6 +50,7 @@ export const personalDataProtocolKeys = {
 export class ProtocolKeysService {
   constructor(
     private readonly agents: AgentRepository,
+    private readonly keys: ProtocolKeyRepository,
     private readonly tx: Tx,
     private readonly audit: AuditLog,
     private readonly credentials: RevocableCredentials,
@@ -126,7 +89,7 @@ export class ProtocolKeysService {
           `A buyer key must be bound to a buyer agent; ${agent.id} is a ${agent.role}`,
         );
       }
-      const key = m.create(ProtocolKey, {
+      const key = await this.keys.insert({
         id: newId('pkey'),
         workspaceId,
         agentId: agent.id,
@@ -139,12 +102,11 @@ export class ProtocolKeysService {
         revokedAt: null,
         lastUsedAt: null,
       });
-      await m.insert(ProtocolKey, key);
       await this.audit.record(workspaceId, actor, 'protocol_key.created', key.id, {
         role: input.role,
         agent_id: agent.id,
       });
-      const saved = await m.findOneByOrFail(ProtocolKey, { id: key.id });
+      const saved = await this.keys.byId(key.id);
       await recordConsentGiven(m, {
         workspaceId,
         personId: actor.type === 'person' ? actor.id : null,

@@ -12,7 +12,7 @@ import type {
 } from '../common/auth/principal';
 import { Tx } from '../database/tx';
 import { ProtocolKey } from './protocol-key.entity';
-import { findLiveProtocolKeyByHash } from './protocol-keys.service';
+import { findLiveProtocolKeyByHash } from './protocol-key.repository';
 
 /** The public key a credential registered (requests must then be signed), or null. */
 function registeredKey(

@@ -16,10 +16,8 @@ import { MandateRepository } from '../mandates/mandate.repository';
 import { MandatesService } from '../mandates/mandates.service';
 import { OperatorsService } from '../ops/operators.service';
 import type { ProtocolKeyRole } from '../protocol-keys/protocol-key.entity';
-import {
-  findLiveProtocolKeyByHash,
-  ProtocolKeysService,
-} from '../protocol-keys/protocol-keys.service';
+import { findLiveProtocolKeyByHash } from '../protocol-keys/protocol-key.repository';
+import { ProtocolKeysService } from '../protocol-keys/protocol-keys.service';
 import { PutListingDto } from '../seller/dto/put-listing.dto';
 import { SellerService } from '../seller/seller.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';

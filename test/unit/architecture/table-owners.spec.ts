@@ -47,7 +47,7 @@ const OWNERS: Record<string, string> = {
   person_sessions: 'src/web/person-session.repository.ts',
   persons: 'src/accounts/accounts.repository.ts',
   personal_data_erasures: 'src/personal-data/personal-data.repository.ts',
-  protocol_keys: 'src/protocol-keys/protocol-keys.service.ts',
+  protocol_keys: 'src/protocol-keys/protocol-key.repository.ts',
   quotes: 'src/quotes/quote.repository.ts',
   rail_status_checks: 'src/payments/rail-status-check.repository.ts',
   rail_transfers: 'src/payments/rail-transfer.repository.ts',
@@ -65,10 +65,15 @@ const OWNERS: Record<string, string> = {
 };
 
 /**
- * Files allowed to touch a table they do not own, with the reason: none today. An entry is for a
+ * Files allowed to touch a table they do not own, with the reason. An entry is for a
  * move in progress only, and must stay true (the last check fails once it is not needed).
  */
-const EXCEPTIONS: Record<string, Record<string, string>> = {};
+const EXCEPTIONS: Record<string, Record<string, string>> = {
+  protocol_keys: {
+    'src/protocol-keys/protocol-keys.service.ts':
+      'protocolKeyParts, while src/webhooks imports it from there',
+  },
+};
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
