@@ -1,9 +1,19 @@
 import { Module } from '@nestjs/common';
 
+import { CheckoutModule } from '../checkout/checkout.module';
+import { UcpAgentGuard, UcpMerchantGuard } from './ucp.guards';
+import { UcpCheckoutController } from './ucp-checkout.controller';
 import { UcpDiscoveryController } from './ucp-discovery.controller';
+import { UcpNegotiation } from './ucp-negotiation';
 
-/** Universal Commerce Protocol 2026-04-08 (docs/ucp.md): discovery at /.well-known/ucp. */
+/**
+ * Universal Commerce Protocol 2026-04-08 (docs/ucp.md): discovery at /.well-known/ucp,
+ * negotiation on UCP-Agent, and the checkout REST binding under /ucp over the ACP checkout
+ * sessions (CheckoutService, CheckoutCompletionService): one pricing, one payment pipeline.
+ */
 @Module({
-  controllers: [UcpDiscoveryController],
+  imports: [CheckoutModule],
+  controllers: [UcpDiscoveryController, UcpCheckoutController],
+  providers: [UcpNegotiation, UcpMerchantGuard, UcpAgentGuard],
 })
 export class UcpModule {}

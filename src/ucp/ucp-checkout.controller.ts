@@ -1,0 +1,75 @@
+import { Body, Controller, Get, Inject, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import { CheckoutService } from '../checkout/checkout.service';
+import { CheckoutCompletionService } from '../checkout/checkout-completion.service';
+import type { AcpCheckoutSession } from '../checkout/dto/checkout-session.response';
+import { Caller } from '../common/auth/auth.decorators';
+import type { ProtocolKeyPrincipal } from '../common/auth/principal';
+import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { NegotiatedUcp, UcpRoute } from './ucp.guards';
+import { checkoutEnvelope, toUcpCheckout, UcpCheckout } from './ucp-checkout.mapper';
+import { parseUcpCreate } from './ucp-checkout-input';
+import type { Negotiated } from './ucp-negotiation';
+
+const UCP_BODY = {
+  schema: {
+    type: 'object',
+    additionalProperties: true,
+    description: 'UCP 2026-04-08 schemas/shopping/checkout.json request (docs/ucp.md)',
+  },
+} as const;
+const UCP_CHECKOUT = {
+  schema: {
+    type: 'object',
+    additionalProperties: true,
+    description: 'UCP 2026-04-08 schemas/shopping/checkout.json; errors: types/error_response.json',
+  },
+} as const;
+
+/**
+ * The UCP checkout REST binding (docs/ucp.md "Checkout") over the ACP checkout sessions: each
+ * route turns its UCP body into the ACP request, calls the same CheckoutService /
+ * CheckoutCompletionService method the ACP route calls, and answers in UCP's shape.
+ */
+@ApiTags('ucp')
+@Controller('ucp/checkout-sessions')
+@UcpRoute()
+export class UcpCheckoutController {
+  constructor(
+    private readonly checkout: CheckoutService,
+    private readonly completion: CheckoutCompletionService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private presenter(caller: ProtocolKeyPrincipal, negotiated: Negotiated) {
+    const envelope = checkoutEnvelope(this.config, negotiated, caller.agentId);
+    return (acp: AcpCheckoutSession): UcpCheckout => toUcpCheckout(acp, envelope);
+  }
+
+  @Post()
+  @Idempotent()
+  @ApiOperation({ operationId: 'ucpCreateCheckout', summary: 'UCP: create a checkout session' })
+  @ApiBody(UCP_BODY)
+  @ApiCreatedResponse(UCP_CHECKOUT)
+  async create(
+    @Caller() caller: ProtocolKeyPrincipal,
+    @NegotiatedUcp() negotiated: Negotiated,
+    @Body() body: unknown,
+  ): Promise<UcpCheckout> {
+    const request = parseUcpCreate(body);
+    return this.presenter(caller, negotiated)(await this.checkout.createSession(caller, request));
+  }
+
+  @Get(':id')
+  @ApiOperation({ operationId: 'ucpGetCheckout', summary: 'UCP: the current checkout session' })
+  @ApiOkResponse(UCP_CHECKOUT)
+  async get(
+    @Caller() caller: ProtocolKeyPrincipal,
+    @NegotiatedUcp() negotiated: Negotiated,
+    @Param('id') id: string,
+  ): Promise<UcpCheckout> {
+    return this.presenter(caller, negotiated)(await this.checkout.getSession(caller, id));
+  }
+}
