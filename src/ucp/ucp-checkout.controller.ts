@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CheckoutService } from '../checkout/checkout.service';
@@ -10,7 +10,7 @@ import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { NegotiatedUcp, UcpRoute } from './ucp.guards';
 import { checkoutEnvelope, toUcpCheckout, UcpCheckout } from './ucp-checkout.mapper';
-import { parseUcpCreate } from './ucp-checkout-input';
+import { parseUcpCreate, parseUcpUpdate } from './ucp-checkout-input';
 import type { Negotiated } from './ucp-negotiation';
 
 const UCP_BODY = {
@@ -71,5 +71,26 @@ export class UcpCheckoutController {
     @Param('id') id: string,
   ): Promise<UcpCheckout> {
     return this.presenter(caller, negotiated)(await this.checkout.getSession(caller, id));
+  }
+
+  @Put(':id')
+  @Idempotent()
+  @ApiOperation({
+    operationId: 'ucpUpdateCheckout',
+    summary: 'UCP: replace the line items (and buyer); re-prices',
+  })
+  @ApiBody(UCP_BODY)
+  @ApiOkResponse(UCP_CHECKOUT)
+  async update(
+    @Caller() caller: ProtocolKeyPrincipal,
+    @NegotiatedUcp() negotiated: Negotiated,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<UcpCheckout> {
+    const request = parseUcpUpdate(body, id);
+    return this.presenter(
+      caller,
+      negotiated,
+    )(await this.checkout.updateSession(caller, id, request));
   }
 }

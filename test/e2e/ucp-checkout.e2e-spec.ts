@@ -174,6 +174,36 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
     expectUcpError(missing.body, 'not_found');
   });
 
+  it('updates with PUT: replaces the line items, keeps the buyer, re-prices', async () => {
+    const created = await create('sku_tea_1kg');
+    const put = (body: Record<string, unknown>) =>
+      request(t.url)
+        .put(`/ucp/checkout-sessions/${created.id}`)
+        .set(headers({ idem: randomUUID() }))
+        .send(body);
+    const first = await put({
+      line_items: [{ item: { id: 'sku_tea_1kg' }, quantity: 3 }],
+      buyer: { email: 'ravi@example.in', last_name: 'Kumar' },
+    }).expect(200);
+    expectCheckout(first.body);
+    expect((first.body.totals as { type: string; amount: number }[]).at(-1)?.amount).toBe(135_000);
+    const second = await put({ line_items: [{ item: { id: 'sku_hamper' }, quantity: 1 }] }).expect(
+      200,
+    );
+    expectCheckout(second.body);
+    expect(second.body.line_items).toEqual([
+      expect.objectContaining({ item: expect.objectContaining({ id: 'sku_hamper' }) }),
+    ]);
+    expect(second.body.buyer).toEqual({ email: 'ravi@example.in', last_name: 'Kumar' });
+    const wrongId = await put({
+      id: 'cs_other',
+      line_items: [{ item: { id: 'sku_tea_1kg' }, quantity: 1 }],
+    }).expect(400);
+    expectUcpError(wrongId.body, 'invalid');
+    const noItems = await put({}).expect(400);
+    expectUcpError(noItems.body, 'missing');
+  });
+
   it.each([
     ['no line items', {}, 'missing', '$.line_items'],
     [
