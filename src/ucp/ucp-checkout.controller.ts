@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CheckoutService } from '../checkout/checkout.service';
@@ -7,10 +7,13 @@ import type { AcpCheckoutSession } from '../checkout/dto/checkout-session.respon
 import { Caller } from '../common/auth/auth.decorators';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { KeyAnswer, KeyAnswerStore } from '../common/idempotency/key-answer';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
+import { AfterCommit, Eventually } from '../database/tx';
+import type { AnswerStore } from '../payments/payment-attempt';
 import { NegotiatedUcp, UcpRoute } from './ucp.guards';
 import { checkoutEnvelope, toUcpCheckout, UcpCheckout } from './ucp-checkout.mapper';
-import { parseUcpCreate, parseUcpUpdate } from './ucp-checkout-input';
+import { parseUcpComplete, parseUcpCreate, parseUcpUpdate } from './ucp-checkout-input';
 import type { Negotiated } from './ucp-negotiation';
 
 const UCP_BODY = {
@@ -92,5 +95,49 @@ export class UcpCheckoutController {
       caller,
       negotiated,
     )(await this.checkout.updateSession(caller, id, request));
+  }
+
+  @Post(':id/complete')
+  @HttpCode(200)
+  @Idempotent()
+  @ApiOperation({
+    operationId: 'ucpCompleteCheckout',
+    summary:
+      'UCP: pay with a svc_upi_mandate instrument (delegated token): completed (≤ ₹2,000), complete_in_progress while a person approves (above) or the rail answers',
+  })
+  @ApiBody(UCP_BODY)
+  @ApiOkResponse(UCP_CHECKOUT)
+  async complete(
+    @Caller() caller: ProtocolKeyPrincipal,
+    @NegotiatedUcp() negotiated: Negotiated,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @KeyAnswer() keyAnswer: KeyAnswerStore | null,
+  ): Promise<Eventually<UcpCheckout>> {
+    const request = parseUcpComplete(body);
+    const present = this.presenter(caller, negotiated);
+    // An answer the payment's second transaction makes final is stored on the key in UCP's shape.
+    const store: AnswerStore | null = keyAnswer
+      ? { storeWithin: (answer) => keyAnswer.storeWithin(present(answer as AcpCheckoutSession)) }
+      : null;
+    const outcome = await this.completion.completeSession(caller, id, request, store);
+    return outcome instanceof AfterCommit
+      ? new AfterCommit(async () => present(await outcome.finish()))
+      : present(outcome);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @Idempotent()
+  @ApiOperation({ operationId: 'ucpCancelCheckout', summary: 'UCP: cancel a checkout session' })
+  @ApiBody({ ...UCP_BODY, required: false })
+  @ApiOkResponse(UCP_CHECKOUT)
+  async cancel(
+    @Caller() caller: ProtocolKeyPrincipal,
+    @NegotiatedUcp() negotiated: Negotiated,
+    @Param('id') id: string,
+  ): Promise<UcpCheckout> {
+    // UCP's cancel body carries nothing we keep: no intent trace is stored.
+    return this.presenter(caller, negotiated)(await this.checkout.cancelSession(caller, id, {}));
   }
 }

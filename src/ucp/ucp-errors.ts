@@ -117,9 +117,14 @@ function severityOf(err: AppError): UcpSeverity {
   return err.status < 500 || err.status === 503 ? 'recoverable' : 'unrecoverable';
 }
 
-/** ACP-side JSONPaths as UCP's request has them (an item's SKU is line_items[i].item.id). */
+/**
+ * ACP-side JSONPaths as UCP's request has them: an item's SKU is line_items[i].item.id; the
+ * credential is that of the instrument paid with (`[*]`: the service does not know its index).
+ */
 function ucpPath(param: string | undefined): string | undefined {
-  return param?.replace(/^\$\.line_items\[(\d+)\]\.id$/, '$.line_items[$1].item.id');
+  return param
+    ?.replace(/^\$\.line_items\[(\d+)\]\.id$/, '$.line_items[$1].item.id')
+    .replace(/^\$\.payment_data\.instrument(?=\.|$)/, '$.payment.instruments[*]');
 }
 
 export function ucpErrorOf(err: AppError): { status: number; body: UcpErrorBody } {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 import request from 'supertest';
 
+import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { startApp, TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 import { PlatformHost, platformProfile, startPlatformHost } from '../support/ucp-platform';
@@ -149,6 +150,74 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
     return res.body;
   }
 
+  async function personPost(
+    ws: SeededWorkspace,
+    pagePath: string,
+    formPath: string,
+    fields: Record<string, string> = {},
+  ): Promise<number> {
+    const s = await signIn(t, ws.email, ws.password);
+    const page = await request(t.url).get(pagePath).set('Cookie', s.cookie).expect(200);
+    const res = await request(t.url)
+      .post(formPath)
+      .set('Cookie', s.cookie)
+      .type('form')
+      .send({ _csrf: csrfFieldOf(page.text), ...fields });
+    return res.status;
+  }
+
+  /** An active mandate of the buyer (authorised by the person). */
+  async function activeMandate(): Promise<string> {
+    const mandate = await request(t.url)
+      .post('/v1/pay/mandates')
+      .set('Authorization', `Bearer ${buyer.buyer.credential}`)
+      .send({
+        per_payment_cap_paise: 1_000_000,
+        rail: 'upi_reserve_pay',
+        valid_until: new Date(Date.now() + 30 * 86400_000).toISOString(),
+      })
+      .expect(201);
+    const path = `/app/mandates/${mandate.body.id}/authorize`;
+    expect(await personPost(buyer, path, path)).toBe(303);
+    return mandate.body.id as string;
+  }
+
+  /** The delegated one-time token, minted on the ACP delegate_payment route (docs/acp.md §7). */
+  async function delegate(sessionId: string, maxAmount: number, mandateId: string) {
+    const res = await request(t.url)
+      .post('/acp/agentic_commerce/delegate_payment')
+      .set(acpHeaders(buyer.buyerKey, randomUUID()))
+      .send({
+        payment_method: { type: 'svc_mandate', mandate_id: mandateId },
+        allowance: {
+          reason: 'one_time',
+          max_amount: maxAmount,
+          currency: 'inr',
+          checkout_session_id: sessionId,
+          merchant_id: seller.seller.id,
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        },
+        risk_signals: [],
+        metadata: {},
+      });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  }
+
+  const mandateInstrument = (token: string) => ({
+    id: 'instr_1',
+    handler_id: 'svc_upi_mandate',
+    type: 'svc_mandate',
+    selected: true,
+    credential: { type: 'svc_delegated_token', token },
+  });
+
+  const complete = (id: string, instrument: Record<string, unknown>) =>
+    request(t.url)
+      .post(`/ucp/checkout-sessions/${id}/complete`)
+      .set(headers({ idem: randomUUID() }))
+      .send({ payment: { instruments: [instrument] } });
+
   it('creates and gets a session: the ACP session, in UCP’s shape', async () => {
     const created = await create('sku_tea_1kg', 2);
     expect(created.status).toBe('ready_for_complete');
@@ -202,6 +271,141 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
     expectUcpError(wrongId.body, 'invalid');
     const noItems = await put({}).expect(400);
     expectUcpError(noItems.body, 'missing');
+  });
+
+  it('create → get → update → complete with a delegated mandate token: completed, intent settled, receipt', async () => {
+    const created = await create('sku_tea_1kg');
+    expect(created.status).toBe('ready_for_complete');
+    expect(created.line_items).toEqual([
+      expect.objectContaining({
+        item: { id: 'sku_tea_1kg', title: 'Assam tea 1 kg', price: 45_000 },
+        quantity: 1,
+      }),
+    ]);
+    expect(created.totals).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'subtotal', amount: 45_000 }),
+        expect.objectContaining({ type: 'total', amount: 45_000 }),
+      ]),
+    );
+
+    const got = await request(t.url)
+      .get(`/ucp/checkout-sessions/${created.id}`)
+      .set(headers())
+      .expect(200);
+    expectCheckout(got.body);
+    expect(got.body.id).toBe(created.id);
+
+    const updated = await request(t.url)
+      .put(`/ucp/checkout-sessions/${created.id}`)
+      .set(headers({ idem: randomUUID() }))
+      .send({
+        id: created.id,
+        line_items: [
+          {
+            id: (created.line_items as { id: string }[])[0].id,
+            item: { id: 'sku_tea_1kg' },
+            quantity: 2,
+          },
+        ],
+        buyer: { email: 'asha@example.in', first_name: 'Asha' },
+      })
+      .expect(200);
+    expectCheckout(updated.body);
+    expect(updated.body.status).toBe('ready_for_complete');
+    expect(updated.body.buyer).toEqual({ email: 'asha@example.in', first_name: 'Asha' });
+    expect((updated.body.totals as { type: string; amount: number }[]).at(-1)).toMatchObject({
+      type: 'total',
+      amount: 90_000,
+    });
+
+    // The same session is the ACP session: one pricing, one store.
+    const acp = await request(t.url)
+      .get(`/acp/checkout_sessions/${created.id}`)
+      .set(acpHeaders(seller.merchantKey))
+      .expect(200);
+    expect(acp.body.totals.at(-1).amount).toBe(90_000);
+
+    const token = await delegate(created.id, 90_000, await activeMandate());
+    const done = await complete(created.id, mandateInstrument(token));
+    expect(done.status).toBe(200);
+    expectCheckout(done.body);
+    expect(done.body.status).toBe('completed');
+    expect(done.body.order).toEqual({
+      id: expect.stringMatching(/^ord_/),
+      permalink_url: expect.stringContaining('/orders/'),
+    });
+    const receiptId = (done.body['com.svc.receipt'] as { id: string }).id;
+    expect(receiptId).toMatch(/^rcp_/);
+    const [intent] = await t.db.query(
+      `SELECT status, amount_paise::int AS amount, receipt_id FROM payment_intents WHERE source_id = $1`,
+      [created.id],
+    );
+    expect(intent).toEqual({ status: 'settled', amount: 90_000, receipt_id: receiptId });
+
+    const after = await request(t.url)
+      .get(`/ucp/checkout-sessions/${created.id}`)
+      .set(headers())
+      .expect(200);
+    expectCheckout(after.body);
+    expect(after.body.status).toBe('completed');
+    expect(after.body.order).toEqual(done.body.order);
+  });
+
+  it('a ₹2,500 purchase waits for a person: complete_in_progress, then completed once approved', async () => {
+    const created = await create('sku_hamper');
+    const token = await delegate(created.id, 250_000, await activeMandate());
+    const pending = await complete(created.id, mandateInstrument(token));
+    expect(pending.status).toBe(200);
+    expectCheckout(pending.body);
+    expect(pending.body.status).toBe('complete_in_progress');
+    expect(pending.body.order).toBeUndefined();
+    expect(pending.body.messages).toEqual([
+      expect.objectContaining({ type: 'info', content: expect.stringContaining('approve') }),
+    ]);
+    const [approval] = await t.db.query(
+      `SELECT a.id FROM approvals a JOIN payment_intents i ON i.id = a.subject_id WHERE i.source_id = $1`,
+      [created.id],
+    );
+    expect(
+      await personPost(buyer, '/app/approvals', `/app/approvals/${approval.id}/approve`, {
+        confirm: 'yes',
+      }),
+    ).toBe(303);
+    const got = await request(t.url)
+      .get(`/ucp/checkout-sessions/${created.id}`)
+      .set(headers())
+      .expect(200);
+    expectCheckout(got.body);
+    expect(got.body.status).toBe('completed');
+    expect((got.body['com.svc.receipt'] as { id: string }).id).toMatch(/^rcp_/);
+  });
+
+  it('refuses a card instrument with a UCP error and pays nothing', async () => {
+    const created = await create('sku_tea_1kg');
+    const res = await complete(created.id, {
+      id: 'pi_card',
+      handler_id: 'gpay_1234',
+      type: 'card',
+      selected: true,
+      display: { brand: 'visa', last_digits: '4242' },
+      credential: { type: 'PAYMENT_GATEWAY', token: 'examplePaymentMethodToken' },
+    });
+    expect(res.status).toBe(400);
+    expectUcpError(res.body, 'instrument_unsupported');
+    expect(res.body.messages[0]).toMatchObject({
+      severity: 'recoverable',
+      path: '$.payment.instruments[0].type',
+    });
+    const intents = await t.db.query(`SELECT id FROM payment_intents WHERE source_id = $1`, [
+      created.id,
+    ]);
+    expect(intents).toEqual([]);
+    const got = await request(t.url)
+      .get(`/ucp/checkout-sessions/${created.id}`)
+      .set(headers())
+      .expect(200);
+    expect(got.body.status).toBe('ready_for_complete');
   });
 
   it.each([
@@ -269,6 +473,61 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
       .send({ line_items: [{ item: { id: 'sku_tea_1kg' }, quantity: 4 }] })
       .expect(409);
     expectUcpError(other.body, 'idempotency_conflict');
+  });
+
+  it('replays a complete with the same key as the same UCP body, and a stored refusal in UCP’s shape', async () => {
+    const created = await create('sku_tea_1kg');
+    const token = await delegate(created.id, 45_000, await activeMandate());
+    const idem = randomUUID();
+    const body = { payment: { instruments: [mandateInstrument(token)] } };
+    const first = await request(t.url)
+      .post(`/ucp/checkout-sessions/${created.id}/complete`)
+      .set(headers({ idem }))
+      .send(body)
+      .expect(200);
+    expect(first.body.status).toBe('completed');
+    const again = await request(t.url)
+      .post(`/ucp/checkout-sessions/${created.id}/complete`)
+      .set(headers({ idem }))
+      .send(body)
+      .expect(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expectCheckout(again.body);
+    expect(again.body).toEqual(first.body);
+
+    // A refusal that is stored on its key (not a body-shape one) replays as a UCP error too.
+    const spent = randomUUID();
+    const refused = await request(t.url)
+      .post(`/ucp/checkout-sessions/${created.id}/complete`)
+      .set(headers({ idem: spent }))
+      .send(body);
+    expect(refused.status).toBe(400);
+    expectUcpError(refused.body, 'token_used');
+    expect(refused.body.messages[0].path).toBe('$.payment.instruments[*].credential.token');
+    const replayed = await request(t.url)
+      .post(`/ucp/checkout-sessions/${created.id}/complete`)
+      .set(headers({ idem: spent }))
+      .send(body);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.status).toBe(refused.status);
+    expect(replayed.body).toEqual(refused.body);
+  });
+
+  it('cancels; a second cancel is 409', async () => {
+    const created = await create('sku_tea_1kg');
+    const canceled = await request(t.url)
+      .post(`/ucp/checkout-sessions/${created.id}/cancel`)
+      .set(headers({ idem: randomUUID() }))
+      .send({})
+      .expect(200);
+    expectCheckout(canceled.body);
+    expect(canceled.body.status).toBe('canceled');
+    const again = await request(t.url)
+      .post(`/ucp/checkout-sessions/${created.id}/cancel`)
+      .set(headers({ idem: randomUUID() }))
+      .send({})
+      .expect(409);
+    expectUcpError(again.body, 'invalid_state');
   });
 
   it('authenticates with the merchant protocol key: none is 401, a buyer key 403, another seller’s session 404', async () => {
