@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 
 import { agentParts } from '../accounts/agent.repository';
 import { CredentialKind } from '../common/credentials/revocable-credentials';
-import { col, textOf } from '../database/fragment';
+import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 import { ProtocolKey } from './protocol-key.entity';
 
@@ -47,6 +47,13 @@ export const personalDataProtocolKeys = {
     );
     return rows.filter((r) => r.was_live).map((r) => r.id);
   },
+};
+
+/** SQL on protocol_keys for another owner's statement (docs/architecture.md "Table owners"). */
+export const protocolKeyParts = {
+  /** True when the key exists and is not revoked. */
+  live: (id: SqlOperand): SqlFragment =>
+    sql`EXISTS (SELECT 1 FROM protocol_keys pk WHERE pk.id = ${id} AND pk.revoked_at IS NULL)`,
 };
 
 /**

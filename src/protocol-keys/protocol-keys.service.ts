@@ -10,7 +10,6 @@ import { AppError, commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { Page } from '../common/pagination';
 import { parsePublicKey } from '../common/signing/public-key';
-import { sql, SqlFragment, SqlOperand } from '../database/fragment';
 import { Tx } from '../database/tx';
 import {
   recordConsentGiven,
@@ -34,16 +33,6 @@ export function toProtocolKeyResponse(k: ProtocolKey, key?: string): ProtocolKey
     revoked_at: k.revokedAt ? k.revokedAt.toISOString() : null,
   };
 }
-
-/**
- * SQL on protocol_keys for another owner's statement (docs/architecture.md "Table owners"). Stays here,
- * not in protocol-key.repository.ts, while src/webhooks imports it from this file.
- */
-export const protocolKeyParts = {
-  /** True when the key exists and is not revoked. */
-  live: (id: SqlOperand): SqlFragment =>
-    sql`EXISTS (SELECT 1 FROM protocol_keys pk WHERE pk.id = ${id} AND pk.revoked_at IS NULL)`,
-};
 
 /** Protocol keys (docs/security.md "Credentials"): issued with an API key or in the consent centre, shown once, revocable. */
 @Injectable()

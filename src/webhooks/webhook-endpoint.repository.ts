@@ -5,7 +5,7 @@ import { Cursor, newestFirst } from '../common/pagination';
 import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { Tx } from '../database/tx';
 import { outboxParts } from '../outbox/outbox.repository';
-import { protocolKeyParts } from '../protocol-keys/protocol-keys.service';
+import { protocolKeyParts } from '../protocol-keys/protocol-key.repository';
 import { WebhookEndpoint, WebhookEndpointKind } from './entities/webhook-endpoint.entity';
 import { ALL_EVENTS, ORDER_EVENT_TYPES } from './webhook-event-types';
 

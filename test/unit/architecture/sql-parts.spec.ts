@@ -12,7 +12,7 @@ import { mandateParts } from '../../../src/mandates/mandate.repository';
 import { outboxParts } from '../../../src/outbox/outbox.repository';
 import { intentParts } from '../../../src/payments/payment-intent.repository';
 import { statusCheckParts } from '../../../src/payments/rail-status-check.repository';
-import { protocolKeyParts } from '../../../src/protocol-keys/protocol-keys.service';
+import { protocolKeyParts } from '../../../src/protocol-keys/protocol-key.repository';
 import { gatewayParts } from '../../../src/rails/gateway/gateway.repository';
 import { offerParts } from '../../../src/seller/seller.repository';
 import { deliveryParts } from '../../../src/webhooks/webhook-delivery.repository';
