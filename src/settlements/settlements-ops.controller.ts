@@ -1,61 +1,15 @@
-import {
-  CanActivate,
-  Controller,
-  ExecutionContext,
-  Get,
-  Inject,
-  Injectable,
-  Render,
-  UseGuards,
-  UseInterceptors,
-} from '@nestjs/common';
-import type { Request } from 'express';
+import { Controller, Get, Render, UseGuards, UseInterceptors } from '@nestjs/common';
 
 import { Clock } from '../common/clock';
-import { AppError } from '../common/errors/app-error';
 import { CredentialRateLimitGuard } from '../common/rate-limit/credential-rate-limit.guard';
 import { CaptureRefunds } from '../gateway/capture-refunds';
+import { OperatorGuard } from '../ops/operator.guard';
 import { StatusCheckPacing } from '../payments/status-check-pacing';
 import { AppLayout } from '../web/app-layout.service';
 import { AppController, CurrentPerson } from '../web/current-person.decorator';
 import { NoStoreInterceptor } from '../web/no-store.interceptor';
-import { PersonSessionService } from '../web/person-session.service';
-import { SessionCookies } from '../web/session-cookies';
-import { setPerson, SignedInPerson } from '../web/signed-in-person';
-import { OPERATOR_CHECK, OperatorCheck } from './operator-check';
+import { SignedInPerson } from '../web/signed-in-person';
 import { SettlementsService } from './settlements.service';
-
-/**
- * Operator pages of this module: a person signed in to the app (session cookie, no
- * Authorization header) whom OPERATOR_CHECK calls an operator. Anyone else gets the app's 404
- * page, so the page cannot be told from a mistyped address. Read-only: no forms.
- */
-@Injectable()
-export class SettlementsOperatorGuard implements CanActivate {
-  constructor(
-    private readonly sessions: PersonSessionService,
-    private readonly cookies: SessionCookies,
-    @Inject(OPERATOR_CHECK) private readonly operators: OperatorCheck,
-  ) {}
-
-  async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const req = ctx.switchToHttp().getRequest<Request>();
-    const person =
-      req.headers.authorization === undefined
-        ? await this.sessions.resolve(this.cookies.sessionToken(req))
-        : null;
-    if (!person || !(await this.operators.isOperator(person.personId))) {
-      throw new AppError(
-        404,
-        'invalid_request',
-        'not_found',
-        'There is no page at this address. Check the link, or start again from the app.',
-      );
-    }
-    setPerson(req, person);
-    return true;
-  }
-}
 
 /**
  * GET /app/ops/settlements: the reconciliation for operators (docs/gateway.md "Settlements and
@@ -65,7 +19,7 @@ export class SettlementsOperatorGuard implements CanActivate {
  * on the gateway").
  */
 @AppController()
-@UseGuards(SettlementsOperatorGuard, CredentialRateLimitGuard)
+@UseGuards(OperatorGuard, CredentialRateLimitGuard)
 @UseInterceptors(NoStoreInterceptor)
 @Controller('app/ops/settlements')
 export class SettlementsOpsController {

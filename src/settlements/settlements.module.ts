@@ -2,18 +2,16 @@ import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 
 import { GatewayModule } from '../gateway/gateway.module';
-import { OperatorAccess } from '../ops/operator-access';
 import { OpsModule } from '../ops/ops.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { WebModule } from '../web/web.module';
-import { OPERATOR_CHECK } from './operator-check';
 import { SettlementRepository } from './settlement.repository';
 import { SettlementReconcileProcessor } from './settlement-reconcile.processor';
 import { SettlementReconcileProducer, SETTLEMENTS_QUEUE } from './settlement-reconcile.producer';
 import { SettlementReconciler } from './settlement-reconciler';
 import { SettlementsController } from './settlements.controller';
 import { SettlementsService } from './settlements.service';
-import { SettlementsOperatorGuard, SettlementsOpsController } from './settlements-ops.controller';
+import { SettlementsOpsController } from './settlements-ops.controller';
 
 /**
  * Settlements and reconciliation (docs/gateway.md "Settlements and reconciliation"): the report pull
@@ -36,8 +34,6 @@ import { SettlementsOperatorGuard, SettlementsOpsController } from './settlement
     SettlementReconcileProducer,
     SettlementsService,
     SettlementRepository,
-    SettlementsOperatorGuard,
-    { provide: OPERATOR_CHECK, useExisting: OperatorAccess },
   ],
   exports: [SettlementReconciler, SettlementsService],
 })
