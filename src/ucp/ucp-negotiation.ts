@@ -5,7 +5,7 @@ import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
 import { safeFetch } from '../common/net/safe-fetch';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { checkWebhookUrl } from '../webhooks/url-policy';
+import { checkWebhookUrl, Resolver, systemResolver } from '../webhooks/url-policy';
 import { ucpErrors } from './ucp-errors';
 import { CHECKOUT_CAPABILITY, UCP_VERSION } from './ucp-profile';
 
@@ -124,6 +124,15 @@ const URL_REFUSALS = new Set([
 
 type CacheEntry = { expiresAt: number; result: Promise<PlatformProfile> };
 
+/** The system resolver, bounded: a name that does not resolve in time does not resolve. */
+const boundedResolver: Resolver = (host) => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('DNS lookup timed out')), PROFILE_TIMEOUT_MS);
+  });
+  return Promise.race([systemResolver(host), late]).finally(() => clearTimeout(timer));
+};
+
 @Injectable()
 export class UcpNegotiation {
   private readonly cache = new Map<string, CacheEntry>();
@@ -174,7 +183,7 @@ export class UcpNegotiation {
    */
   private async fetchProfile(url: string): Promise<PlatformProfile> {
     const local = this.config.mode === 'test';
-    const checked = await checkWebhookUrl(url, local ? 'test' : 'live');
+    const checked = await checkWebhookUrl(url, local ? 'test' : 'live', boundedResolver);
     if ('reason' in checked) {
       throw ucpErrors.invalidProfileUrl(`The profile ${checked.reason}`);
     }

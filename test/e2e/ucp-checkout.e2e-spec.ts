@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 
 import request from 'supertest';
 
+import { Clock } from '../../src/common/clock';
+import { UcpNegotiation } from '../../src/ucp/ucp-negotiation';
 import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { startApp, TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
@@ -579,6 +581,25 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
       const res = await createWith(agent).expect(status);
       expectUcpError(res.body, code);
       expect(await sessionsOfSeller()).toBe(before);
+    });
+
+    it('outside MODE=test only https profiles on public addresses are fetched', async () => {
+      const live = new UcpNegotiation(new Clock(), { ...t.config, mode: 'live' });
+      const sandbox = new UcpNegotiation(new Clock(), { ...t.config, mode: 'sandbox' });
+      for (const n of [live, sandbox]) {
+        await expect(n.negotiate(host.agent('/good'))).rejects.toMatchObject({
+          status: 400,
+          code: 'invalid_profile_url',
+        });
+        await expect(n.negotiate('profile="https://127.0.0.1/p"')).rejects.toMatchObject({
+          status: 400,
+          code: 'invalid_profile_url',
+        });
+        await expect(n.negotiate('profile="https://10.0.0.1/p"')).rejects.toMatchObject({
+          status: 400,
+          code: 'invalid_profile_url',
+        });
+      }
     });
 
     it('an unreachable profile is 424, a 404 too', async () => {
