@@ -30,6 +30,7 @@ import { requestIdOf } from '../../common/http/request-id';
 import { IdempotencyInterceptor } from '../../common/idempotency/idempotency.interceptor';
 import { keyAnswerOf, KeyAnswerStore } from '../../common/idempotency/key-answer';
 import { Eventually, finished, Tx } from '../../database/tx';
+import { READ_ONLY, WRITES } from '../tools/tool-annotations';
 import { AcpMcpError, acpMcpErrors, JsonRpcAcpError, withMcpParam } from './acp-mcp-errors';
 import {
   ID_SCHEMA,
@@ -101,14 +102,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * the IdempotencyInterceptor itself (meta.idempotency_key, same records, same rules), the global
  * ValidationPipe's options on the DTO, then the controller's service call.
  */
-
-/** MCP tool hints of a checkout write: changes state, not destructive, a fresh call is a new act. */
-const WRITES = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: false,
-};
 @Injectable()
 export class AcpCheckoutMcpFactory {
   private readonly logger = new Logger('McpCheckout');
@@ -151,7 +144,7 @@ export class AcpCheckoutMcpFactory {
         needsId: true,
         payload: 'absent',
         idempotent: false,
-        annotations: { readOnlyHint: true, openWorldHint: false },
+        annotations: READ_ONLY,
         run: (caller, id) => checkout.getSession(caller, id),
       },
       {
