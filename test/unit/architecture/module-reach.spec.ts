@@ -43,8 +43,12 @@ function listOf(text: string, key: string): string[] {
   let i = text.indexOf('[', start);
   const from = i;
   for (; i < text.length; i++) {
-    if (text[i] === '[') {depth++;}
-    if (text[i] === ']' && --depth === 0) {break;}
+    if (text[i] === '[') {
+      depth++;
+    }
+    if (text[i] === ']' && --depth === 0) {
+      break;
+    }
   }
   const body = text
     .slice(from + 1, i)
@@ -85,7 +89,9 @@ function offers(name: string, seen = new Set<string>()): Set<string> {
   seen.add(name);
   for (const e of mod.exports) {
     out.add(e);
-    for (const o of offers(e, seen)) {out.add(o);}
+    for (const o of offers(e, seen)) {
+      out.add(o);
+    }
   }
   return out;
 }
