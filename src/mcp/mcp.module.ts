@@ -5,6 +5,7 @@ import { CheckoutModule } from '../checkout/checkout.module';
 import { ForexModule } from '../forex/forex.module';
 import { RefundsModule } from '../refunds/refunds.module';
 import { SellerModule } from '../seller/seller.module';
+import { UcpModule } from '../ucp/ucp.module';
 import { AcpCheckoutMcpFactory } from './checkout/acp-checkout-mcp.factory';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
@@ -14,19 +15,21 @@ import { McpRefundRequestRepository } from './mcp-refund-request.repository';
 import { McpServerFactory } from './mcp-server.factory';
 import { MCP_TOOLS, McpTool } from './mcp-tool';
 import { MCP_TOOL_CLASSES } from './tools';
+import { UcpMcpFactory } from './ucp/ucp-mcp.factory';
 
 /**
  * The MCP server at /mcp (Streamable HTTP, stateless). Agent credential: tools/index.ts (seller and
  * forex tools); merchant
- * protocol key: the ACP checkout binding (checkout/).
+ * protocol key: the ACP checkout binding (checkout/), or UCP's with `?protocol=ucp` (ucp/).
  */
 @Module({
-  imports: [AccountsModule, SellerModule, RefundsModule, CheckoutModule, ForexModule],
+  imports: [AccountsModule, SellerModule, RefundsModule, CheckoutModule, ForexModule, UcpModule],
   controllers: [McpController],
   providers: [
     McpService,
     McpServerFactory,
     AcpCheckoutMcpFactory,
+    UcpMcpFactory,
     McpAuthGuard,
     McpIdempotency,
     McpRefundRequestRepository,

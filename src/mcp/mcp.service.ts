@@ -8,6 +8,7 @@ import { RateLimiter } from '../common/rate-limit/rate-limiter.service';
 import { AcpCheckoutMcpFactory } from './checkout/acp-checkout-mcp.factory';
 import { oversizedBatchError } from './mcp-batch';
 import { McpServerFactory } from './mcp-server.factory';
+import { UcpMcpFactory } from './ucp/ucp-mcp.factory';
 
 /** JSON-RPC "server error" range; the SDK's own examples use it for a 405 in stateless mode. */
 const JSONRPC_METHOD_NOT_ALLOWED = -32000;
@@ -15,7 +16,8 @@ const JSONRPC_METHOD_NOT_ALLOWED = -32000;
 /**
  * Runs one MCP exchange per HTTP request (stateless Streamable HTTP). The credential picks the
  * server: an agent gets the agent tools (McpServerFactory), a merchant protocol key the five ACP
- * checkout tools (AcpCheckoutMcpFactory), so each lists only the tools it may call.
+ * checkout tools (AcpCheckoutMcpFactory), or at `/mcp?protocol=ucp` UCP's five checkout tools
+ * (UcpMcpFactory), so each lists only the tools it may call.
  */
 @Injectable()
 export class McpService {
@@ -23,6 +25,7 @@ export class McpService {
     private readonly factory: McpServerFactory,
     private readonly checkout: AcpCheckoutMcpFactory,
     private readonly limiter: RateLimiter,
+    private readonly ucp: UcpMcpFactory,
   ) {}
 
   async handle(
@@ -39,7 +42,9 @@ export class McpService {
     const server =
       caller.kind === 'agent'
         ? this.factory.create({ caller, requestId: requestIdOf(req) })
-        : this.checkout.create({ caller, req });
+        : req.query.protocol === 'ucp'
+          ? this.ucp.create({ caller, req })
+          : this.checkout.create({ caller, req });
     // No session id: each request is complete in itself, so any instance can answer it. JSON
     // responses rather than an SSE stream, since no tool streams progress.
     const transport = new StreamableHTTPServerTransport({

@@ -145,8 +145,11 @@ export function ucpErrorOf(err: AppError): { status: number; body: UcpErrorBody 
   return { status: ucpStatus(err), body: { ucp, messages: [message] } };
 }
 
-/** A stored refusal (kept by the IdempotencyInterceptor in its /v1 shape) as the AppError it was. */
-function replayedError(replay: ReplayedResponse): AppError | null {
+/**
+ * A stored refusal (kept by the IdempotencyInterceptor in its /v1 shape) as the AppError it was.
+ * Also used by the MCP binding (src/mcp/ucp/ucp-mcp.factory.ts).
+ */
+export function replayedError(replay: ReplayedResponse): AppError | null {
   let body: unknown = replay.body;
   if (replay.raw !== null) {
     try {

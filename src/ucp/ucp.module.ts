@@ -15,5 +15,7 @@ import { UcpNegotiation } from './ucp-negotiation';
   imports: [CheckoutModule],
   controllers: [UcpDiscoveryController, UcpCheckoutController],
   providers: [UcpNegotiation, UcpMerchantGuard, UcpAgentGuard],
+  // The MCP binding (src/mcp/ucp/) negotiates with the same instance (and its profile cache).
+  exports: [UcpNegotiation],
 })
 export class UcpModule {}
