@@ -50,8 +50,8 @@ export function retentionSchedule(config: AppConfig): RetentionRule[] {
     },
     {
       kind: 'seen_signatures',
-      what: 'Hashes of signed requests already accepted (replay protection)',
-      keptFor: `Until its time window has passed (twice SIGNATURE_CLOCK_SKEW_S: ${2 * config.signatureSkewSeconds} s)`,
+      what: 'Hashes of signed requests already accepted, and of RFC 9421 signature nonces already used (replay protection)',
+      keptFor: `Until its time window has passed (twice SIGNATURE_CLOCK_SKEW_S: ${2 * config.signatureSkewSeconds} s; a nonce: until its signature expires, at most 6 minutes)`,
       basis: 'Needed only while the same signature could be replayed',
       uncertain: false,
     },

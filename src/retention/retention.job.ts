@@ -5,6 +5,7 @@ import { abandonedSignups, deleteAbandonedSignup } from '../accounts/accounts.re
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
 import { deleteExpiredRecords } from '../common/idempotency/idempotency-record.repository';
+import { deleteExpiredNonces } from '../common/signing/http-message-signatures/postgres-nonce-store';
 import { deleteExpiredSignatures } from '../common/signing/seen-signature.repository';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
@@ -75,8 +76,13 @@ export class RetentionJob implements OnModuleInit {
       idempotency_records: await this.batch('idempotency_records', now, (m) =>
         deleteExpiredRecords(m, now, limit),
       ),
-      seen_signatures: await this.batch('seen_signatures', now, (m) =>
-        deleteExpiredSignatures(m, now, limit),
+      // With the RFC 9421 nonces (signature_nonces): the same replay protection, the same rule.
+      seen_signatures: await this.batch(
+        'seen_signatures',
+        now,
+        async (m) =>
+          (await deleteExpiredSignatures(m, now, limit)) +
+          (await deleteExpiredNonces(m, now, limit)),
       ),
       forex_document_bytes: await this.batch(
         'forex_document_bytes',

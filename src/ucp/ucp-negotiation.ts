@@ -32,11 +32,14 @@ const REVERSE_DOMAIN = /^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+$/;
 export interface Negotiated {
   profileUrl: string;
   capabilities: Record<string, { version: string }[]>;
+  /** The platform profile's `signing_keys` (JWKs; empty when it publishes none): ucp-request-signatures.ts. */
+  signingKeys?: readonly Record<string, unknown>[];
 }
 
 interface PlatformProfile {
   version: string;
   capabilities: Record<string, { version: string }[]>;
+  signingKeys: readonly Record<string, unknown>[];
 }
 
 /** The profile URL of a UCP-Agent header (RFC 8941 dictionary, member `profile`, a string). */
@@ -153,7 +156,11 @@ export class UcpNegotiation {
     if (!theirs.some((c) => c.version === UCP_VERSION)) {
       throw ucpErrors.capabilitiesIncompatible();
     }
-    return { profileUrl, capabilities: { [CHECKOUT_CAPABILITY]: [{ version: UCP_VERSION }] } };
+    return {
+      profileUrl,
+      capabilities: { [CHECKOUT_CAPABILITY]: [{ version: UCP_VERSION }] },
+      signingKeys: profile.signingKeys,
+    };
   }
 
   /** The platform profile, from the cache or fetched once (concurrent asks share one fetch). */
@@ -223,9 +230,14 @@ export class UcpNegotiation {
     if (defect) {
       throw ucpErrors.profileMalformed(`The platform profile is invalid: ${defect}`);
     }
-    const ucp = (
-      doc as { ucp: { version: string; capabilities?: PlatformProfile['capabilities'] } }
-    ).ucp;
-    return { version: ucp.version, capabilities: ucp.capabilities ?? {} };
+    const { ucp, signing_keys } = doc as {
+      ucp: { version: string; capabilities?: PlatformProfile['capabilities'] };
+      signing_keys?: Record<string, unknown>[];
+    };
+    return {
+      version: ucp.version,
+      capabilities: ucp.capabilities ?? {},
+      signingKeys: signing_keys ?? [],
+    };
   }
 }

@@ -17,6 +17,7 @@ import { CredentialRateLimitGuard } from '../common/rate-limit/credential-rate-l
 import { RequestSignatureVerifier } from '../common/signing/request-signature.verifier';
 import { UcpExceptionFilter } from './ucp-errors';
 import { Negotiated, UCP_AGENT_HEADER, UcpNegotiation } from './ucp-negotiation';
+import { UcpRequestSignatures } from './ucp-request-signatures';
 
 /**
  * The merchant protocol key ACP checkout uses (docs/acp.md §1 steps 1 and 3: key, role, and the
@@ -64,6 +65,26 @@ export class UcpAgentGuard implements CanActivate {
   }
 }
 
+/**
+ * RFC 9421 request signature (docs/ucp.md "Request signatures"), after negotiation: required when
+ * the negotiated platform profile publishes signing_keys. Before the idempotency interceptor and
+ * the handler, so a refused request changes nothing.
+ */
+@Injectable()
+export class UcpSignatureGuard implements CanActivate {
+  constructor(private readonly signatures: UcpRequestSignatures) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const req = ctx.switchToHttp().getRequest<Request>();
+    const negotiated = (req as unknown as Record<symbol, Negotiated | undefined>)[NEGOTIATED];
+    if (!negotiated) {
+      throw new Error('UcpSignatureGuard runs after UcpAgentGuard');
+    }
+    await this.signatures.verify(req, negotiated);
+    return true;
+  }
+}
+
 /** Route parameter: what the request's UCP-Agent negotiated. */
 export const NegotiatedUcp = createParamDecorator((_: unknown, ctx: ExecutionContext) => {
   const n = (ctx.switchToHttp().getRequest<Request>() as unknown as Record<symbol, Negotiated>)[
@@ -75,10 +96,13 @@ export const NegotiatedUcp = createParamDecorator((_: unknown, ctx: ExecutionCon
   return n;
 });
 
-/** A UCP REST route: merchant protocol key, rate limit, negotiation, UCP error bodies. */
+/**
+ * A UCP REST route: merchant protocol key, rate limit, negotiation, the platform's request
+ * signature (when its profile has signing_keys), UCP error bodies.
+ */
 export function UcpRoute() {
   return applyDecorators(
-    UseGuards(UcpMerchantGuard, CredentialRateLimitGuard, UcpAgentGuard),
+    UseGuards(UcpMerchantGuard, CredentialRateLimitGuard, UcpAgentGuard, UcpSignatureGuard),
     UseFilters(UcpExceptionFilter),
     ApiBearerAuth('merchantProtocolKey'),
     ApiHeader({
@@ -93,5 +117,11 @@ export function UcpRoute() {
         'Required when the key has a registered public key (docs/security.md "Signing requests")',
     }),
     ApiHeader({ name: 'Timestamp', required: false, description: 'RFC 3339; with Signature' }),
+    ApiHeader({
+      name: 'Signature-Input',
+      required: false,
+      description:
+        'RFC 9421, required when the platform profile publishes signing_keys (docs/ucp.md "Request signatures"); with Signature and Content-Digest',
+    }),
   );
 }

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 
 import { CheckoutModule } from '../checkout/checkout.module';
-import { UcpAgentGuard, UcpMerchantGuard } from './ucp.guards';
+import { PostgresNonceStore } from '../common/signing/http-message-signatures/postgres-nonce-store';
+import { UcpAgentGuard, UcpMerchantGuard, UcpSignatureGuard } from './ucp.guards';
 import { UcpCheckoutController } from './ucp-checkout.controller';
 import { UcpDiscoveryController } from './ucp-discovery.controller';
 import { UcpNegotiation } from './ucp-negotiation';
+import { UcpRequestSignatures } from './ucp-request-signatures';
 
 /**
  * Universal Commerce Protocol 2026-04-08 (docs/ucp.md): discovery at /.well-known/ucp,
@@ -14,7 +16,14 @@ import { UcpNegotiation } from './ucp-negotiation';
 @Module({
   imports: [CheckoutModule],
   controllers: [UcpDiscoveryController, UcpCheckoutController],
-  providers: [UcpNegotiation, UcpMerchantGuard, UcpAgentGuard],
+  providers: [
+    UcpNegotiation,
+    UcpMerchantGuard,
+    UcpAgentGuard,
+    UcpSignatureGuard,
+    UcpRequestSignatures,
+    PostgresNonceStore,
+  ],
   // The MCP binding (src/mcp/ucp/) negotiates with the same instance (and its profile cache).
   exports: [UcpNegotiation],
 })

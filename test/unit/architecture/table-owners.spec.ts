@@ -56,6 +56,7 @@ const OWNERS: Record<string, string> = {
   seen_signatures: 'src/common/signing/seen-signature.repository.ts',
   seller_listings: 'src/seller/seller.repository.ts',
   settlement_lines: 'src/settlements/settlement.repository.ts',
+  signature_nonces: 'src/common/signing/http-message-signatures/postgres-nonce-store.ts',
   signing_keys: 'src/chains/signing-key.repository.ts',
   stored_documents: 'src/documents/stored-document.repository.ts',
   webhook_attempts: 'src/webhooks/webhook-delivery.repository.ts',
