@@ -17,6 +17,21 @@ import type { AppConfig } from '../config/app.config';
 export const UCP_VERSION = '2026-04-08';
 export const SHOPPING_SERVICE = 'dev.ucp.shopping';
 export const CHECKOUT_CAPABILITY = 'dev.ucp.shopping.checkout';
+/** Orders (docs/ucp.md "Orders"): GET /ucp/orders/{id} and order event webhooks. */
+export const ORDER_CAPABILITY = 'dev.ucp.shopping.order';
+
+/** A public EC JWK in signing_keys (docs/ucp.md "Orders"). */
+export type UcpSigningJwk = Record<string, string> & { kid: string; kty: string };
+
+/**
+ * Our UCP signing keys' public halves, set at boot by UcpSigningKeyService (src/ucp/orders): the
+ * profile is built per request from the config and these.
+ */
+let signingKeys: UcpSigningJwk[] = [];
+
+export function setUcpSigningKeys(keys: UcpSigningJwk[]): void {
+  signingKeys = keys.map((k) => ({ ...k }));
+}
 
 /** The handler's reverse-domain name: the same name the ACP side uses (docs/acp.md §8). */
 export const UCP_HANDLER_NAME = 'com.svc.upi_mandate';
@@ -99,9 +114,17 @@ export function businessProfile(config: AppConfig): Json {
             schema: `${UCP_DEV}/schemas/shopping/checkout.json`,
           },
         ],
+        [ORDER_CAPABILITY]: [
+          {
+            version: UCP_VERSION,
+            spec: `${UCP_DEV}/specification/order`,
+            schema: `${UCP_DEV}/schemas/shopping/order.json`,
+          },
+        ],
       },
       payment_handlers: { [UCP_HANDLER_NAME]: [businessHandler(config)] },
     },
+    ...(signingKeys.length > 0 ? { signing_keys: signingKeys.map((k) => ({ ...k })) } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from '../outbox/outbox-event.entity';
 import { WebhookAttemptResponse, WebhookDeliveryResponse } from './dto/webhook.responses';
+import { EndpointKindSigners } from './endpoint-kind-signers';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookDisabledReason, WebhookEndpoint } from './entities/webhook-endpoint.entity';
@@ -77,6 +78,7 @@ export class WebhookDeliveriesService {
     private readonly metrics: BusinessMetrics,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly endpoints: WebhookEndpointRepository,
+    private readonly kindSigners: EndpointKindSigners,
   ) {}
 
   async listDeliveries(
@@ -182,13 +184,35 @@ export class WebhookDeliveriesService {
     if (!event) {
       return 'gone';
     }
-    const result = await this.sender.send({
-      url: endpoint.url,
-      scheme: endpoint.kind === 'acp_order' ? 'merchant' : 'standard',
-      eventId: event.id,
-      body: deliveryBody(endpoint, event),
-      secrets: this.signingSecrets(endpoint),
-    });
+    const external = endpoint.kind === 'ucp_order' ? this.kindSigners.get(endpoint.kind) : null;
+    let result: SendResult;
+    if (external) {
+      const body = external.body(event);
+      result = await this.sender.send({
+        url: endpoint.url,
+        scheme: 'external',
+        eventId: event.id,
+        body,
+        secrets: [],
+        headers: (at) => external.headers({ url: endpoint.url, eventId: event.id, body, at }),
+      });
+    } else if (external === undefined) {
+      result = {
+        ok: false,
+        statusCode: null,
+        durationMs: 0,
+        error: `no signer for ${endpoint.kind} endpoints on this instance`,
+        responseBody: null,
+      };
+    } else {
+      result = await this.sender.send({
+        url: endpoint.url,
+        scheme: endpoint.kind === 'acp_order' ? 'merchant' : 'standard',
+        eventId: event.id,
+        body: deliveryBody(endpoint, event),
+        secrets: this.signingSecrets(endpoint),
+      });
+    }
     const { outcome, retryInMs, attempts, reached } = await this.record(job, result);
     const data = (event.payload as { data?: { settled_at?: unknown } }).data;
     this.metrics.webhookAttempt({

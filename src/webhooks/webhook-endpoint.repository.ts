@@ -6,6 +6,7 @@ import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment'
 import { Tx } from '../database/tx';
 import { outboxParts } from '../outbox/outbox.repository';
 import { protocolKeyParts } from '../protocol-keys/protocol-key.repository';
+import { ucpOrderWebhookParts } from '../ucp/orders/ucp-order.repository';
 import { WebhookEndpoint, WebhookEndpointKind } from './entities/webhook-endpoint.entity';
 import { ALL_EVENTS, ORDER_EVENT_TYPES } from './webhook-event-types';
 
@@ -66,6 +67,15 @@ export function matchEndpoints(m: EntityManager, eventIds: string[]): Promise<En
               WHEN 'acp_order' THEN ev.type = ANY($3)
                 AND ev.protocol_key_id = ep.protocol_key_id
                 AND ${protocolKeyParts.live(col('ep.protocol_key_id'))}
+              WHEN 'ucp_order' THEN ev.type = ANY($3)
+                AND ev.protocol_key_id = ep.protocol_key_id
+                AND ${protocolKeyParts.live(col('ep.protocol_key_id'))}
+                AND ${ucpOrderWebhookParts.boundTo(
+                  col('ep.id'),
+                  // The event's session, read through the outbox owner's part (its own alias is
+                  // ev too, hence the one-row o between them).
+                  sql`(SELECT (${outboxParts.rowJson(col('o.oid'))}) -> 'payload' -> 'data' ->> 'checkout_session_id' FROM (SELECT ev.id AS oid) o)`,
+                )}
               ELSE NOT (ev.type = ANY($3))
             END
       ORDER BY ev.created_at, ev.id, ep.id`),
@@ -83,6 +93,18 @@ export class WebhookEndpointRepository {
 
   async insert(endpoint: WebhookEndpoint): Promise<void> {
     await this.tx.manager.insert(WebhookEndpoint, endpoint);
+  }
+
+  /** The enabled ucp_order endpoint of this merchant key for this URL, if any. */
+  enabledUcpOrder(
+    workspaceId: string,
+    protocolKeyId: string,
+    url: string,
+  ): Promise<WebhookEndpoint | null> {
+    return this.tx.manager.findOne(WebhookEndpoint, {
+      where: { workspaceId, protocolKeyId, url, kind: 'ucp_order', status: 'enabled' },
+      order: { createdAt: 'DESC' },
+    });
   }
 
   /** The enabled endpoints of a workspace with this description. */

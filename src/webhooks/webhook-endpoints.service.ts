@@ -86,11 +86,48 @@ export class WebhookEndpointsService {
     );
   }
 
+  /**
+   * The ucp_order endpoint of a merchant key for a UCP platform's order webhook URL (docs/ucp.md
+   * "Orders"): the enabled one, or a new one (also after the last was disabled, e.g. by a 410,
+   * since the platform's profile names the URL again). Its secret is never used: deliveries are
+   * signed by src/ucp with our UCP key.
+   */
+  async ensureUcpOrderEndpoint(
+    owner: OrderEndpointOwner,
+    url: string,
+    actor: AuditActor,
+  ): Promise<WebhookEndpoint> {
+    return this.tx.run(async () => {
+      const existing = await this.endpoints.enabledUcpOrder(
+        owner.workspaceId,
+        owner.protocolKeyId,
+        url,
+      );
+      if (existing) {
+        return existing;
+      }
+      const { endpoint } = await this.register(
+        owner.workspaceId,
+        {
+          url,
+          description: 'UCP order webhook',
+          agentId: owner.agentId,
+          eventTypes: [...ORDER_EVENT_TYPES],
+        },
+        actor,
+        owner.protocolKeyId,
+        'ucp_order',
+      );
+      return endpoint;
+    });
+  }
+
   private async register(
     workspaceId: string,
     input: CreateEndpointInput,
     actor: AuditActor,
     protocolKeyId: string | null,
+    kind?: 'ucp_order',
   ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const url = await checkWebhookUrl(input.url, this.config.mode);
     if (!(url instanceof URL)) {
@@ -117,7 +154,7 @@ export class WebhookEndpointsService {
       const endpoint: WebhookEndpoint = {
         id,
         workspaceId,
-        kind: protocolKeyId ? 'acp_order' : 'seller',
+        kind: kind ?? (protocolKeyId ? 'acp_order' : 'seller'),
         protocolKeyId,
         agentId: input.agentId ?? null,
         url: url.toString(),

@@ -25,7 +25,7 @@ export const USER_AGENT = 'agent-payments-webhooks/1.0 (+https://www.standardweb
  * How a delivery is signed, by endpoint kind: `standard` (Standard Webhooks, seller endpoints) or
  * `merchant` (ACP order events: `Merchant-Signature: t=<unix>,v1=<hex HMAC-SHA256(t + "." + body)>`).
  */
-export type SignatureScheme = 'standard' | 'merchant';
+export type SignatureScheme = 'standard' | 'merchant' | 'external';
 
 export interface OutgoingWebhook {
   url: string;
@@ -37,6 +37,8 @@ export interface OutgoingWebhook {
   body: string;
   /** Current secret first; during a rotation also the previous one (one signature each). */
   secrets: string[];
+  /** `external` only: the attempt's headers (an EndpointKindSigner's, e.g. UCP's RFC 9421). */
+  headers?: (at: Date) => Record<string, string>;
 }
 
 export interface SendResult {
@@ -63,6 +65,9 @@ export function merchantSignature(secret: string, unixSeconds: number, body: str
  * Timestamp (RFC 3339), both optional headers of the ACP webhook spec.
  */
 export function signedHeaders(msg: OutgoingWebhook, at: Date): Record<string, string> {
+  if (msg.scheme === 'external' && msg.headers) {
+    return { 'user-agent': USER_AGENT, ...msg.headers(at) };
+  }
   if (msg.scheme === 'merchant') {
     const t = Math.floor(at.getTime() / 1000);
     return {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { AccountsModule } from '../accounts/accounts.module';
 import { SweeperModule } from '../common/sweeper/sweeper.module';
+import { EndpointKindSigners } from './endpoint-kind-signers';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 import { OrderEndpointsController } from './order-endpoints.controller';
@@ -36,7 +37,8 @@ import { WebhooksController } from './webhooks.controller';
     WebhookSender,
     WebhookSecrets,
     EventsService,
+    EndpointKindSigners,
   ],
-  exports: [WebhookEndpointsService],
+  exports: [WebhookEndpointsService, EndpointKindSigners],
 })
 export class WebhooksModule {}

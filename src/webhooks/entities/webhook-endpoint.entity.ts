@@ -6,7 +6,10 @@ export type WebhookEndpointStatus = 'enabled' | 'disabled';
  * Standard Webhooks) or `acp_order` (an agent platform's merchant protocol key under /acp, ACP
  * order events signed with Merchant-Signature). One delivery pipeline serves both.
  */
-export type WebhookEndpointKind = 'seller' | 'acp_order';
+export type WebhookEndpointKind = 'seller' | 'acp_order' | 'ucp_order';
+// ucp_order: a UCP platform's order webhook URL (docs/ucp.md "Orders"), made by src/ucp/orders
+// per merchant key and URL; signed with RFC 9421 by the signer src/ucp registers
+// (EndpointKindSigners).
 /**
  * Why an endpoint is disabled: by its owner, or by us after a delivery exhausted its retries or
  * its receiver answered 410 Gone.

@@ -59,6 +59,8 @@ const OWNERS: Record<string, string> = {
   signature_nonces: 'src/common/signing/http-message-signatures/postgres-nonce-store.ts',
   signing_keys: 'src/chains/signing-key.repository.ts',
   stored_documents: 'src/documents/stored-document.repository.ts',
+  ucp_order_webhooks: 'src/ucp/orders/ucp-order.repository.ts',
+  ucp_signing_keys: 'src/ucp/orders/ucp-order.repository.ts',
   webhook_attempts: 'src/webhooks/webhook-delivery.repository.ts',
   webhook_deliveries: 'src/webhooks/webhook-delivery.repository.ts',
   webhook_endpoints: 'src/webhooks/webhook-endpoint.repository.ts',
