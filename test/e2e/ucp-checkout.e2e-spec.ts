@@ -31,7 +31,10 @@ describe('UCP discovery', () => {
     expectValidUcp('profile', res.body);
     const ucp = res.body.ucp;
     expect(ucp.version).toBe('2026-04-08');
-    expect(Object.keys(ucp.capabilities)).toEqual(['dev.ucp.shopping.checkout']);
+    expect(Object.keys(ucp.capabilities)).toEqual([
+      'dev.ucp.shopping.checkout',
+      'dev.ucp.shopping.order',
+    ]);
     expect(ucp.services['dev.ucp.shopping']).toEqual([
       expect.objectContaining({ transport: 'rest', endpoint: `${t.url}/ucp` }),
     ]);
@@ -44,8 +47,10 @@ describe('UCP discovery', () => {
         credential_type: 'svc_delegated_token',
       },
     });
-    // Ed25519 receipt keys are not UCP signing keys (ES256): none are published.
-    expect(res.body.signing_keys).toBeUndefined();
+    // Only the UCP signing key (ES256, test/e2e/ucp-orders.e2e-spec.ts), not the Ed25519 receipt keys.
+    expect(res.body.signing_keys).toEqual([
+      expect.objectContaining({ kty: 'EC', crv: 'P-256', alg: 'ES256' }),
+    ]);
 
     const schema = await request(t.url)
       .get(new URL(handler.schema as string).pathname)
