@@ -3,6 +3,7 @@ import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
 
+import type { RegisteredKey } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import type { RawBodyRequest } from '../common/http/http-pipeline';
 import {
@@ -21,9 +22,10 @@ import type { Negotiated } from './ucp-negotiation';
  * Inbound RFC 9421 request signatures on /ucp (docs/ucp.md "Request signatures"). A platform whose
  * profile publishes `signing_keys` must sign every request with one of them; a platform without
  * keys is not asked to. The key is looked up by `keyid` in the profile negotiation fetched (and
- * caches); the protocol key's registered public key is not used here (it signs our own scheme,
- * checked by UcpMerchantGuard). Nothing is written unless the signature verifies: then its nonce
- * is claimed in Postgres, once.
+ * caches). A protocol key with a registered public key signs with our own scheme
+ * (docs/security.md "Signing requests"), or, on a request that carries Signature-Input (the two
+ * schemes share the Signature header), with RFC 9421 under keyid = the protocol key's id.
+ * Nothing is written unless the signature verifies: then its nonce is claimed in Postgres, once.
  */
 
 const SIGNATURE_MISSING = 'signature_missing';
@@ -70,6 +72,12 @@ export function requiredComponents(req: Request, hasBody: boolean): string[] {
   }
   return required;
 }
+
+/** Our RegisteredKey algorithm names as RFC 9421's. */
+const REGISTERED_ALG: Record<RegisteredKey['alg'], SignatureAlgorithm> = {
+  ed25519: 'ed25519',
+  p256: 'ecdsa-p256-sha256',
+};
 
 const refusal = (status: number, code: string, message: string) =>
   new UcpError(status, code, message, 'recoverable');
@@ -156,12 +164,6 @@ export class UcpRequestSignatures {
     if (keys.length === 0) {
       return;
     }
-    const rawBody = (req as RawBodyRequest).rawBody;
-    const declaredLength = Number(req.header('content-length') ?? 0);
-    const hasBody =
-      (rawBody?.length ?? 0) > 0 ||
-      declaredLength > 0 ||
-      req.header('transfer-encoding') !== undefined;
     const problem: { key: 'unsupported' | 'unreadable' | null } = { key: null };
     const keyLookup = (keyid: string): VerificationKey | null => {
       const jwk = keys.find((k) => k.kid === keyid);
@@ -181,9 +183,48 @@ export class UcpRequestSignatures {
       return { key, alg };
     };
     // Keyids are the platform's own names: a nonce is scoped to the profile that published the key.
+    const failure = await this.check(req, keyLookup, negotiated.profileUrl);
+    if (failure) {
+      this.log(failure, negotiated.profileUrl);
+      throw refusalOf(failure, problem.key);
+    }
+  }
+
+  /**
+   * RFC 9421 with the protocol key's registered public key (keyid = the key's id), for a request
+   * that carries Signature-Input instead of our own scheme's Signature and Timestamp.
+   */
+  async verifyRegistered(req: Request, keyId: string, registered: RegisteredKey): Promise<void> {
+    const keyLookup = (keyid: string): VerificationKey | null =>
+      keyid === keyId ? { key: registered.pem, alg: REGISTERED_ALG[registered.alg] } : null;
+    const failure = await this.check(req, keyLookup, 'protocol_key');
+    if (failure) {
+      this.log(failure, `protocol key ${keyId}`);
+      if (failure.reason === 'unknown_key' || failure.reason === 'missing') {
+        throw refusal(
+          401,
+          SIGNATURE_MISSING,
+          `This protocol key has a registered public key: sign the request with it (RFC 9421, keyid "${keyId}") or use Signature and Timestamp without Signature-Input`,
+        );
+      }
+      throw refusalOf(failure, null);
+    }
+  }
+
+  /** Verifies with `keyLookup`; the failure, or null when a signature verified (its nonce claimed). */
+  private async check(
+    req: Request,
+    keyLookup: (keyid: string) => VerificationKey | null,
+    nonceScope: string,
+  ): Promise<VerifyFailure | null> {
+    const rawBody = (req as RawBodyRequest).rawBody;
+    const declaredLength = Number(req.header('content-length') ?? 0);
+    const hasBody =
+      (rawBody?.length ?? 0) > 0 ||
+      declaredLength > 0 ||
+      req.header('transfer-encoding') !== undefined;
     const nonceStore: NonceStore = {
-      claim: (keyid, nonce, until) =>
-        this.nonces.claim(`${negotiated.profileUrl} ${keyid}`, nonce, until),
+      claim: (keyid, nonce, until) => this.nonces.claim(`${nonceScope} ${keyid}`, nonce, until),
     };
     const result = await verifyMessageSignature(
       {
@@ -202,12 +243,13 @@ export class UcpRequestSignatures {
         requireNonce: true,
       },
     );
-    if (!result.ok) {
-      this.logger.warn(
-        { reason: result.reason, detail: result.detail, profile: negotiated.profileUrl },
-        'UCP request signature refused',
-      );
-      throw refusalOf(result, problem.key);
-    }
+    return result.ok ? null : result;
+  }
+
+  private log(failure: VerifyFailure, signer: string): void {
+    this.logger.warn(
+      { reason: failure.reason, detail: failure.detail, signer },
+      'UCP request signature refused',
+    );
   }
 }

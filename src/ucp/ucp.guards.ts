@@ -29,6 +29,7 @@ export class UcpMerchantGuard implements CanActivate {
   constructor(
     private readonly credentials: CredentialResolver,
     private readonly signatures: RequestSignatureVerifier,
+    private readonly messageSignatures: UcpRequestSignatures,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -42,7 +43,10 @@ export class UcpMerchantGuard implements CanActivate {
         `This route needs a merchant protocol key; this key's role is ${principal.role}`,
       );
     }
-    if (principal.publicKey) {
+    if (principal.publicKey && req.header('signature-input') !== undefined) {
+      // RFC 9421 (the schemes share the Signature header): keyid = this key's id (docs/ucp.md).
+      await this.messageSignatures.verifyRegistered(req, principal.id, principal.publicKey);
+    } else if (principal.publicKey) {
       await this.signatures.verify(req, principal.publicKey);
     }
     setPrincipal(req, principal);

@@ -48,6 +48,8 @@ const P384_JWK = {
   kid: 'platform-p384',
 };
 const STRANGER = signer('platform-ed-2026', 'ed25519'); // the right keyid, another key
+/** The merchant protocol key's registered key (its keyid is the protocol key's id, set below). */
+const PROTOCOL_KEY = signer('set-later', 'ecdsa-p256-sha256');
 
 const BODY_COMPONENTS = [
   '@method',
@@ -63,6 +65,8 @@ describe('UCP request signatures (RFC 9421)', () => {
   let t: TestApp;
   let host: PlatformHost;
   let seller: SeededWorkspace;
+  /** A seller whose merchant protocol key has a registered public key (PROTOCOL_KEY). */
+  let keyed: SeededWorkspace;
 
   beforeAll(async () => {
     t = await startApp();
@@ -74,16 +78,24 @@ describe('UCP request signatures (RFC 9421)', () => {
       '/unsigned': platformProfile(),
     });
     seller = await seedWorkspace(t);
-    await request(t.url)
-      .put(`/v1/pay/agents/${seller.seller.id}/listing`)
-      .set('Authorization', `Bearer ${seller.seller.credential}`)
-      .send({
-        listed: true,
-        offers: [
-          { sku: 'sku_tea_1kg', name: 'Assam tea 1 kg', unit_paise: 45_000, category: 'food.tea' },
-        ],
-      })
-      .expect(200);
+    keyed = await seedWorkspace(t, { merchantPublicKey: PROTOCOL_KEY.publicJwk });
+    for (const ws of [seller, keyed]) {
+      await request(t.url)
+        .put(`/v1/pay/agents/${ws.seller.id}/listing`)
+        .set('Authorization', `Bearer ${ws.seller.credential}`)
+        .send({
+          listed: true,
+          offers: [
+            {
+              sku: 'sku_tea_1kg',
+              name: 'Assam tea 1 kg',
+              unit_paise: 45_000,
+              category: 'food.tea',
+            },
+          ],
+        })
+        .expect(200);
+    }
   });
   afterAll(async () => {
     await host.close();
@@ -94,8 +106,7 @@ describe('UCP request signatures (RFC 9421)', () => {
     Number(
       (await t.db.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM (${sql}) x`, params))[0].n,
     );
-  const sessions = () =>
-    count('SELECT 1 FROM checkout_sessions WHERE seller_agent_id = $1', [seller.seller.id]);
+  const sessions = () => count('SELECT 1 FROM checkout_sessions');
   const nonces = () => count('SELECT 1 FROM signature_nonces');
   const idempotencyRecords = () => count('SELECT 1 FROM idempotency_records');
 
@@ -110,9 +121,14 @@ describe('UCP request signatures (RFC 9421)', () => {
   }
 
   /** An unsigned create (or GET) request from the platform at `profile`. */
-  function draft(profile = '/signed', method: 'POST' | 'GET' = 'POST', path?: string): Draft {
+  function draft(
+    profile = '/signed',
+    method: 'POST' | 'GET' = 'POST',
+    path?: string,
+    merchantKey = seller.merchantKey,
+  ): Draft {
     const headers: Record<string, string> = {
-      authorization: `Bearer ${seller.merchantKey}`,
+      authorization: `Bearer ${merchantKey}`,
       'ucp-agent': host.agent(profile),
     };
     if (method === 'GET') {
@@ -340,6 +356,57 @@ describe('UCP request signatures (RFC 9421)', () => {
 
     it('a GET without a signature: 401 signature_missing', async () => {
       await expectRefused(draft('/signed', 'GET'), 401, 'signature_missing');
+    });
+  });
+
+  describe('a merchant protocol key with a registered public key', () => {
+    const asKeyed = (profile: string) => draft(profile, 'POST', undefined, keyed.merchantKey);
+    const protocolKey = (): Signer => ({ ...PROTOCOL_KEY, keyid: keyed.merchantKeyId });
+
+    /** Both signatures on one request: each header's members joined with ", ". */
+    function signTwice(d: Draft, first: Signer, second: Signer): Draft {
+      const a = sign(d, first);
+      const b = sign(d, second);
+      const relabel = (v: string) => v.replace(/^sig1=/, 'sig2=');
+      return {
+        ...d,
+        headers: {
+          ...a.headers,
+          'signature-input': `${a.headers['signature-input']}, ${relabel(b.headers['signature-input'])}`,
+          signature: `${a.headers.signature}, ${relabel(b.headers.signature)}`,
+        },
+      };
+    }
+
+    it('signs with RFC 9421 under keyid = the key id when it sends Signature-Input', async () => {
+      const before = await sessions();
+      await send(sign(asKeyed('/unsigned'), protocolKey())).expect(201);
+      expect(await sessions()).toBe(before + 1);
+    });
+
+    it('and signs next to the platform when the profile has signing_keys', async () => {
+      const before = await sessions();
+      await send(signTwice(asKeyed('/signed'), protocolKey(), ED)).expect(201);
+      await send(signTwice(asKeyed('/signed'), P256, protocolKey())).expect(201);
+      expect(await sessions()).toBe(before + 2);
+    });
+
+    it.each([
+      ['only the platform signature', '/signed', () => sign(asKeyed('/signed'), ED)],
+      ['a signature under another keyid', '/unsigned', () => sign(asKeyed('/unsigned'), ED)],
+    ])('refuses %s: 401 signature_missing, nothing written', async (_n, _p, build) => {
+      const before = { sessions: await sessions(), records: await idempotencyRecords() };
+      const res = await send(build()).expect(401);
+      expectUcpError(res.body, 'signature_missing');
+      expect(await sessions()).toBe(before.sessions);
+      expect(await idempotencyRecords()).toBe(before.records);
+    });
+
+    it('refuses its own signature without the platform one: 401 key_not_found', async () => {
+      const before = await sessions();
+      const res = await send(sign(asKeyed('/signed'), protocolKey())).expect(401);
+      expectUcpError(res.body, 'key_not_found');
+      expect(await sessions()).toBe(before);
     });
   });
 
