@@ -15,6 +15,7 @@ import { statusCheckParts } from '../../../src/payments/rail-status-check.reposi
 import { protocolKeyParts } from '../../../src/protocol-keys/protocol-key.repository';
 import { gatewayParts } from '../../../src/rails/gateway/gateway.repository';
 import { offerParts } from '../../../src/seller/seller.repository';
+import { ucpOrderWebhookParts } from '../../../src/ucp/orders/ucp-order.repository';
 import { deliveryParts } from '../../../src/webhooks/webhook-delivery.repository';
 import { endpointParts } from '../../../src/webhooks/webhook-endpoint.repository';
 
@@ -53,6 +54,7 @@ const PARTS: Record<string, Record<string, (...args: never[]) => unknown>> = {
   protocolKeyParts: checked(protocolKeyParts),
   statusCheckParts: checked(statusCheckParts),
   tokenParts: checked(tokenParts),
+  ucpOrderWebhookParts: checked(ucpOrderWebhookParts),
 };
 
 const ROOT = join(__dirname, '..', '..', '..');
