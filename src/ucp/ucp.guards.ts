@@ -121,11 +121,5 @@ export function UcpRoute() {
         'Required when the key has a registered public key (docs/security.md "Signing requests")',
     }),
     ApiHeader({ name: 'Timestamp', required: false, description: 'RFC 3339; with Signature' }),
-    ApiHeader({
-      name: 'Signature-Input',
-      required: false,
-      description:
-        'RFC 9421, required when the platform profile publishes signing_keys (docs/ucp.md "Request signatures"); with Signature and Content-Digest',
-    }),
   );
 }
