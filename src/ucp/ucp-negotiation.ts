@@ -36,9 +36,10 @@ export interface Negotiated {
   signingKeys?: readonly Record<string, unknown>[];
 }
 
-interface PlatformProfile {
+export interface PlatformProfile {
   version: string;
-  capabilities: Record<string, { version: string }[]>;
+  /** Each capability's entries as the platform wrote them (version, config, …). */
+  capabilities: Record<string, ({ version: string } & Record<string, unknown>)[]>;
   signingKeys: readonly Record<string, unknown>[];
 }
 
@@ -163,8 +164,11 @@ export class UcpNegotiation {
     };
   }
 
-  /** The platform profile, from the cache or fetched once (concurrent asks share one fetch). */
-  private profile(url: string): Promise<PlatformProfile> {
+  /**
+   * The platform profile, from the cache or fetched once (concurrent asks share one fetch): the
+   * one negotiation read, for whoever needs more of it (the order webhook's URL, src/ucp/orders).
+   */
+  profile(url: string): Promise<PlatformProfile> {
     const now = this.clock.now().getTime();
     const cached = this.cache.get(url);
     if (cached && cached.expiresAt > now) {

@@ -107,9 +107,7 @@ export class UcpOrderWebhooks implements NestInterceptor, OnModuleInit {
     try {
       const profileUrl = profileUrlOf(req.header(UCP_AGENT_HEADER));
       // The profile negotiation fetched for this request, from its cache (same rules, same TTL).
-      const profile = await (
-        this.negotiation as unknown as { profile(url: string): Promise<{ capabilities: Json }> }
-      ).profile(profileUrl);
+      const profile = await this.negotiation.profile(profileUrl);
       const webhookUrl = orderWebhookUrlOf(profile.capabilities);
       if (!webhookUrl) {
         return;
