@@ -2,10 +2,12 @@ import { Module } from '@nestjs/common';
 
 import { AccountsModule } from '../accounts/accounts.module';
 import { CheckoutModule } from '../checkout/checkout.module';
+import { PostgresNonceStore } from '../common/signing/http-message-signatures/postgres-nonce-store';
 import { ForexModule } from '../forex/forex.module';
 import { RefundsModule } from '../refunds/refunds.module';
 import { SellerModule } from '../seller/seller.module';
 import { UcpModule } from '../ucp/ucp.module';
+import { UcpRequestSignatures } from '../ucp/ucp-request-signatures';
 import { AcpCheckoutMcpFactory } from './checkout/acp-checkout-mcp.factory';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
@@ -30,6 +32,9 @@ import { UcpMcpFactory } from './ucp/ucp-mcp.factory';
     McpServerFactory,
     AcpCheckoutMcpFactory,
     UcpMcpFactory,
+    // The platform's RFC 9421 request signature on UCP tool calls (UcpModule does not export it).
+    UcpRequestSignatures,
+    PostgresNonceStore,
     McpAuthGuard,
     McpIdempotency,
     McpRefundRequestRepository,

@@ -30,8 +30,9 @@ import { UcpCheckoutController } from '../../ucp/ucp-checkout.controller';
 import { checkoutEnvelope, toUcpCheckout, UcpCheckout } from '../../ucp/ucp-checkout.mapper';
 import { parseUcpComplete, parseUcpCreate, parseUcpUpdate } from '../../ucp/ucp-checkout-input';
 import { replayedError, ucpErrorOf, ucpErrors, UcpInputError } from '../../ucp/ucp-errors';
-import { UcpNegotiation } from '../../ucp/ucp-negotiation';
+import { Negotiated, UcpNegotiation } from '../../ucp/ucp-negotiation';
 import { UCP_VERSION } from '../../ucp/ucp-profile';
+import { UcpRequestSignatures } from '../../ucp/ucp-request-signatures';
 import { READ_ONLY, WRITES } from '../tools/tool-annotations';
 import { CHECKOUT_INPUT, CHECKOUT_RESULT, inputSchema } from './ucp-mcp-schemas';
 
@@ -74,6 +75,13 @@ export class UcpJsonRpcError extends Error {
 export interface UcpMcpContext {
   caller: ProtocolKeyPrincipal;
   req: Request;
+}
+
+/** A refusal of the HTTP request's RFC 9421 signature: always a JSON-RPC protocol error (-32000). */
+class SignatureRefusal extends Error {
+  constructor(readonly refusal: unknown) {
+    super('UCP request signature refused');
+  }
 }
 
 type Present = (acp: AcpCheckoutSession) => UcpCheckout;
@@ -133,6 +141,7 @@ export class UcpMcpFactory {
     private readonly tx: Tx,
     private readonly idempotency: IdempotencyInterceptor,
     private readonly negotiation: UcpNegotiation,
+    private readonly signatures: UcpRequestSignatures,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     checkout: CheckoutService,
     completion: CheckoutCompletionService,
@@ -237,6 +246,19 @@ export class UcpMcpFactory {
   }
 
   create(ctx: UcpMcpContext): Server {
+    // One HTTP request, one signature check per platform profile: the calls of a batch share it
+    // (its nonce is claimed once), and a batch naming a second profile is checked against that one.
+    const verified = new Map<string, Promise<void>>();
+    const verify = (negotiated: Negotiated): Promise<void> => {
+      let check = verified.get(negotiated.profileUrl);
+      if (!check) {
+        check = this.signatures.verify(ctx.req, negotiated);
+        verified.set(negotiated.profileUrl, check);
+      }
+      return check.catch((err: unknown) => {
+        throw new SignatureRefusal(err);
+      });
+    };
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: {} },
       instructions: INSTRUCTIONS,
@@ -249,7 +271,7 @@ export class UcpMcpFactory {
       if (!tool) {
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`);
       }
-      return this.call(tool, request.params.arguments ?? {}, ctx);
+      return this.call(tool, request.params.arguments ?? {}, ctx, verify);
     });
     return server;
   }
@@ -258,11 +280,16 @@ export class UcpMcpFactory {
     tool: UcpToolDef,
     args: Record<string, unknown>,
     ctx: UcpMcpContext,
+    verify: (negotiated: Negotiated) => Promise<void>,
   ): Promise<CallToolResult> {
     try {
       const meta = parseMeta(args.meta, tool.keyRequired);
       // As on REST: negotiation comes before the idempotency key and the body are looked at.
       const negotiated = await this.negotiation.negotiate(meta.agentHeader);
+      // As UcpSignatureGuard on REST (docs/ucp.md "Request signatures"): a platform whose profile
+      // publishes signing_keys signs the HTTP request (this JSON-RPC POST, its raw body, the
+      // public URL with ?protocol=ucp); nothing runs, so nothing is written, until it verifies.
+      await verify(negotiated);
       const id = tool.needsId ? parseId(args.id) : '';
       const body = tool.checkout ? parseCheckout(args.checkout) : undefined;
       const envelope = checkoutEnvelope(this.config, negotiated, ctx.caller.agentId);
@@ -328,13 +355,18 @@ export class UcpMcpFactory {
 
   /**
    * A refusal as the binding has it: negotiation failures are JSON-RPC -32001 and protocol
-   * failures (idempotency conflict or in flight, 401, 403, 429, 503) -32000, with `{code, content}`
-   * in data; an unexpected failure -32603; every other refusal (the REST 4xx) is a result whose
-   * structuredContent is the UCP error_response REST sends, marked isError.
+   * failures (idempotency conflict or in flight, 401, 403, 429, 503, any refusal of the platform's
+   * request signature) -32000, with `{code, content}` in data; an unexpected failure -32603;
+   * every other refusal (the REST 4xx) is a result whose structuredContent is the UCP
+   * error_response REST sends, marked isError.
    */
   private refusal(err: unknown, ctx: UcpMcpContext): CallToolResult {
     if (err instanceof McpError) {
       throw err;
+    }
+    const signature = err instanceof SignatureRefusal;
+    if (err instanceof SignatureRefusal) {
+      err = err.refusal;
     }
     let appError: AppError;
     if (err instanceof ReplayedResponse) {
@@ -360,7 +392,12 @@ export class UcpMcpFactory {
     if (DISCOVERY_CODES.has(appError.code)) {
       throw new UcpJsonRpcError(UCP_JSONRPC.discovery, 'UCP negotiation failed', data);
     }
-    if (PROTOCOL_CODES.has(appError.code) || [401, 403, 429, 503].includes(status)) {
+    // A signature refusal (401, or 400 digest_mismatch / algorithm_unsupported) is an auth failure.
+    if (
+      (signature && status < 500) ||
+      PROTOCOL_CODES.has(appError.code) ||
+      [401, 403, 429, 503].includes(status)
+    ) {
       throw new UcpJsonRpcError(UCP_JSONRPC.protocol, appError.message, data);
     }
     if (status >= 500) {
