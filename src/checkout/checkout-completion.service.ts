@@ -15,7 +15,11 @@ import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
 import { checkoutErrors } from './checkout.errors';
 import { CheckoutService } from './checkout.service';
-import { checkCompleteFulfillment, parsePaymentData } from './checkout-input';
+import {
+  applyFulfillmentDetails,
+  checkCompleteFulfillment,
+  parsePaymentData,
+} from './checkout-input';
 import { priceLines, sessionTotal, wantedFromStored } from './checkout-pricing';
 import { CheckoutSession, StoredMessage } from './checkout-session.entity';
 import { CheckoutSessionRepository } from './checkout-session.repository';
@@ -121,6 +125,11 @@ export class CheckoutCompletionService implements OnModuleInit {
       if (body.buyer) {
         session.buyer = { ...body.buyer };
       }
+      // Applied as an update would (ACP PR #200); a changed address was refused above.
+      session.fulfillmentDetails = applyFulfillmentDetails(
+        session.fulfillmentDetails,
+        body.fulfillment_details,
+      );
       const units = session.lineItems.reduce((n, l) => n + l.quantity, 0);
       // The intent and the session are written by the commit's one statement: nothing here reads
       // them back.

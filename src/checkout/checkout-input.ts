@@ -1,6 +1,6 @@
 import { AppError } from '../common/errors/app-error';
 import { checkoutErrors } from './checkout.errors';
-import type { CheckoutSession } from './checkout-session.entity';
+import type { CheckoutSession, StoredFulfillmentDetails } from './checkout-session.entity';
 import type { AddressDto, FulfillmentDetailsDto } from './dto/checkout-request.parts';
 import type { PaymentDataDto } from './dto/complete-checkout-session.dto';
 import { CREDENTIAL_TYPES, HANDLER_ID, INSTRUMENT_TYPE } from './upi-mandate-handler';
@@ -222,18 +222,59 @@ export function addressChanged(recorded: AddressDto, sent: AddressDto | undefine
 }
 
 /**
- * The address a session was priced with. Every session is priced for digital delivery, which
- * depends on no address, and none is recorded (docs/acp.md §4): null.
+ * The address the session holds (`fulfillment_details.address`, sent on create or update): the one
+ * the session was priced with. Digital delivery costs the same for any address, but the PR's rule
+ * holds all the same: a complete naming another one is refused. Null when none was sent.
  */
-export function pricedAddress(_session: CheckoutSession): AddressDto | null {
-  return null;
+export function pricedAddress(session: CheckoutSession): AddressDto | null {
+  return session.fulfillmentDetails?.address ?? null;
+}
+
+/**
+ * `fulfillment_details` applied to what the session holds (docs/acp.md "Accepted extensions"), as
+ * create, update and complete do: each field sent (name, phone_number, email, address) replaces
+ * the one held, a field not sent is kept (the 2026-04-17 schema allows no null, so nothing is
+ * removed). Nothing sent leaves the details as they are; the result is a copy of plain data.
+ */
+export function applyFulfillmentDetails(
+  held: StoredFulfillmentDetails | null,
+  sent: FulfillmentDetailsDto | undefined,
+): StoredFulfillmentDetails | null {
+  if (sent === undefined) {
+    return held;
+  }
+  const next: StoredFulfillmentDetails = { ...(held ?? {}) };
+  if (sent.name !== undefined) {
+    next.name = sent.name;
+  }
+  if (sent.phone_number !== undefined) {
+    next.phone_number = sent.phone_number;
+  }
+  if (sent.email !== undefined) {
+    next.email = sent.email;
+  }
+  if (sent.address !== undefined) {
+    const a = sent.address;
+    next.address = {
+      name: a.name,
+      line_one: a.line_one,
+      ...(a.line_two !== undefined ? { line_two: a.line_two } : {}),
+      city: a.city,
+      state: a.state,
+      country: a.country,
+      postal_code: a.postal_code,
+      ...(a.company !== undefined ? { company: a.company } : {}),
+    };
+  }
+  return Object.keys(next).length === 0 ? held : next;
 }
 
 /**
  * `fulfillment_details` on complete (docs/acp.md "Accepted extensions", ACP PR #200): refused with
  * 409 `fulfillment_price_changed` when its address is not the one the session was priced with, as
- * the PR asks, so the agent updates first and the buyer reviews; otherwise accepted. Only a
- * session priced with an address can conflict (pricedAddress).
+ * the PR asks, so the agent updates first and the buyer reviews; otherwise accepted (and applied,
+ * applyFulfillmentDetails). Only a session holding an address can conflict (pricedAddress); an
+ * equal address (case and spacing aside) or contact details alone proceed.
  */
 export function checkCompleteFulfillment(
   session: CheckoutSession,

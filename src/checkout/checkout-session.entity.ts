@@ -23,6 +23,30 @@ export interface StoredLineItem {
   hinted_unit_amount?: number;
 }
 
+/** ACP `Address` as stored (checked as the closed AddressDto). */
+export interface StoredAddress {
+  name: string;
+  line_one: string;
+  line_two?: string;
+  city: string;
+  state: string;
+  country: string;
+  postal_code: string;
+  company?: string;
+}
+
+/**
+ * ACP `FulfillmentDetails` as stored (docs/acp.md "Accepted extensions", ACP PR #200): what create,
+ * update and complete sent, each field sent replacing the one held. Personal data: erased with the
+ * buyer contact (docs/personal-data.md).
+ */
+export interface StoredFulfillmentDetails {
+  name?: string;
+  phone_number?: string;
+  email?: string;
+  address?: StoredAddress;
+}
+
 /** A stored session message (e.g. payment_declined); ACP MessageInfo/Warning/Error shape. */
 export type StoredMessage = Record<string, unknown>;
 
@@ -37,6 +61,7 @@ export class CheckoutSession {
   @Column('text', { transformer: lowerCaseCurrency }) currency: string;
   @Column('jsonb') lineItems: StoredLineItem[];
   @Column('jsonb', { nullable: true }) buyer: Record<string, unknown> | null;
+  @Column('jsonb', { nullable: true }) fulfillmentDetails: StoredFulfillmentDetails | null;
   @Column('jsonb') messages: StoredMessage[];
   @Column('text', { nullable: true }) intentId: string | null;
   @Column('text', { nullable: true }) orderId: string | null;

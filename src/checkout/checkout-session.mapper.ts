@@ -112,6 +112,10 @@ export function toAcpSession(f: SessionFacts, config: AppConfig): AcpCheckoutSes
   if (s.buyer) {
     body.buyer = s.buyer;
   }
+  if (s.fulfillmentDetails) {
+    // CheckoutSessionBase.fulfillment_details (2026-04-17); absent, never null, when none was sent.
+    body.fulfillment_details = { ...s.fulfillmentDetails };
+  }
   if (f.status === 'completed' && s.orderId) {
     body.order = {
       type: 'order',

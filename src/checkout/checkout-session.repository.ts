@@ -23,10 +23,13 @@ export const checkoutParts = {
  * the table (CheckoutStoreModule exports it); joins the ambient transaction (Tx).
  */
 /**
- * Erasure (docs/personal-data.md "What we keep after erasure, and why"): the ACP buyer contact of
- * the given checkout sessions (those a workspace's buyer agents paid), when it holds any of the
- * person's identifiers (email, phone, name; case-insensitive), is removed. The session, its order
- * and its payment stay as records; no signed chain holds the contact. Returns how many.
+ * Erasure (docs/personal-data.md "What we keep after erasure, and why"): the ACP buyer contact and
+ * the ACP fulfillment details (contact and address, `fulfillment_details`) of the given checkout
+ * sessions (those a workspace's buyer agents paid) are removed, both, when either holds any of the
+ * person's identifiers (email, phone, name; case-insensitive): the address of a purchase whose
+ * contact is the person is the person's too, and an address alone names nobody to match. The
+ * session, its order and its payment stay as records; no signed chain holds the contact. Returns
+ * how many sessions changed.
  */
 export async function eraseBuyerContact(
   m: EntityManager,
@@ -38,9 +41,12 @@ export async function eraseBuyerContact(
     return 0;
   }
   const [, count] = await m.query<[unknown[], number]>(
-    `UPDATE checkout_sessions s SET buyer = NULL
-      WHERE s.id = ANY($1::text[]) AND s.buyer IS NOT NULL
-        AND EXISTS (SELECT 1 FROM unnest($2::text[]) n WHERE position(n IN lower(s.buyer::text)) > 0)`,
+    `UPDATE checkout_sessions s SET buyer = NULL, fulfillment_details = NULL
+      WHERE s.id = ANY($1::text[])
+        AND (s.buyer IS NOT NULL OR s.fulfillment_details IS NOT NULL)
+        AND EXISTS (SELECT 1 FROM unnest($2::text[]) n
+                     WHERE position(n IN lower(coalesce(s.buyer::text, ''))) > 0
+                        OR position(n IN lower(coalesce(s.fulfillment_details::text, ''))) > 0)`,
     [sessionIds, needles],
   );
   return count;
@@ -143,6 +149,7 @@ export class CheckoutSessionRepository {
       status: s.status,
       lineItems: s.lineItems,
       buyer: s.buyer,
+      fulfillmentDetails: s.fulfillmentDetails,
       messages: s.messages,
       intentId: s.intentId,
       orderId: s.orderId,
@@ -190,6 +197,7 @@ const SESSION_COLUMNS = batchColumns<CheckoutSession>({
   currency: ['text', (r) => r.currency.toUpperCase()],
   line_items: ['jsonb', (r) => r.lineItems],
   buyer: ['jsonb', (r) => r.buyer],
+  fulfillment_details: ['jsonb', (r) => r.fulfillmentDetails],
   messages: ['jsonb', (r) => r.messages],
   intent_id: ['text', (r) => r.intentId],
   order_id: ['text', (r) => r.orderId],
@@ -207,6 +215,7 @@ const MUTABLE_COLUMNS = batchColumns<CheckoutSession>({
   status: SESSION_COLUMNS.status,
   line_items: SESSION_COLUMNS.line_items,
   buyer: SESSION_COLUMNS.buyer,
+  fulfillment_details: SESSION_COLUMNS.fulfillment_details,
   messages: SESSION_COLUMNS.messages,
   intent_id: SESSION_COLUMNS.intent_id,
   order_id: SESSION_COLUMNS.order_id,

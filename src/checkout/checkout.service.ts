@@ -12,7 +12,7 @@ import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { WaitingPayments } from '../payments/waiting-payments.service';
 import { SellerService } from '../seller/seller.service';
 import { checkoutErrors } from './checkout.errors';
-import { parseCancelBody } from './checkout-input';
+import { applyFulfillmentDetails, parseCancelBody } from './checkout-input';
 import {
   mergeItems,
   OfferFacts,
@@ -74,6 +74,7 @@ export class CheckoutService {
         currency: 'inr',
         lineItems: priced.lines,
         buyer: body.buyer ? { ...body.buyer } : null,
+        fulfillmentDetails: applyFulfillmentDetails(null, body.fulfillment_details),
         messages: [...priced.messages, ...discountWarnings(body)],
         intentId: null,
         orderId: null,
@@ -128,6 +129,10 @@ export class CheckoutService {
         status: priced.status,
         lineItems: priced.lines,
         buyer: body.buyer ? { ...body.buyer } : session.buyer,
+        fulfillmentDetails: applyFulfillmentDetails(
+          session.fulfillmentDetails,
+          body.fulfillment_details,
+        ),
         // Messages describe the current state: an earlier payment_declined goes once the session changes.
         messages: [...priced.messages, ...discountWarnings(body)],
         updatedAt: now,

@@ -103,9 +103,28 @@ describe('ACP accepted extensions', () => {
 
   async function sessionRow(id: string) {
     const [row] = await t.db.query<
-      { status: string; buyer: unknown; messages: unknown[]; updated_at: Date }[]
-    >('SELECT status, buyer, messages, updated_at FROM checkout_sessions WHERE id = $1', [id]);
+      {
+        status: string;
+        buyer: unknown;
+        fulfillment_details: unknown;
+        messages: unknown[];
+        intent_id: string | null;
+        updated_at: Date;
+      }[]
+    >(
+      `SELECT status, buyer, fulfillment_details, messages, intent_id, updated_at
+         FROM checkout_sessions WHERE id = $1`,
+      [id],
+    );
     return row;
+  }
+
+  async function intentsOf(sessionId: string): Promise<number> {
+    const [row] = await t.db.query<{ n: number }[]>(
+      "SELECT count(*)::int AS n FROM payment_intents WHERE source_kind = 'checkout' AND source_id = $1",
+      [sessionId],
+    );
+    return row.n;
   }
 
   async function tokenStatus(id: string): Promise<string> {
@@ -183,6 +202,10 @@ describe('ACP accepted extensions', () => {
       expect(res.status).toBe(200);
       expectValid('CheckoutSessionWithOrder', res.body);
       expect(res.body.status).toBe('completed');
+      // Applied as an update would: kept and returned (the session held no address to conflict).
+      const details = { name: 'Asha Rao', phone_number: '+919812345678', email: 'asha@example.in' };
+      expect(res.body.fulfillment_details).toEqual({ ...details, address });
+      expect((await sessionRow(s.id)).fulfillment_details).toEqual({ ...details, address });
     });
 
     it('completes with contact details only', async () => {
@@ -218,7 +241,7 @@ describe('ACP accepted extensions', () => {
       expect(await tokenStatus(tok)).toBe('usable');
     });
 
-    it('is checked, not refused, on create and update', async () => {
+    it('is kept by create and update (each field sent replaces the one held) and returned', async () => {
       const w = await world();
       const created = await create(w, {
         line_items: [{ id: 'tea' }],
@@ -226,16 +249,126 @@ describe('ACP accepted extensions', () => {
       });
       expect(created.status).toBe(201);
       expectValid('CheckoutSession', created.body);
-      const updated = await update(w, created.body.id as string, {
+      expect(created.body.fulfillment_details).toEqual({
+        name: 'Asha',
+        email: 'asha@example.in',
+        address,
+      });
+      const id = created.body.id as string;
+      const updated = await update(w, id, {
         fulfillment_details: { phone_number: '+919812345678' },
       });
       expect(updated.status).toBe(200);
       expectValid('CheckoutSession', updated.body);
-      const bad = await update(w, created.body.id as string, {
-        fulfillment_details: { email: 'nope' },
-      });
+      const merged = {
+        name: 'Asha',
+        email: 'asha@example.in',
+        phone_number: '+919812345678',
+        address,
+      };
+      expect(updated.body.fulfillment_details).toEqual(merged);
+      // An update without the key leaves it as it is.
+      const untouched = await update(w, id, { line_items: [{ id: 'tea', quantity: 2 }] });
+      expect(untouched.status).toBe(200);
+      expect(untouched.body.fulfillment_details).toEqual(merged);
+      const moved = { ...address, line_one: '7 Residency Road', postal_code: '560025' };
+      const readdressed = await update(w, id, { fulfillment_details: { address: moved } });
+      expect(readdressed.status).toBe(200);
+      expect(readdressed.body.fulfillment_details).toEqual({ ...merged, address: moved });
+      const got = await request(t.url).get(`${base}/${id}`).set(acpHeaders(w.ws.merchantKey));
+      expectValid('CheckoutSession', got.body);
+      expect(got.body.fulfillment_details).toEqual({ ...merged, address: moved });
+      expect((await sessionRow(id)).fulfillment_details).toEqual({ ...merged, address: moved });
+      const bad = await update(w, id, { fulfillment_details: { email: 'nope' } });
       expect(bad.status).toBe(400);
       expect(bad.body.param).toBe('$.fulfillment_details.email');
+      expect((await sessionRow(id)).fulfillment_details).toEqual({ ...merged, address: moved });
+    });
+
+    it('is absent from responses of a session that has none', async () => {
+      const w = await world();
+      const s = await open(w);
+      expect(s).not.toHaveProperty('fulfillment_details');
+      expect((await sessionRow(s.id)).fulfillment_details).toBeNull();
+    });
+
+    it('refuses another address than the session holds with 409, before the token; nothing changes', async () => {
+      const w = await world();
+      const created = await create(w, {
+        line_items: [{ id: 'biscuits' }],
+        fulfillment_details: { name: 'Asha Rao', address },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const tok = await insertToken(t, w.ws, { mandateId: w.mandateId, sessionId: id });
+      const before = await sessionRow(id);
+      const res = await complete(w, id, {
+        payment_data: paymentData(tok),
+        fulfillment_details: {
+          email: 'asha@example.in',
+          address: { ...address, line_one: '7 Residency Road' },
+        },
+      });
+      expect(res.status).toBe(409);
+      expectValid('Error', res.body);
+      expect(res.body).toEqual({
+        type: 'invalid_request',
+        code: 'fulfillment_price_changed',
+        message: expect.any(String) as string,
+        param: '$.fulfillment_details.address',
+      });
+      expect(await sessionRow(id)).toEqual(before);
+      expect(before.fulfillment_details).toEqual({ name: 'Asha Rao', address });
+      expect(await tokenStatus(tok)).toBe('usable');
+      expect(await intentsOf(id)).toBe(0);
+      // The same token then completes once the agent sends the held address (or none).
+      const ok = await complete(w, id, { payment_data: paymentData(tok) });
+      expect(ok.status).toBe(200);
+      expect(ok.body.status).toBe('completed');
+    });
+
+    it('completes with the held address spelled differently, keeping the new contact details', async () => {
+      const w = await world();
+      const created = await create(w, {
+        line_items: [{ id: 'biscuits' }],
+        fulfillment_details: { name: 'Asha', address },
+      });
+      const id = created.body.id as string;
+      const tok = await insertToken(t, w.ws, { mandateId: w.mandateId, sessionId: id });
+      const respelled = { ...address, line_one: '  12  mg ROAD ', city: 'BENGALURU' };
+      const res = await complete(w, id, {
+        payment_data: paymentData(tok),
+        fulfillment_details: {
+          name: 'Asha Rao',
+          phone_number: '+919812345678',
+          address: respelled,
+        },
+      });
+      expect(res.status).toBe(200);
+      expectValid('CheckoutSessionWithOrder', res.body);
+      expect(res.body.status).toBe('completed');
+      const stored = { name: 'Asha Rao', phone_number: '+919812345678', address: respelled };
+      expect(res.body.fulfillment_details).toEqual(stored);
+      expect((await sessionRow(id)).fulfillment_details).toEqual(stored);
+    });
+
+    it('completes with contact details only on a session holding an address, which is kept', async () => {
+      const w = await world();
+      const created = await create(w, {
+        line_items: [{ id: 'biscuits' }],
+        fulfillment_details: { name: 'Asha', address },
+      });
+      const id = created.body.id as string;
+      const tok = await insertToken(t, w.ws, { mandateId: w.mandateId, sessionId: id });
+      const res = await complete(w, id, {
+        payment_data: paymentData(tok),
+        fulfillment_details: { email: 'asha@example.in' },
+      });
+      expect(res.status).toBe(200);
+      expectValid('CheckoutSessionWithOrder', res.body);
+      const stored = { name: 'Asha', email: 'asha@example.in', address };
+      expect(res.body.fulfillment_details).toEqual(stored);
+      expect((await sessionRow(id)).fulfillment_details).toEqual(stored);
     });
   });
 

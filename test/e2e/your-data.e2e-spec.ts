@@ -92,7 +92,8 @@ describe('Your data (DPDP rights)', () => {
       .get(ApprovalsService)
       .decide(ws.workspaceId, asked.body.approval_id as string, ws.personId, 'approved');
 
-    // An ACP purchase whose agent platform gave the person's contact as the buyer's.
+    // An ACP purchase whose agent platform gave the person's contact as the buyer's and as the
+    // fulfillment contact, with an address (kept on the session: docs/acp.md "Accepted extensions").
     const offer = await createOffer(t, ws.seller.id);
     const session = (
       await request(t.url)
@@ -103,6 +104,19 @@ describe('Your data (DPDP rights)', () => {
           currency: 'inr',
           capabilities: {},
           buyer: { first_name: name, email, phone_number: phone },
+          fulfillment_details: {
+            name,
+            email,
+            phone_number: phone,
+            address: {
+              name,
+              line_one: '4 Erasure Lane',
+              city: 'Pune',
+              state: 'MH',
+              country: 'IN',
+              postal_code: '411001',
+            },
+          },
         })
         .expect(201)
     ).body as { id: string };
@@ -316,7 +330,12 @@ describe('Your data (DPDP rights)', () => {
       expect(await mentions(name)).toEqual(expect.arrayContaining(['persons.name']));
       expect(await mentions(name)).toEqual(expect.arrayContaining(['forex_files.traveller_name']));
       expect(await mentions(phone)).toEqual(expect.arrayContaining(['persons.phone']));
-      expect(await mentions(email)).toEqual(expect.arrayContaining(['checkout_sessions.buyer']));
+      expect(await mentions(email)).toEqual(
+        expect.arrayContaining([
+          'checkout_sessions.buyer',
+          'checkout_sessions.fulfillment_details',
+        ]),
+      );
 
       const confirm = await page(person, '/app/your-data/erase').expect(200);
       expect(confirm.text).toContain('cannot be undone');
@@ -344,6 +363,16 @@ describe('Your data (DPDP rights)', () => {
         'refund_records',
       ]);
       expect(row.kept.every((k) => k.rule.length > 20)).toBe(true);
+    });
+
+    it('clears the ACP buyer contact and fulfillment details of the purchase, keeping the session', async () => {
+      const rows = await t.db.query<{ buyer: unknown; fulfillment_details: unknown }[]>(
+        `SELECT s.buyer, s.fulfillment_details FROM checkout_sessions s
+           JOIN payment_intents i ON i.source_kind = 'checkout' AND i.source_id = s.id
+          WHERE i.buyer_workspace_id = $1`,
+        [ws.workspaceId],
+      );
+      expect(rows).toEqual([{ buyer: null, fulfillment_details: null }]);
     });
 
     it('leaves no name, email or phone in any table', async () => {

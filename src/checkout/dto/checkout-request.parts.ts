@@ -195,8 +195,9 @@ export class AddressDto {
 }
 
 /**
- * ACP `FulfillmentDetails` (closed; every field optional). On create and update it is checked and
- * not kept (digital delivery); on complete see docs/acp.md "Accepted extensions" (ACP PR #200).
+ * ACP `FulfillmentDetails` (closed; every field optional). Create, update and complete keep it on
+ * the session (`applyFulfillmentDetails`) and responses return it; delivery stays digital. On
+ * complete see docs/acp.md "Accepted extensions" (ACP PR #200).
  */
 export class FulfillmentDetailsDto {
   @ApiPropertyOptional() @Optional() @IsString() @MaxLength(256) name?: string;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-import { BuyerDto } from './checkout-request.parts';
+import { BuyerDto, FulfillmentDetailsDto } from './checkout-request.parts';
 
 /*
  * ACP 2026-04-17 `CheckoutSession` / `CheckoutSessionWithOrder` as we emit it (docs/acp.md §4, §9),
@@ -169,6 +169,12 @@ export class AcpCheckoutSession {
   @ApiProperty({ type: () => AcpCapabilities }) capabilities: Record<string, unknown>;
   @ApiPropertyOptional({ type: () => BuyerDto }) buyer?: Record<string, unknown>;
   @ApiProperty({ type: () => AcpLineItem, isArray: true }) line_items: Record<string, unknown>[];
+  @ApiPropertyOptional({
+    type: () => FulfillmentDetailsDto,
+    description:
+      'The contact and address sent on create, update or complete (ACP PR #200); absent when none was sent',
+  })
+  fulfillment_details?: Record<string, unknown>;
   @ApiProperty({ type: () => AcpFulfillmentOption, isArray: true })
   fulfillment_options: Record<string, unknown>[];
   @ApiProperty({ type: () => AcpSelectedFulfillmentOption, isArray: true })

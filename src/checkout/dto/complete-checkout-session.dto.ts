@@ -132,7 +132,7 @@ export class CompleteCheckoutSessionDto {
   order_notes?: string;
 
   @OptionalFulfillmentDetails(
-    'Accepted extension (ACP PR #200), checked like update\'s. An address other than the one the session was priced with would be 409 fulfillment_price_changed; sessions are priced for digital delivery with no address, so none conflicts (docs/acp.md "Accepted extensions")',
+    'Accepted extension (ACP PR #200), checked and applied like update\'s. When the session holds an address, another one is 409 fulfillment_price_changed and nothing changes; an equal address (case and spacing aside) or contact details alone proceed and are kept (docs/acp.md "Accepted extensions")',
   )
   fulfillment_details?: FulfillmentDetailsDto;
 }

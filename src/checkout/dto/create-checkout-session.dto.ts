@@ -31,8 +31,9 @@ export const MAX_LINE_ITEMS = 100;
 /**
  * ACP `CheckoutSessionCreateRequest` (closed, docs/acp.md §4). `capabilities` is a plain object on
  * purpose: unknown capability values are ignored, never refused (docs/acp.md §4).
- * fulfillment_details is checked (closed ACP FulfillmentDetails) and not kept; fulfillment_groups
- * and affiliate_attribution are accepted and ignored (digital delivery needs no address); discount
+ * fulfillment_details is checked (closed ACP FulfillmentDetails) and kept on the session (returned;
+ * delivery stays digital whatever the address); fulfillment_groups and affiliate_attribution are
+ * accepted and ignored; discount
  * codes are answered with a warning per code. Items may carry `suggested_price` (docs/acp.md
  * "Accepted extensions").
  */
@@ -65,7 +66,9 @@ export class CreateCheckoutSessionDto {
   @OptionalBuyer()
   buyer?: BuyerDto;
 
-  @OptionalFulfillmentDetails('Checked, not kept (digital delivery needs no address)')
+  @OptionalFulfillmentDetails(
+    'Kept on the session and returned; delivery is digital whatever the address (docs/acp.md §4)',
+  )
   fulfillment_details?: FulfillmentDetailsDto;
 
   @AcceptedArray('Accepted, ignored (one digital option)')

@@ -45,7 +45,9 @@ export class UpdateCheckoutSessionDto {
   @Type(() => ItemDto)
   line_items?: ItemDto[];
 
-  @OptionalFulfillmentDetails('Checked, not kept (digital delivery needs no address)')
+  @OptionalFulfillmentDetails(
+    'Kept on the session and returned: each field sent replaces the one held, a field not sent is kept (docs/acp.md §4)',
+  )
   fulfillment_details?: FulfillmentDetailsDto;
 
   @AcceptedArray('Accepted, ignored')
