@@ -8,10 +8,10 @@ import {
 import type { AppConfig } from '../config/app.config';
 
 /**
- * What we publish for the Universal Commerce Protocol (docs/ucp.md): the protocol version, the one
- * capability (checkout), the REST service under /ucp and our UPI mandate payment handler in UCP's
- * handler model. Everything here is built per request from the config, so the URLs follow
- * BASE_URL.
+ * What we publish for the Universal Commerce Protocol (docs/ucp.md): the protocol version, the
+ * capabilities (checkout, order), the shopping service's REST (/ucp) and MCP (/mcp?protocol=ucp)
+ * transports and our UPI mandate payment handler in UCP's handler model. Everything here is built
+ * per request from the config, so the URLs follow BASE_URL.
  */
 
 export const UCP_VERSION = '2026-04-08';
@@ -45,6 +45,8 @@ export const UCP_TOKEN_PATTERN = TOKEN_PATTERN;
 
 export const UCP_PATHS = {
   endpoint: '/ucp',
+  /** The MCP binding (src/mcp/ucp/), declared as the service's `mcp` transport. */
+  mcpEndpoint: '/mcp?protocol=ucp',
   handlerSpec: '/ucp/handlers/upi_mandate',
   handlerSchema: '/ucp/handlers/upi_mandate/schema.json',
 } as const;
@@ -103,6 +105,13 @@ export function businessProfile(config: AppConfig): Json {
             transport: 'rest',
             endpoint: `${config.baseUrl}${UCP_PATHS.endpoint}`,
             schema: `${UCP_DEV}/services/shopping/rest.openapi.json`,
+          },
+          {
+            version: UCP_VERSION,
+            spec: `${UCP_DEV}/specification/overview`,
+            transport: 'mcp',
+            endpoint: `${config.baseUrl}${UCP_PATHS.mcpEndpoint}`,
+            schema: `${UCP_DEV}/services/shopping/mcp.openrpc.json`,
           },
         ],
       },

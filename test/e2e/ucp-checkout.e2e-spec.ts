@@ -2,20 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import request from 'supertest';
-
 import { Clock } from '../../src/common/clock';
 import { UcpNegotiation } from '../../src/ucp/ucp-negotiation';
 import { csrfFieldOf, signIn } from '../factories/app-session.factory';
+import { expectValid } from '../support/acp-schema';
 import { startApp, TestApp } from '../support/app';
+import { expectContractResponse } from '../support/contract-validator';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
+import request from '../support/ucp-contract';
 import { PlatformHost, platformProfile, startPlatformHost } from '../support/ucp-platform';
 import { expectValidUcp } from '../support/ucp-schema';
 
 /**
  * UCP 2026-04-08 (docs/ucp.md): discovery at /.well-known/ucp, negotiation on UCP-Agent, and the
  * checkout REST binding under /ucp over the same checkout sessions and payment pipeline as ACP.
- * Every UCP body is validated against the official schemas when UCP_SCHEMA_DIR is present.
+ * Every UCP body is validated against the official schemas when UCP_SCHEMA_DIR is present, and
+ * every UCP answer against openapi/openapi.json always (as far as it describes it,
+ * test/support/ucp-contract.ts).
  */
 describe('UCP discovery', () => {
   let t: TestApp;
@@ -25,7 +28,7 @@ describe('UCP discovery', () => {
   });
   afterAll(() => t.close());
 
-  it('publishes a public, cacheable business profile with checkout, the REST endpoint and the UPI mandate handler', async () => {
+  it('publishes a public, cacheable business profile with checkout, the REST and MCP endpoints and the UPI mandate handler', async () => {
     const res = await request(t.url).get('/.well-known/ucp').expect(200);
     expect(res.headers['cache-control']).toBe('public, max-age=300');
     expectValidUcp('profile', res.body);
@@ -36,7 +39,18 @@ describe('UCP discovery', () => {
       'dev.ucp.shopping.order',
     ]);
     expect(ucp.services['dev.ucp.shopping']).toEqual([
-      expect.objectContaining({ transport: 'rest', endpoint: `${t.url}/ucp` }),
+      expect.objectContaining({
+        version: '2026-04-08',
+        transport: 'rest',
+        endpoint: `${t.url}/ucp`,
+        schema: 'https://ucp.dev/2026-04-08/services/shopping/rest.openapi.json',
+      }),
+      expect.objectContaining({
+        version: '2026-04-08',
+        transport: 'mcp',
+        endpoint: `${t.url}/mcp?protocol=ucp`,
+        schema: 'https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json',
+      }),
     ]);
     const [handler] = ucp.payment_handlers['com.svc.upi_mandate'];
     expect(handler).toMatchObject({
@@ -637,6 +651,169 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
       expectUcpError(res.body, 'capabilities_incompatible');
       expect(res.body.ucp.capabilities).toEqual({});
       expect(await sessionsOfSeller()).toBe(before);
+    });
+  });
+
+  /**
+   * A UCP session is an ACP session (docs/ucp.md): each door must still refuse the other
+   * protocol's request shapes and headers, in its own error shape, and change nothing.
+   * UCP 2026-04-08 rest.openapi.json makes `UCP-Agent` required on every operation; ACP 2026-04-17
+   * makes `API-Version` required (docs/acp.md §1).
+   */
+  describe('the other protocol’s door', () => {
+    const acpPost = (path: string, body: Record<string, unknown>, withVersion = true) => {
+      const h = acpHeaders(seller.merchantKey, randomUUID());
+      if (!withVersion) {
+        delete h['API-Version'];
+      }
+      return request(t.url).post(path).set(h).set('UCP-Agent', host.agent('/good')).send(body);
+    };
+    const tokenStatus = async (token: string): Promise<string> =>
+      (
+        await t.db.query<{ status: string }[]>(
+          `SELECT status FROM delegated_tokens WHERE id = $1`,
+          [token],
+        )
+      )[0].status;
+    const intentsOf = async (id: string): Promise<number> =>
+      (await t.db.query(`SELECT id FROM payment_intents WHERE source_id = $1`, [id])).length;
+    const ucpStatus = async (id: string): Promise<string> =>
+      (await request(t.url).get(`/ucp/checkout-sessions/${id}`).set(headers()).expect(200)).body
+        .status as string;
+
+    /** ACP's flat Error: our contract for that route and status, and the official schema. */
+    function expectAcpError(
+      path: string,
+      method: string,
+      res: { status: number; body: Record<string, unknown> },
+      code: string,
+    ): void {
+      expectValid('Error', res.body);
+      expectContractResponse(path, method, res.status, res.body);
+      expect(res.body).toMatchObject({ type: 'invalid_request', code });
+    }
+
+    it('an ACP complete body (payment_data) at UCP complete is 400 in UCP’s shape; nothing is paid and the token still works at the right door', async () => {
+      const created = await create('sku_tea_1kg');
+      const token = await delegate(created.id, 45_000, await activeMandate());
+      const tokenBefore = await tokenStatus(token);
+      const res = await request(t.url)
+        .post(`/ucp/checkout-sessions/${created.id}/complete`)
+        .set(headers({ idem: randomUUID() }))
+        .send({
+          payment_data: {
+            handler_id: 'svc_upi_mandate',
+            instrument: {
+              type: 'svc_mandate',
+              credential: { type: 'svc_delegated_token', token },
+            },
+          },
+        });
+      expect(res.status).toBe(400);
+      expectUcpError(res.body, 'missing');
+      expect(res.body.messages[0]).toMatchObject({ path: '$.payment' });
+      expect(await tokenStatus(token)).toBe(tokenBefore);
+      expect(await intentsOf(created.id)).toBe(0);
+      expect(await ucpStatus(created.id)).toBe('ready_for_complete');
+
+      const done = await complete(created.id, mandateInstrument(token)).expect(200);
+      expectCheckout(done.body);
+      expect(done.body.status).toBe('completed');
+    });
+
+    it('a UCP complete body (payment.instruments) at ACP complete is 400 in ACP’s shape; nothing is paid', async () => {
+      const created = await create('sku_tea_1kg');
+      const token = await delegate(created.id, 45_000, await activeMandate());
+      const tokenBefore = await tokenStatus(token);
+      const res = await acpPost(`/acp/checkout_sessions/${created.id}/complete`, {
+        payment: { instruments: [mandateInstrument(token)] },
+      });
+      expect(res.status).toBe(400);
+      expectAcpError(
+        '/acp/checkout_sessions/{checkout_session_id}/complete',
+        'post',
+        res,
+        'invalid',
+      );
+      // Request bodies are closed on /acp (docs/acp.md §1 step 6): the UCP member is unknown.
+      expect(res.body.param).toBe('$.payment');
+      expect(await tokenStatus(token)).toBe(tokenBefore);
+      expect(await intentsOf(created.id)).toBe(0);
+      expect(await ucpStatus(created.id)).toBe('ready_for_complete');
+    });
+
+    it('an ACP create body (line_items[].id) at UCP create is 400 in UCP’s shape; a UCP one (line_items[].item.id) at ACP create is 400 in ACP’s; nothing is created', async () => {
+      const before = await sessionsOfSeller();
+      const atUcp = await request(t.url)
+        .post('/ucp/checkout-sessions')
+        .set(headers({ idem: randomUUID() }))
+        .set('API-Version', '2026-04-17')
+        .send({ line_items: [{ id: 'sku_tea_1kg', quantity: 1 }] });
+      expect(atUcp.status).toBe(400);
+      expectUcpError(atUcp.body, 'missing');
+      expect(atUcp.body.messages[0]).toMatchObject({ path: '$.line_items[0].item' });
+      const atAcp = await acpPost('/acp/checkout_sessions', {
+        line_items: [{ item: { id: 'sku_tea_1kg' }, quantity: 1 }],
+      });
+      expect(atAcp.status).toBe(400);
+      expectAcpError('/acp/checkout_sessions', 'post', atAcp, 'invalid');
+      // ACP's Item is {id, quantity}, closed: UCP's `item` member is unknown.
+      expect(atAcp.body.param).toBe('$.line_items[0].item');
+      expect(await sessionsOfSeller()).toBe(before);
+    });
+
+    it('a UCP route without UCP-Agent is refused (400 invalid_profile_url, UCP’s shape), ACP headers or not; nothing changes', async () => {
+      const created = await create('sku_tea_1kg');
+      const before = await sessionsOfSeller();
+      const acpOnly = acpHeaders(seller.merchantKey, randomUUID());
+      const get = await request(t.url).get(`/ucp/checkout-sessions/${created.id}`).set(acpOnly);
+      expect(get.status).toBe(400);
+      expectUcpError(get.body, 'invalid_profile_url');
+      const post = await request(t.url)
+        .post('/ucp/checkout-sessions')
+        .set(acpOnly)
+        .send({ line_items: [{ item: { id: 'sku_tea_1kg' }, quantity: 1 }] });
+      expect(post.status).toBe(400);
+      expectUcpError(post.body, 'invalid_profile_url');
+      const cancel = await request(t.url)
+        .post(`/ucp/checkout-sessions/${created.id}/cancel`)
+        .set(acpHeaders(seller.merchantKey, randomUUID()))
+        .send({});
+      expect(cancel.status).toBe(400);
+      expectUcpError(cancel.body, 'invalid_profile_url');
+      expect(await sessionsOfSeller()).toBe(before);
+      expect(await ucpStatus(created.id)).toBe('ready_for_complete');
+    });
+
+    it('an ACP route without API-Version is refused (400 missing_api_version, ACP’s shape), UCP-Agent or not; nothing changes', async () => {
+      const created = await create('sku_tea_1kg');
+      const before = await sessionsOfSeller();
+      const get = await request(t.url).get(`/acp/checkout_sessions/${created.id}`).set(headers());
+      expect(get.status).toBe(400);
+      expectAcpError(
+        '/acp/checkout_sessions/{checkout_session_id}',
+        'get',
+        get,
+        'missing_api_version',
+      );
+      expect(get.body.supported_versions).toEqual(['2026-04-17']);
+      const post = await acpPost(
+        '/acp/checkout_sessions',
+        { line_items: [{ id: 'sku_tea_1kg', quantity: 1 }] },
+        false,
+      );
+      expect(post.status).toBe(400);
+      expectAcpError('/acp/checkout_sessions', 'post', post, 'missing_api_version');
+      const cancel = await acpPost(`/acp/checkout_sessions/${created.id}/cancel`, {}, false);
+      expect(cancel.status).toBe(400);
+      expectAcpError(
+        '/acp/checkout_sessions/{checkout_session_id}/cancel',
+        'post',
+        cancel,
+        'missing_api_version',
+      );
+      expect(await sessionsOfSeller()).toBe(before);
+      expect(await ucpStatus(created.id)).toBe('ready_for_complete');
     });
   });
 });

@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import request from 'supertest';
 
 import { insertMandate } from '../factories/payment-fixtures';
 import { startApp, TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
+import request from '../support/ucp-contract';
 import { PlatformHost, platformProfile, startPlatformHost } from '../support/ucp-platform';
 import { expectValidUcp } from '../support/ucp-schema';
 

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
-import request from 'supertest';
-
 import { bearer } from '../factories/intent.factory';
 import { insertMandate, insertToken } from '../factories/payment-fixtures';
 import { startApp, TestApp } from '../support/app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
+import request from '../support/ucp-contract';
 import {
   expectValidUcpOrder,
   OrderReceiver,

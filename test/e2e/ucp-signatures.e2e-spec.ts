@@ -1,7 +1,6 @@
 import { generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
 
 import { createSigner, httpbis, type Request as TheirRequest } from 'http-message-signatures';
-import request from 'supertest';
 
 import {
   contentDigest,
@@ -11,6 +10,7 @@ import {
 import { RetentionJob } from '../../src/retention/retention.job';
 import { startApp, TestApp } from '../support/app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
+import request from '../support/ucp-contract';
 import { PlatformHost, platformProfile, startPlatformHost } from '../support/ucp-platform';
 import { expectValidUcp } from '../support/ucp-schema';
 

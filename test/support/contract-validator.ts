@@ -71,3 +71,34 @@ export function expectContractResponse(
     );
   }
 }
+
+type OpenApiDoc = {
+  paths: Record<string, Record<string, { responses?: Record<string, { content?: object }> }>>;
+};
+
+let rawDoc: OpenApiDoc | null = null;
+
+function openApiDoc(): OpenApiDoc {
+  rawDoc ??= JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as OpenApiDoc;
+  return rawDoc;
+}
+
+/** The path templates of openapi/openapi.json (e.g. /ucp/checkout-sessions/{id}). */
+export function contractPaths(): string[] {
+  return Object.keys(openApiDoc().paths);
+}
+
+/**
+ * The schema openapi/openapi.json gives `method path` answering `status` in `mediaType`, as written
+ * (OpenAPI, not converted), or undefined when the contract does not list that answer.
+ */
+export function contractResponseSchema(
+  path: string,
+  method: string,
+  status: number,
+  mediaType = 'application/json',
+): unknown {
+  const content = openApiDoc().paths[path]?.[method.toLowerCase()]?.responses?.[String(status)]
+    ?.content as Record<string, { schema?: unknown }> | undefined;
+  return content?.[mediaType]?.schema;
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createPublicKey } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import http, { IncomingHttpHeaders } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { createVerifier, httpbis, type Request as TheirRequest } from 'http-message-signatures';
 
-import { UCP_SCHEMA_DIR, UCP_SKIP_LINE } from './ucp-schema';
+import { UCP_SCHEMA_DIR, ucpSchemasOrSkip } from './ucp-schema';
 
 /**
  * A UCP platform's side of orders, for tests (docs/ucp.md "Orders"): a local webhook receiver,
@@ -100,7 +100,6 @@ let orderValidator: ((doc: unknown) => boolean) & { errors?: unknown } = Object.
   {},
 );
 let loaded = false;
-let printed = false;
 
 function jsonFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -111,11 +110,7 @@ function jsonFiles(dir: string): string[] {
 
 /** Valid against schemas/shopping/order.json; skipped (one line) without UCP_SCHEMA_DIR. */
 export function expectValidUcpOrder(doc: unknown): void {
-  if (!existsSync(UCP_SCHEMA_DIR)) {
-    if (!printed) {
-      printed = true;
-      console.log(UCP_SKIP_LINE);
-    }
+  if (!ucpSchemasOrSkip()) {
     return;
   }
   if (!loaded) {

@@ -9,7 +9,9 @@ import addFormats from 'ajv-formats';
  * Validation against the official UCP 2026-04-08 JSON Schemas, read from UCP_SCHEMA_DIR (default
  * ../shared/ucp/2026-04-08, relative to the repository root). When that directory is absent (a
  * fresh clone) the official checks are skipped with one console line per test process; the tests
- * still assert our own behaviour.
+ * still assert our own behaviour and check every response against openapi/openapi.json
+ * (test/support/ucp-contract.ts). `.ci/run` sets UCP_SCHEMA_DIR and refuses to start without the
+ * schemas, so CI never skips.
  */
 const REPO_ROOT = resolve(__dirname, '..', '..');
 
@@ -33,6 +35,21 @@ export function officialUcpSchemasAvailable(): boolean {
 }
 
 let skipPrinted = false;
+
+/**
+ * True when UCP_SCHEMA_DIR exists. Otherwise prints UCP_SKIP_LINE, once per test process (shared
+ * by every UCP validator, test/support/ucp-order-platform.ts too), and returns false.
+ */
+export function ucpSchemasOrSkip(): boolean {
+  if (officialUcpSchemasAvailable()) {
+    return true;
+  }
+  if (!skipPrinted) {
+    skipPrinted = true;
+    console.log(UCP_SKIP_LINE);
+  }
+  return false;
+}
 
 function jsonFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -84,11 +101,7 @@ function validator(name: UcpSchemaName): ValidateFunction {
  * `name`. Returns false (after printing UCP_SKIP_LINE once) when the schemas are absent.
  */
 export function expectValidUcp(name: UcpSchemaName, body: unknown): boolean {
-  if (!officialUcpSchemasAvailable()) {
-    if (!skipPrinted) {
-      skipPrinted = true;
-      console.log(UCP_SKIP_LINE);
-    }
+  if (!ucpSchemasOrSkip()) {
     return false;
   }
   const v = validator(name);
