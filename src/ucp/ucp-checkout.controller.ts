@@ -1,12 +1,11 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CheckoutService } from '../checkout/checkout.service';
 import { CheckoutCompletionService } from '../checkout/checkout-completion.service';
 import type { AcpCheckoutSession } from '../checkout/dto/checkout-session.response';
 import { Caller } from '../common/auth/auth.decorators';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
-import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { KeyAnswer, KeyAnswerStore } from '../common/idempotency/key-answer';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AfterCommit, Eventually } from '../database/tx';
@@ -15,19 +14,13 @@ import { NegotiatedUcp, UcpRoute } from './ucp.guards';
 import { checkoutEnvelope, toUcpCheckout, UcpCheckout } from './ucp-checkout.mapper';
 import { parseUcpComplete, parseUcpCreate, parseUcpUpdate } from './ucp-checkout-input';
 import type { Negotiated } from './ucp-negotiation';
+import { UCP_CHECKOUT, UcpResponses, UcpWrite } from './ucp-openapi';
 
 const UCP_BODY = {
   schema: {
     type: 'object',
     additionalProperties: true,
     description: 'UCP 2026-04-08 schemas/shopping/checkout.json request (docs/ucp.md)',
-  },
-} as const;
-const UCP_CHECKOUT = {
-  schema: {
-    type: 'object',
-    additionalProperties: true,
-    description: 'UCP 2026-04-08 schemas/shopping/checkout.json; errors: types/error_response.json',
   },
 } as const;
 
@@ -52,10 +45,10 @@ export class UcpCheckoutController {
   }
 
   @Post()
-  @Idempotent()
+  @UcpWrite()
   @ApiOperation({ operationId: 'ucpCreateCheckout', summary: 'UCP: create a checkout session' })
   @ApiBody(UCP_BODY)
-  @ApiCreatedResponse(UCP_CHECKOUT)
+  @UcpResponses(201, UCP_CHECKOUT, { notFound: false, write: true })
   async create(
     @Caller() caller: ProtocolKeyPrincipal,
     @NegotiatedUcp() negotiated: Negotiated,
@@ -67,7 +60,7 @@ export class UcpCheckoutController {
 
   @Get(':id')
   @ApiOperation({ operationId: 'ucpGetCheckout', summary: 'UCP: the current checkout session' })
-  @ApiOkResponse(UCP_CHECKOUT)
+  @UcpResponses(200, UCP_CHECKOUT, { notFound: true, write: false })
   async get(
     @Caller() caller: ProtocolKeyPrincipal,
     @NegotiatedUcp() negotiated: Negotiated,
@@ -77,13 +70,13 @@ export class UcpCheckoutController {
   }
 
   @Put(':id')
-  @Idempotent()
+  @UcpWrite()
   @ApiOperation({
     operationId: 'ucpUpdateCheckout',
     summary: 'UCP: replace the line items (and buyer); re-prices',
   })
   @ApiBody(UCP_BODY)
-  @ApiOkResponse(UCP_CHECKOUT)
+  @UcpResponses(200, UCP_CHECKOUT, { notFound: true, write: true })
   async update(
     @Caller() caller: ProtocolKeyPrincipal,
     @NegotiatedUcp() negotiated: Negotiated,
@@ -99,14 +92,14 @@ export class UcpCheckoutController {
 
   @Post(':id/complete')
   @HttpCode(200)
-  @Idempotent()
+  @UcpWrite()
   @ApiOperation({
     operationId: 'ucpCompleteCheckout',
     summary:
       'UCP: pay with a svc_upi_mandate instrument (delegated token): completed (≤ ₹2,000), complete_in_progress while a person approves (above) or the rail answers',
   })
   @ApiBody(UCP_BODY)
-  @ApiOkResponse(UCP_CHECKOUT)
+  @UcpResponses(200, UCP_CHECKOUT, { notFound: true, write: true })
   async complete(
     @Caller() caller: ProtocolKeyPrincipal,
     @NegotiatedUcp() negotiated: Negotiated,
@@ -128,10 +121,10 @@ export class UcpCheckoutController {
 
   @Post(':id/cancel')
   @HttpCode(200)
-  @Idempotent()
+  @UcpWrite()
   @ApiOperation({ operationId: 'ucpCancelCheckout', summary: 'UCP: cancel a checkout session' })
   @ApiBody({ ...UCP_BODY, required: false })
-  @ApiOkResponse(UCP_CHECKOUT)
+  @UcpResponses(200, UCP_CHECKOUT, { notFound: true, write: true })
   async cancel(
     @Caller() caller: ProtocolKeyPrincipal,
     @NegotiatedUcp() negotiated: Negotiated,

@@ -1,11 +1,15 @@
 import { Controller, Get, Header, Inject, UseFilters } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { UcpExceptionFilter } from './ucp-errors';
+import {
+  UCP_BUSINESS_PROFILE,
+  UCP_HANDLER_SCHEMA,
+  UCP_HANDLER_SPEC,
+  UcpDocumentResponses,
+} from './ucp-openapi';
 import { businessProfile, UCP_PATHS, ucpHandlerSchema, ucpHandlerSpec } from './ucp-profile';
-
-const OPEN_OBJECT = { schema: { type: 'object', additionalProperties: true } } as const;
 
 /** UCP discovery (docs/ucp.md "Discovery"): public, cacheable, no auth. */
 @ApiTags('ucp')
@@ -20,10 +24,7 @@ export class UcpDiscoveryController {
     operationId: 'getUcpProfile',
     summary: 'UCP business profile: version, REST service, checkout capability, payment handler',
   })
-  @ApiOkResponse({
-    description: 'discovery/profile_schema.json (business_profile), UCP 2026-04-08',
-    ...OPEN_OBJECT,
-  })
+  @UcpDocumentResponses(UCP_BUSINESS_PROFILE, 'Our UCP business profile')
   profile(): Record<string, unknown> {
     return businessProfile(this.config);
   }
@@ -34,7 +35,7 @@ export class UcpDiscoveryController {
     operationId: 'getUcpUpiMandateHandlerSpec',
     summary: 'The com.svc.upi_mandate UCP payment handler: participants, acquisition, processing',
   })
-  @ApiOkResponse(OPEN_OBJECT)
+  @UcpDocumentResponses(UCP_HANDLER_SPEC, 'The handler specification')
   handlerSpec(): Record<string, unknown> {
     return ucpHandlerSpec(this.config);
   }
@@ -45,7 +46,7 @@ export class UcpDiscoveryController {
     operationId: 'getUcpUpiMandateHandlerSchema',
     summary: 'JSON Schema of the handler: config, instrument, credential',
   })
-  @ApiOkResponse(OPEN_OBJECT)
+  @UcpDocumentResponses(UCP_HANDLER_SCHEMA, 'The handler JSON Schema (2020-12)')
   handlerSchema(): Record<string, unknown> {
     return ucpHandlerSchema(this.config);
   }

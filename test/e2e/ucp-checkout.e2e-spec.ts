@@ -496,6 +496,39 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
     expectUcpError(other.body, 'idempotency_conflict');
   });
 
+  it('refuses every write without an Idempotency-Key: 400 idempotency_key_required in UCP’s shape, nothing changes', async () => {
+    const created = await create('sku_tea_1kg');
+    const before = await sessionsOfSeller();
+    const noKey = await request(t.url)
+      .post('/ucp/checkout-sessions')
+      .set(headers())
+      .send({ line_items: [{ item: { id: 'sku_tea_1kg' }, quantity: 1 }] })
+      .expect(400);
+    expectUcpError(noKey.body, 'idempotency_key_required');
+    expect(noKey.body.messages[0]).toMatchObject({ path: 'Idempotency-Key' });
+    expect(await sessionsOfSeller()).toBe(before);
+    const writes = [
+      request(t.url)
+        .put(`/ucp/checkout-sessions/${created.id}`)
+        .set(headers())
+        .send({ line_items: [{ item: { id: 'sku_tea_1kg' }, quantity: 5 }] }),
+      request(t.url)
+        .post(`/ucp/checkout-sessions/${created.id}/complete`)
+        .set(headers())
+        .send({ payment: { instruments: [] } }),
+      request(t.url).post(`/ucp/checkout-sessions/${created.id}/cancel`).set(headers()).send({}),
+    ];
+    for (const write of writes) {
+      expectUcpError((await write.expect(400)).body, 'idempotency_key_required');
+    }
+    const after = await request(t.url)
+      .get(`/ucp/checkout-sessions/${created.id}`)
+      .set(headers())
+      .expect(200);
+    expect(after.body).toMatchObject({ status: 'ready_for_complete' });
+    expect(after.body.line_items).toEqual(created.line_items);
+  });
+
   it('replays a complete with the same key as the same UCP body, and a stored refusal in UCP’s shape', async () => {
     const created = await create('sku_tea_1kg');
     const token = await delegate(created.id, 45_000, await activeMandate());

@@ -27,12 +27,12 @@ import { redactSecrets } from './redact-secrets';
 const HEADER = 'Idempotency-Key';
 
 export const idempotencyErrors = {
-  required: () =>
+  required: (writes = 'POST') =>
     new AppError(
       400,
       'invalid_request',
       'idempotency_key_required',
-      'Send an Idempotency-Key header on every POST',
+      `Send an Idempotency-Key header on every ${writes}`,
       HEADER,
     ),
   invalid: () =>
@@ -155,6 +155,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (key === undefined) {
       if (flavor === 'acp') {
         throw idempotencyErrors.required();
+      }
+      if (req.path.startsWith('/ucp/')) {
+        // UCP's REST binding requires the key on every write (docs/ucp.md "Idempotency");
+        // rendered as a UCP error_response by UcpExceptionFilter.
+        throw idempotencyErrors.required('UCP write (POST, PUT)');
       }
       // /v1: the key is optional; the write still runs in one transaction.
       return from(

@@ -1,10 +1,11 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { Caller } from '../../common/auth/auth.decorators';
 import type { ProtocolKeyPrincipal } from '../../common/auth/principal';
 import { OrdersService } from '../../orders/orders.service';
 import { UcpRoute } from '../ucp.guards';
+import { UCP_ORDER, UcpResponses } from '../ucp-openapi';
 import { toUcpOrder, UcpOrder } from './ucp-order.mapper';
 
 /**
@@ -23,13 +24,7 @@ export class UcpOrdersController {
     operationId: 'ucpGetOrder',
     summary: 'UCP: the order of a completed checkout (line items, digital delivery, refunds)',
   })
-  @ApiOkResponse({
-    schema: {
-      type: 'object',
-      additionalProperties: true,
-      description: 'UCP 2026-04-08 schemas/shopping/order.json; errors: types/error_response.json',
-    },
-  })
+  @UcpResponses(200, UCP_ORDER, { notFound: true, write: false })
   async get(@Caller() caller: ProtocolKeyPrincipal, @Param('id') id: string): Promise<UcpOrder> {
     return toUcpOrder(await this.orders.getForMerchant(caller, id));
   }
