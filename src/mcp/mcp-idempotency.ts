@@ -1,9 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import type { Request, Response } from 'express';
-import { defer, lastValueFrom } from 'rxjs';
 
-import { setPrincipal } from '../common/auth/auth.decorators';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { ReplayedResponse } from '../common/errors/all-exceptions.filter';
@@ -12,6 +8,7 @@ import { IdempotencyInterceptor } from '../common/idempotency/idempotency.interc
 import { findRecord } from '../common/idempotency/idempotency-record.repository';
 import { Tx } from '../database/tx';
 import { McpToolContext } from './mcp-tool';
+import { throughRestInterceptor } from './rest-twin';
 
 /** The REST operation a tool call stands for: its records are shared with that route. */
 export interface RestTwin {
@@ -52,37 +49,24 @@ export class McpIdempotency {
       return { value: await handle(), replayed: false };
     }
     let ran = false;
-    const headers: Record<string, string> = { 'idempotency-key': key };
-    const req = {
-      method: twin.method,
-      path: twin.path,
-      url: twin.path,
-      originalUrl: twin.path,
-      body: twin.body,
-      headers,
-      header: (name: string) => headers[name.toLowerCase()],
-      requestId: ctx.requestId,
-    } as unknown as Request;
-    setPrincipal(req, ctx.caller);
-    const res = { setHeader: () => res } as unknown as Response;
-    const context = new ExecutionContextHost(
-      [req, res, undefined],
-      twin.controller as never,
-      twin.handler,
-    );
-    context.setType('http');
     try {
-      const out = await lastValueFrom(
-        this.interceptor.intercept(context, {
-          handle: () =>
-            defer(async () => {
-              ran = true;
-              return handle();
-            }),
-        }),
+      const value = await throughRestInterceptor<T>(
+        this.interceptor,
+        {
+          method: twin.method,
+          path: twin.path,
+          body: twin.body,
+          headers: { 'idempotency-key': key },
+          caller: ctx.caller,
+          requestId: ctx.requestId,
+          controller: twin.controller,
+          handler: twin.handler,
+        },
+        async () => {
+          ran = true;
+          return handle();
+        },
       );
-      // A replay is the stored response text; a first run is the handler's own value.
-      const value = (typeof out === 'string' ? JSON.parse(out) : out) as T;
       return { value, replayed: !ran };
     } catch (err) {
       throw err instanceof ReplayedResponse ? replayedError(err) : err;

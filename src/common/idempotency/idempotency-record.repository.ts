@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
 import { batchColumns, batchUpdate } from '../../database/batch';
+import { deleteExpiredRows } from '../../database/expiry';
 import { queryPrepared } from '../../database/prepared';
 import { QueuedStatement, Tx } from '../../database/tx';
 
@@ -111,17 +112,7 @@ export async function deleteExpiredRecords(
   now: Date,
   limit: number | null = null,
 ): Promise<number> {
-  // limit null: all of them (LIMIT NULL); rows another instance is deleting are skipped.
-  const [row] = await manager.query<{ n: number }[]>(
-    `WITH d AS (
-       DELETE FROM idempotency_records WHERE id IN (
-         SELECT id FROM idempotency_records WHERE expires_at <= $1
-          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
-    [now, limit],
-  );
-  return row.n;
+  return deleteExpiredRows(manager, { table: 'idempotency_records', key: 'id' }, now, limit);
 }
 
 /**

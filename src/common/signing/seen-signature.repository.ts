@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
+import { deleteExpiredRows } from '../../database/expiry';
 import { Tx } from '../../database/tx';
 
 /** Removes the remembered signatures past their expiry (the retention job, src/retention); returns how many. */
@@ -9,17 +10,12 @@ export async function deleteExpiredSignatures(
   now: Date,
   limit: number | null = null,
 ): Promise<number> {
-  // limit null: all of them (LIMIT NULL); rows another instance is deleting are skipped.
-  const [row] = await manager.query<{ n: number }[]>(
-    `WITH d AS (
-       DELETE FROM seen_signatures WHERE signature_hash IN (
-         SELECT signature_hash FROM seen_signatures WHERE expires_at <= $1
-          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
-    [now, limit],
+  return deleteExpiredRows(
+    manager,
+    { table: 'seen_signatures', key: 'signature_hash' },
+    now,
+    limit,
   );
-  return row.n;
 }
 
 /**

@@ -9,9 +9,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Injectable, Logger, type Type, ValidationPipe } from '@nestjs/common';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import type { Request, Response } from 'express';
-import { defer, lastValueFrom } from 'rxjs';
+import type { Request } from 'express';
 
 import { VALIDATION_PIPE_OPTIONS } from '../../app.setup';
 import { CheckoutController } from '../../checkout/checkout.controller';
@@ -22,14 +20,14 @@ import { CompleteCheckoutSessionDto } from '../../checkout/dto/complete-checkout
 import { CreateCheckoutSessionDto } from '../../checkout/dto/create-checkout-session.dto';
 import { UpdateCheckoutSessionDto } from '../../checkout/dto/update-checkout-session.dto';
 import { SUPPORTED_ACP_VERSIONS } from '../../common/auth/acp.guard';
-import { setPrincipal } from '../../common/auth/auth.decorators';
 import type { ProtocolKeyPrincipal } from '../../common/auth/principal';
 import { ReplayedResponse, toAppError } from '../../common/errors/all-exceptions.filter';
 import { AcpErrorBody, renderError } from '../../common/errors/error-body';
 import { requestIdOf } from '../../common/http/request-id';
 import { IdempotencyInterceptor } from '../../common/idempotency/idempotency.interceptor';
-import { keyAnswerOf, KeyAnswerStore } from '../../common/idempotency/key-answer';
+import type { KeyAnswerStore } from '../../common/idempotency/key-answer';
 import { Eventually, finished, Tx } from '../../database/tx';
+import { throughRestInterceptor } from '../rest-twin';
 import { READ_ONLY, WRITES } from '../tools/tool-annotations';
 import { AcpMcpError, acpMcpErrors, JsonRpcAcpError, withMcpParam } from './acp-mcp-errors';
 import {
@@ -274,7 +272,7 @@ export class AcpCheckoutMcpFactory {
    * REST call would be: owner, method, path, key and body hash match, so the records (and replays)
    * are shared with REST.
    */
-  private async idempotent(
+  private idempotent(
     tool: CheckoutToolDef,
     id: string,
     payload: unknown,
@@ -282,34 +280,22 @@ export class AcpCheckoutMcpFactory {
     ctx: AcpMcpContext,
     handle: (keyAnswer: KeyAnswerStore | null) => Promise<Eventually<AcpCheckoutSession>>,
   ): Promise<AcpCheckoutSession> {
-    const path = tool.path(id);
-    const headers: Record<string, string> = {
-      'idempotency-key': meta.idempotencyKey ?? '',
-      'api-version': meta.apiVersion,
-    };
-    const req = {
-      method: tool.method,
-      path,
-      url: path,
-      originalUrl: path,
-      body: payload,
-      ip: ctx.req.ip,
-      headers,
-      header: (name: string) => headers[name.toLowerCase()],
-      requestId: requestIdOf(ctx.req),
-    } as unknown as Request;
-    setPrincipal(req, ctx.caller);
-    const res = { setHeader: () => res } as unknown as Response;
-    // Only its metadata (HttpCode) is read, never called.
-    // eslint-disable-next-line @typescript-eslint/unbound-method
-    const handler = CheckoutController.prototype[tool.handler] as (...a: unknown[]) => unknown;
-    const context = new ExecutionContextHost([req, res, undefined], CheckoutController, handler);
-    context.setType('http');
-    const out = await lastValueFrom(
-      this.idempotency.intercept(context, { handle: () => defer(() => handle(keyAnswerOf(req))) }),
+    return throughRestInterceptor<AcpCheckoutSession>(
+      this.idempotency,
+      {
+        method: tool.method,
+        path: tool.path(id),
+        body: payload,
+        headers: { 'idempotency-key': meta.idempotencyKey ?? '', 'api-version': meta.apiVersion },
+        caller: ctx.caller,
+        ip: ctx.req.ip,
+        requestId: requestIdOf(ctx.req),
+        controller: CheckoutController,
+        // eslint-disable-next-line @typescript-eslint/unbound-method
+        handler: CheckoutController.prototype[tool.handler],
+      },
+      handle,
     );
-    // A replay is the stored response text (what REST sends byte for byte); we answer its JSON.
-    return (typeof out === 'string' ? JSON.parse(out) : out) as AcpCheckoutSession;
   }
 
   private toJsonRpcError(err: unknown, path: string, ctx: AcpMcpContext): Error {

@@ -9,20 +9,17 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import type { Request, Response } from 'express';
-import { defer, lastValueFrom } from 'rxjs';
+import type { Request } from 'express';
 
 import { CheckoutService } from '../../checkout/checkout.service';
 import { CheckoutCompletionService } from '../../checkout/checkout-completion.service';
 import type { AcpCheckoutSession } from '../../checkout/dto/checkout-session.response';
-import { setPrincipal } from '../../common/auth/auth.decorators';
 import type { ProtocolKeyPrincipal } from '../../common/auth/principal';
 import { ReplayedResponse, toAppError } from '../../common/errors/all-exceptions.filter';
 import { AppError } from '../../common/errors/app-error';
 import { requestIdOf } from '../../common/http/request-id';
 import { IdempotencyInterceptor } from '../../common/idempotency/idempotency.interceptor';
-import { keyAnswerOf, KeyAnswerStore } from '../../common/idempotency/key-answer';
+import type { KeyAnswerStore } from '../../common/idempotency/key-answer';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { AfterCommit, Eventually, finished, Tx } from '../../database/tx';
 import type { AnswerStore } from '../../payments/payment-attempt';
@@ -33,6 +30,7 @@ import { replayedError, ucpErrorOf, ucpErrors, UcpInputError } from '../../ucp/u
 import { Negotiated, UcpNegotiation } from '../../ucp/ucp-negotiation';
 import { UCP_VERSION } from '../../ucp/ucp-profile';
 import { UcpRequestSignatures } from '../../ucp/ucp-request-signatures';
+import { throughRestInterceptor } from '../rest-twin';
 import { READ_ONLY, WRITES } from '../tools/tool-annotations';
 import { CHECKOUT_INPUT, CHECKOUT_RESULT, inputSchema } from './ucp-mcp-schemas';
 
@@ -318,7 +316,7 @@ export class UcpMcpFactory {
    * Runs the call through the REST route's IdempotencyInterceptor, handed the HTTP request the
    * same REST call would be (owner, method, path, key, body), so records and replays are REST's.
    */
-  private async idempotent(
+  private idempotent(
     tool: UcpToolDef,
     id: string,
     body: unknown,
@@ -326,31 +324,22 @@ export class UcpMcpFactory {
     ctx: UcpMcpContext,
     handle: (keyAnswer: KeyAnswerStore | null) => Promise<Eventually<UcpCheckout>>,
   ): Promise<UcpCheckout> {
-    const path = tool.path(id);
-    const headers: Record<string, string> = { 'idempotency-key': key };
-    const req = {
-      method: tool.method,
-      path,
-      url: path,
-      originalUrl: path,
-      body,
-      ip: ctx.req.ip,
-      headers,
-      header: (name: string) => headers[name.toLowerCase()],
-      requestId: requestIdOf(ctx.req),
-    } as unknown as Request;
-    setPrincipal(req, ctx.caller);
-    const res = { setHeader: () => res } as unknown as Response;
-    // Only its metadata (HttpCode) is read, never called.
-    // eslint-disable-next-line @typescript-eslint/unbound-method
-    const handler = UcpCheckoutController.prototype[tool.handler] as (...a: unknown[]) => unknown;
-    const context = new ExecutionContextHost([req, res, undefined], UcpCheckoutController, handler);
-    context.setType('http');
-    const out = await lastValueFrom(
-      this.idempotency.intercept(context, { handle: () => defer(() => handle(keyAnswerOf(req))) }),
+    return throughRestInterceptor<UcpCheckout>(
+      this.idempotency,
+      {
+        method: tool.method,
+        path: tool.path(id),
+        body,
+        headers: { 'idempotency-key': key },
+        caller: ctx.caller,
+        ip: ctx.req.ip,
+        requestId: requestIdOf(ctx.req),
+        controller: UcpCheckoutController,
+        // eslint-disable-next-line @typescript-eslint/unbound-method
+        handler: UcpCheckoutController.prototype[tool.handler],
+      },
+      handle,
     );
-    // A replay is the stored response text (what REST sends byte for byte); we answer its JSON.
-    return (typeof out === 'string' ? JSON.parse(out) : out) as UcpCheckout;
   }
 
   /**

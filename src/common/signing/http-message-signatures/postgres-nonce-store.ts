@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
+import { deleteExpiredRows } from '../../../database/expiry';
 import { Tx } from '../../../database/tx';
 import type { NonceStore } from './nonce-store';
 
@@ -22,16 +23,7 @@ export async function deleteExpiredNonces(
   now: Date,
   limit: number | null = null,
 ): Promise<number> {
-  const [row] = await manager.query<{ n: number }[]>(
-    `WITH d AS (
-       DELETE FROM signature_nonces WHERE nonce_hash IN (
-         SELECT nonce_hash FROM signature_nonces WHERE expires_at <= $1
-          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
-    [now, limit],
-  );
-  return row.n;
+  return deleteExpiredRows(manager, { table: 'signature_nonces', key: 'nonce_hash' }, now, limit);
 }
 
 /**
