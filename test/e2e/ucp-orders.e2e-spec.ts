@@ -95,13 +95,22 @@ describe('UCP orders', () => {
     ...(idem ? { 'Idempotency-Key': randomUUID() } : {}),
   });
 
-  /** A UCP checkout, created and completed (₹900: completed at once). */
+  /**
+   * A UCP checkout, created with one pack, updated to two and completed (₹900: completed at once):
+   * the whole REST walk a platform makes before the order exists.
+   */
   async function buy(w: { ws: SeededWorkspace; mandateId: string }, profile: string) {
     const created = await request(t.url)
       .post('/ucp/checkout-sessions')
       .set(ucpHeaders(w.ws, profile))
-      .send({ line_items: [{ item: { id: 'tea' }, quantity: 2 }] })
+      .send({ line_items: [{ item: { id: 'tea' }, quantity: 1 }] })
       .expect(201);
+    const updated = await request(t.url)
+      .put(`/ucp/checkout-sessions/${created.body.id}`)
+      .set(ucpHeaders(w.ws, profile))
+      .send({ id: created.body.id, line_items: [{ item: { id: 'tea' }, quantity: 2 }] })
+      .expect(200);
+    expect((updated.body.totals as { type: string; amount: number }[]).at(-1)?.amount).toBe(90_000);
     const token = await insertToken(t, w.ws, {
       mandateId: w.mandateId,
       sessionId: created.body.id as string,
