@@ -7,7 +7,7 @@ import { safeFetch } from '../common/net/safe-fetch';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { checkWebhookUrl, Resolver, systemResolver } from '../webhooks/url-policy';
 import { ucpErrors } from './ucp-errors';
-import { CHECKOUT_CAPABILITY, UCP_VERSION } from './ucp-profile';
+import { CHECKOUT_CAPABILITY, ORDER_CAPABILITY, UCP_VERSION } from './ucp-profile';
 
 /**
  * UCP negotiation (docs/ucp.md "Negotiation"): the platform names its profile in
@@ -153,15 +153,19 @@ export class UcpNegotiation {
     if (profile.version !== UCP_VERSION) {
       throw ucpErrors.versionUnsupported(profile.version);
     }
-    const theirs = profile.capabilities[CHECKOUT_CAPABILITY] ?? [];
-    if (!theirs.some((c) => c.version === UCP_VERSION)) {
+    const declares = (name: string) =>
+      (profile.capabilities[name] ?? []).some((c) => c.version === UCP_VERSION);
+    if (!declares(CHECKOUT_CAPABILITY)) {
       throw ucpErrors.capabilitiesIncompatible();
     }
-    return {
-      profileUrl,
-      capabilities: { [CHECKOUT_CAPABILITY]: [{ version: UCP_VERSION }] },
-      signingKeys: profile.signingKeys,
+    // The intersection of ours (checkout, order) with the platform's, at our version.
+    const capabilities: Negotiated['capabilities'] = {
+      [CHECKOUT_CAPABILITY]: [{ version: UCP_VERSION }],
     };
+    if (declares(ORDER_CAPABILITY)) {
+      capabilities[ORDER_CAPABILITY] = [{ version: UCP_VERSION }];
+    }
+    return { profileUrl, capabilities, signingKeys: profile.signingKeys };
   }
 
   /**
