@@ -255,6 +255,19 @@ describe('identity numbers refused at the edge', () => {
       );
     });
 
+    it('is refused as a whole path segment after a word, whatever joins its groups', async () => {
+      // Found by the property above (seed 1066839828): in a path, `/` ends a segment, so the
+      // number after `orders/` is not a reference joined to a word.
+      for (const text of ['2000–0000_0009', '2000_0000_0009', '2000-0000-0009', '200000000009']) {
+        await expectRefused(
+          { text, digits: '200000000009', core: text },
+          'path',
+          0,
+          'aadhaar_not_collected',
+        );
+      }
+    });
+
     it('is refused in the Idempotency-Key header, which is neither echoed nor logged', async () => {
       const [n] = fc.sample(rendered(aadhaarNumber), 1);
       const ascii = n.digits.replace(/(\d{4})(\d{4})(\d{4})/, '$1-$2-$3');

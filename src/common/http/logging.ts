@@ -4,7 +4,7 @@ import type { Options } from 'pino-http';
 import pretty from 'pino-pretty';
 
 import type { AppConfig } from '../../config/app.config';
-import { identityNumberIn } from '../identity/identity-numbers';
+import { identityNumberIn, identityNumberInPath } from '../identity/identity-numbers';
 import { assignRequestId } from './request-id';
 
 /**
@@ -45,19 +45,13 @@ function pathOf(url: string): string {
 /** Logged text that holds an identity number (a refused request's path or key) is withheld. */
 export const WITHHELD = '[withheld: identity number]';
 
-function withheld<T extends string | undefined>(value: T, decode = false): T | string {
-  if (value === undefined) {
-    return value;
-  }
-  let text: string = value;
-  if (decode) {
-    try {
-      text = decodeURIComponent(value);
-    } catch {
-      // Logged as sent; the edge refused it as not UTF-8.
-    }
-  }
-  return identityNumberIn(text) === null ? value : WITHHELD;
+function withheld<T extends string | undefined>(value: T): T | string {
+  return value === undefined || identityNumberIn(value) === null ? value : WITHHELD;
+}
+
+/** A path is read as the edge reads it (identityNumberInPath): whole and segment by segment. */
+function withheldPath(path: string): string {
+  return identityNumberInPath(path) === null ? path : WITHHELD;
 }
 
 /**
@@ -77,7 +71,7 @@ export function pinoHttpOptions(config: AppConfig): Options {
     serializers: {
       req: (req: LoggedRequest) => ({
         method: req.method,
-        path: withheld(pathOf(req.url), true),
+        path: withheldPath(pathOf(req.url)),
         request_id: req.id,
         idempotency_key: withheld(req.headers['idempotency-key']),
         user_agent: withheld(req.headers['user-agent']),

@@ -2,7 +2,12 @@ import type { NextFunction, Request, Response } from 'express';
 
 import { fullPathOf } from '../http/content-type';
 import { IDENTITY_CODES, IDENTITY_MESSAGES, identityRefused } from './identity.errors';
-import { IdentityKind, identityNumberIn, numberIsAadhaar } from './identity-numbers';
+import {
+  IdentityKind,
+  identityNumberIn,
+  identityNumberInPath,
+  numberIsAadhaar,
+} from './identity-numbers';
 import {
   findIdentityNumber,
   hitPath,
@@ -106,19 +111,6 @@ function policyFor(req: Request, path: string): IdentityPolicy {
   return base;
 }
 
-function decodedPath(req: Request): string {
-  return fullPathOf(req)
-    .split('/')
-    .map((segment) => {
-      try {
-        return decodeURIComponent(segment);
-      } catch {
-        return segment;
-      }
-    })
-    .join('/');
-}
-
 /** The identity number kind a value (header, path) holds, or null. */
 export function identityNumberOf(value: string | undefined): IdentityKind | null {
   return value === undefined ? null : identityNumberIn(value);
@@ -175,7 +167,7 @@ function answerMcp(res: Response, body: unknown, hit: IdentityHit): void {
  */
 export function refuseIdentityNumbers(req: Request, res: Response, next: NextFunction): void {
   const path = fullPathOf(req);
-  const inPath = identityNumberIn(decodedPath(req));
+  const inPath = identityNumberInPath(fullPathOf(req));
   if (inPath) {
     return next(identityRefused(inPath, 'path'));
   }

@@ -406,3 +406,24 @@ export function numberIsAadhaar(n: number): boolean {
 export function isAadhaarKind(kind: string): boolean {
   return /a{1,2}dh?a{1,2}r|\buid(ai)?\b/i.test(normaliseIdentityText(kind));
 }
+
+/**
+ * The identity number kind a URL path holds (as sent, percent-encoded): read whole, for digits
+ * split across segments (`/2000/0000/0009`), and segment by segment, each decoded, since in a path
+ * `/` ends a segment rather than joining a prefix to a reference number (`orders/2000–0000_0009`
+ * holds a number in its own segment). A segment that does not decode is read as sent.
+ */
+export function identityNumberInPath(path: string): IdentityKind | null {
+  const segments = path.split('/').map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  });
+  return (
+    identityNumberIn(segments.join('/')) ??
+    segments.map((segment) => identityNumberIn(segment)).find((kind) => kind !== null) ??
+    null
+  );
+}

@@ -7,6 +7,7 @@ import {
   containsPan,
   decimalDigitValue,
   identityNumberIn,
+  identityNumberInPath,
   isAadhaarKind,
   isAadhaarNumber,
   normaliseIdentityText,
@@ -284,6 +285,30 @@ describe('identity numbers', () => {
       expect(findIdentityNumber(wide)).toBeNull();
       expect(findIdentityNumber(deep)).toBeNull();
       expect(Date.now() - started).toBeLessThan(3_000);
+    });
+  });
+
+  describe('in a URL path', () => {
+    it('finds a number in its own segment after a word, however its groups are joined', () => {
+      for (const segment of [
+        '2000–0000_0009',
+        '2000_0000_0009',
+        '2000-0000-0009',
+        '200000000009',
+      ]) {
+        // In free text `orders/…` would join a reference to a word; in a path `/` ends a segment.
+        expect(identityNumberIn(`orders/${segment}`)).toBeNull();
+        expect(identityNumberInPath(`/v1/pay/forex/orders/${encodeURIComponent(segment)}`)).toBe(
+          'aadhaar',
+        );
+      }
+    });
+
+    it('finds one split across segments, and passes our ids and Verhoeff-invalid digits', () => {
+      expect(identityNumberInPath('/2000/0000/0009')).toBe('aadhaar');
+      expect(identityNumberInPath('/v1/pay/forex/orders/fxo_200000000009')).toBeNull();
+      expect(identityNumberInPath('/v1/pay/forex/orders/200000000008')).toBeNull();
+      expect(identityNumberInPath('/v1/pay/forex/orders/%E0%A4')).toBeNull();
     });
   });
 });
