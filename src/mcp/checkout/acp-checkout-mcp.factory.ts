@@ -1,13 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  type ListToolsResult,
-  McpError,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Injectable, Logger, type Type, ValidationPipe } from '@nestjs/common';
 import type { Request } from 'express';
 
@@ -28,6 +20,7 @@ import { IdempotencyInterceptor } from '../../common/idempotency/idempotency.int
 import type { KeyAnswerStore } from '../../common/idempotency/key-answer';
 import { Eventually, finished, Tx } from '../../database/tx';
 import { throughRestInterceptor } from '../rest-twin';
+import { toolServer } from '../tool-server';
 import { READ_ONLY, WRITES } from '../tools/tool-annotations';
 import { AcpMcpError, acpMcpErrors, JsonRpcAcpError, withMcpParam } from './acp-mcp-errors';
 import {
@@ -209,19 +202,8 @@ export class AcpCheckoutMcpFactory {
   }
 
   create(ctx: AcpMcpContext): Server {
-    const server = new Server(SERVER_INFO, {
-      capabilities: { tools: {} },
-      instructions: INSTRUCTIONS,
-    });
-    server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
-      tools: this.listed,
-    }));
-    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-      const tool = this.tools.find((t) => t.name === request.params.name);
-      if (!tool) {
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`);
-      }
-      const session = await this.call(tool, request.params.arguments ?? {}, ctx);
+    return toolServer(SERVER_INFO, INSTRUCTIONS, this.listed, this.tools, async (tool, args) => {
+      const session = await this.call(tool, args, ctx);
       // The binding's result is the session itself; content and structuredContent carry it too
       // for MCP clients that read only those.
       return {
@@ -230,7 +212,6 @@ export class AcpCheckoutMcpFactory {
         structuredContent: session as unknown as Record<string, unknown>,
       };
     });
-    return server;
   }
 
   private async call(

@@ -1,13 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  type ListToolsResult,
-  McpError,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
 
@@ -31,6 +23,7 @@ import { Negotiated, UcpNegotiation } from '../../ucp/ucp-negotiation';
 import { UCP_VERSION } from '../../ucp/ucp-profile';
 import { UcpRequestSignatures } from '../../ucp/ucp-request-signatures';
 import { throughRestInterceptor } from '../rest-twin';
+import { toolServer } from '../tool-server';
 import { READ_ONLY, WRITES } from '../tools/tool-annotations';
 import { CHECKOUT_INPUT, CHECKOUT_RESULT, inputSchema } from './ucp-mcp-schemas';
 
@@ -257,21 +250,9 @@ export class UcpMcpFactory {
         throw new SignatureRefusal(err);
       });
     };
-    const server = new Server(SERVER_INFO, {
-      capabilities: { tools: {} },
-      instructions: INSTRUCTIONS,
-    });
-    server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
-      tools: this.listed,
-    }));
-    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-      const tool = this.tools.find((t) => t.name === request.params.name);
-      if (!tool) {
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`);
-      }
-      return this.call(tool, request.params.arguments ?? {}, ctx, verify);
-    });
-    return server;
+    return toolServer(SERVER_INFO, INSTRUCTIONS, this.listed, this.tools, (tool, args) =>
+      this.call(tool, args, ctx, verify),
+    );
   }
 
   private async call(
