@@ -1,15 +1,17 @@
-import { generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import request from 'supertest';
 
-import {
-  contentDigest,
-  type SignatureAlgorithm,
-  signMessage,
-} from '../../src/common/signing/http-message-signatures';
+import { contentDigest, signMessage } from '../../src/common/signing/http-message-signatures';
 import { startApp, TestApp } from '../support/app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
-import { PlatformHost, platformProfile, startPlatformHost } from '../support/ucp-platform';
+import {
+  PlatformHost,
+  platformProfile,
+  PlatformSigner,
+  platformSigner,
+  startPlatformHost,
+} from '../support/ucp-platform';
 
 /**
  * RFC 9421 request signatures on UCP's MCP binding (/mcp?protocol=ucp, docs/ucp.md "Request
@@ -19,29 +21,9 @@ import { PlatformHost, platformProfile, startPlatformHost } from '../support/ucp
  * nothing; a platform without signing_keys is not asked to sign.
  */
 
-interface Signer {
-  keyid: string;
-  alg: SignatureAlgorithm;
-  privateKey: KeyObject;
-  publicJwk: Record<string, unknown>;
-}
-
-function signer(keyid: string, alg: SignatureAlgorithm): Signer {
-  const { privateKey, publicKey } =
-    alg === 'ed25519'
-      ? generateKeyPairSync('ed25519')
-      : generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return {
-    keyid,
-    alg,
-    privateKey,
-    publicJwk: { ...publicKey.export({ format: 'jwk' }), kid: keyid, use: 'sig' },
-  };
-}
-
-const ED = signer('platform-ed-2026', 'ed25519');
-const P256 = signer('platform-p256-2026', 'ecdsa-p256-sha256');
-const STRANGER = signer('platform-ed-2026', 'ed25519'); // the right keyid, another key
+const ED = platformSigner('platform-ed-2026', 'ed25519');
+const P256 = platformSigner('platform-p256-2026', 'ecdsa-p256-sha256');
+const STRANGER = platformSigner('platform-ed-2026', 'ed25519'); // the right keyid, another key
 
 const COMPONENTS = ['@method', '@authority', '@path', '@query', 'content-digest', 'content-type'];
 const PATH = '/mcp?protocol=ucp';
@@ -120,7 +102,7 @@ describe('UCP request signatures over MCP (/mcp?protocol=ucp)', () => {
 
   function sign(
     d: Draft,
-    s: Signer,
+    s: PlatformSigner,
     opts: { nonce?: string; url?: string; components?: string[] } = {},
   ): Draft {
     const created = t.clock.now();

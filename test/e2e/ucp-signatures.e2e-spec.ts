@@ -1,17 +1,19 @@
-import { generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 
 import { createSigner, httpbis, type Request as TheirRequest } from 'http-message-signatures';
 
-import {
-  contentDigest,
-  type SignatureAlgorithm,
-  signMessage,
-} from '../../src/common/signing/http-message-signatures';
+import { contentDigest, signMessage } from '../../src/common/signing/http-message-signatures';
 import { RetentionJob } from '../../src/retention/retention.job';
 import { startApp, TestApp } from '../support/app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 import request from '../support/ucp-contract';
-import { PlatformHost, platformProfile, startPlatformHost } from '../support/ucp-platform';
+import {
+  PlatformHost,
+  platformProfile,
+  PlatformSigner,
+  platformSigner,
+  startPlatformHost,
+} from '../support/ucp-platform';
 import { expectValidUcp } from '../support/ucp-schema';
 
 /**
@@ -21,35 +23,15 @@ import { expectValidUcp } from '../support/ucp-schema';
  * UCP error and writes nothing. A platform without signing_keys is not asked to sign.
  */
 
-interface Signer {
-  keyid: string;
-  alg: SignatureAlgorithm;
-  privateKey: KeyObject;
-  publicJwk: Record<string, unknown>;
-}
-
-function signer(keyid: string, alg: SignatureAlgorithm): Signer {
-  const { privateKey, publicKey } =
-    alg === 'ed25519'
-      ? generateKeyPairSync('ed25519')
-      : generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return {
-    keyid,
-    alg,
-    privateKey,
-    publicJwk: { ...publicKey.export({ format: 'jwk' }), kid: keyid, use: 'sig' },
-  };
-}
-
-const ED = signer('platform-ed-2026', 'ed25519');
-const P256 = signer('platform-p256-2026', 'ecdsa-p256-sha256');
+const ED = platformSigner('platform-ed-2026', 'ed25519');
+const P256 = platformSigner('platform-p256-2026', 'ecdsa-p256-sha256');
 const P384_JWK = {
   ...generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ format: 'jwk' }),
   kid: 'platform-p384',
 };
-const STRANGER = signer('platform-ed-2026', 'ed25519'); // the right keyid, another key
+const STRANGER = platformSigner('platform-ed-2026', 'ed25519'); // the right keyid, another key
 /** The merchant protocol key's registered key (its keyid is the protocol key's id, set below). */
-const PROTOCOL_KEY = signer('set-later', 'ecdsa-p256-sha256');
+const PROTOCOL_KEY = platformSigner('set-later', 'ecdsa-p256-sha256');
 
 const BODY_COMPONENTS = [
   '@method',
@@ -142,7 +124,7 @@ describe('UCP request signatures (RFC 9421)', () => {
   /** Signs the draft with our signMessage (times relative to the service clock). */
   function sign(
     d: Draft,
-    s: Signer,
+    s: PlatformSigner,
     opts: {
       created?: number;
       expires?: number;
@@ -361,10 +343,10 @@ describe('UCP request signatures (RFC 9421)', () => {
 
   describe('a merchant protocol key with a registered public key', () => {
     const asKeyed = (profile: string) => draft(profile, 'POST', undefined, keyed.merchantKey);
-    const protocolKey = (): Signer => ({ ...PROTOCOL_KEY, keyid: keyed.merchantKeyId });
+    const protocolKey = (): PlatformSigner => ({ ...PROTOCOL_KEY, keyid: keyed.merchantKeyId });
 
     /** Both signatures on one request: each header's members joined with ", ". */
-    function signTwice(d: Draft, first: Signer, second: Signer): Draft {
+    function signTwice(d: Draft, first: PlatformSigner, second: PlatformSigner): Draft {
       const a = sign(d, first);
       const b = sign(d, second);
       const relabel = (v: string) => v.replace(/^sig1=/, 'sig2=');

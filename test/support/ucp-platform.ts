@@ -1,5 +1,8 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+import type { SignatureAlgorithm } from '../../src/common/signing/http-message-signatures';
 
 /**
  * A UCP platform's profile host for tests: a local http server (MODE=test admits http and
@@ -84,5 +87,27 @@ export async function startPlatformHost(
     agent: (path: string) => `profile="${url(path)}"`,
     hits,
     close: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+}
+
+/** A platform's signing key for RFC 9421 requests: its private half and the JWK its profile publishes. */
+export interface PlatformSigner {
+  keyid: string;
+  alg: SignatureAlgorithm;
+  privateKey: KeyObject;
+  publicJwk: Record<string, unknown>;
+}
+
+/** A fresh Ed25519 or P-256 key pair under `keyid`. */
+export function platformSigner(keyid: string, alg: SignatureAlgorithm): PlatformSigner {
+  const { privateKey, publicKey } =
+    alg === 'ed25519'
+      ? generateKeyPairSync('ed25519')
+      : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return {
+    keyid,
+    alg,
+    privateKey,
+    publicJwk: { ...publicKey.export({ format: 'jwk' }), kid: keyid, use: 'sig' },
   };
 }
