@@ -151,7 +151,13 @@ interface AppChild {
 async function startApp(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<AppChild> {
   const fd = openSync(APP_LOG, 'w');
   const started = Date.now();
-  const child = spawn(process.execPath, [join('dist', 'main.js')], {
+  // BENCH_CPU_PROFILE=1: V8's CPU profile of the app for the whole run (written when it exits on
+  // SIGTERM) into bench/results/cpu/, for Chrome DevTools or `node bench/profile-summary.js`.
+  const profile =
+    process.env.BENCH_CPU_PROFILE === '1'
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'cpu')}`]
+      : [];
+  const child = spawn(process.execPath, [...profile, join('dist', 'main.js')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', fd, fd],

@@ -1,9 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
-import { queryPrepared } from './prepared';
+import { CarryingClient, QueryArgs, queryCarrying } from './carried';
+import { nameOf } from './prepared';
 
 interface TxState {
   manager: EntityManager;
@@ -87,10 +88,10 @@ export function isRetryableConflict(err: unknown): boolean {
 }
 
 /**
- * Writes the queued rows: one statement per name (in the order each name was first queued), all
- * sent as one statement.
+ * The one statement that writes the queued rows: one data-modifying statement per name (in the order
+ * each name was first queued), combined; null when nothing was queued.
  */
-async function writeBatches(manager: EntityManager, batched: BatchedRow[]): Promise<void> {
+function batchStatement(batched: BatchedRow[]): QueuedStatement | null {
   const byName = new Map<string, { write: BatchWriter<unknown>; rows: unknown[] }>();
   for (const { name, row, write } of batched) {
     const batch = byName.get(name);
@@ -102,10 +103,7 @@ async function writeBatches(manager: EntityManager, batched: BatchedRow[]): Prom
   }
   batched.length = 0;
   const statements = [...byName.values()].map(({ write, rows }) => write(rows));
-  if (statements.length > 0) {
-    const { sql, params } = combineStatements(statements);
-    await queryPrepared(manager, sql, params);
-  }
+  return statements.length > 0 ? combineStatements(statements) : null;
 }
 
 /**
@@ -124,6 +122,83 @@ export function combineStatements(statements: QueuedStatement[]): QueuedStatemen
     return `w${i + 1} AS (${sql})`;
   });
   return { sql: `WITH ${parts.join(', ')} SELECT 1`, params };
+}
+
+/** TypeORM's view of its runner's transaction (PostgresQueryRunner: isTransactionActive, transactionDepth). */
+function markTransaction(runner: QueryRunner, open: boolean): void {
+  const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+  state.isTransactionActive = open;
+  state.transactionDepth = open ? 1 : 0;
+}
+
+/**
+ * One transaction's BEGIN and COMMIT on its connection, each carried by a statement of the
+ * transaction instead of a round trip of its own (docs/architecture.md "Round trips"): BEGIN rides
+ * with the first statement the transaction sends, whoever sends it (TypeORM or `Sql`), and COMMIT
+ * with the statement that writes what was queued for the commit. A transaction that sent nothing
+ * sends nothing. TypeORM is told a transaction is open, so its own calls join it and never open
+ * another.
+ */
+class TransactionWire {
+  private begun = false;
+  private open = true;
+
+  constructor(
+    private readonly runner: QueryRunner,
+    private readonly client: CarryingClient,
+  ) {
+    markTransaction(runner, true);
+    // The client's next query, whatever sends it, carries BEGIN (an own property shadowing pg's
+    // Client.query until then; removed before the client goes back to the pool).
+    Object.defineProperty(client, 'query', {
+      configurable: true,
+      writable: true,
+      value: (config: unknown, values?: unknown, callback?: unknown) => {
+        this.restore();
+        this.begun = true;
+        if (
+          callback !== undefined ||
+          typeof (config as { submit?: unknown })?.submit === 'function'
+        ) {
+          // A callback or a query object of its own: BEGIN goes first, as a statement of its own.
+          void (client.query('BEGIN') as Promise<unknown>).catch(() => undefined);
+          return client.query(config, values, callback);
+        }
+        return queryCarrying(client, [config, values] as QueryArgs, { begin: true, commit: false });
+      },
+    });
+  }
+
+  /** Commits, with the statement that writes the queued rows carrying COMMIT (and BEGIN if first). */
+  async commit(last: QueuedStatement | null): Promise<void> {
+    this.restore();
+    if (last) {
+      const query = { name: nameOf(last.sql), text: last.sql, values: last.params };
+      const begin = !this.begun;
+      this.begun = true;
+      await queryCarrying(this.client, [query], { begin, commit: true });
+    } else if (this.begun) {
+      await this.client.query('COMMIT');
+    }
+    this.open = false;
+    markTransaction(this.runner, false);
+  }
+
+  /** Rolls back whatever was begun (a ROLLBACK after a failed COMMIT only draws a warning). */
+  async rollback(): Promise<void> {
+    this.restore();
+    markTransaction(this.runner, false);
+    if (this.begun && this.open) {
+      this.open = false;
+      await (this.client.query('ROLLBACK') as Promise<unknown>).catch(() => undefined);
+    }
+  }
+
+  private restore(): void {
+    if (Object.prototype.hasOwnProperty.call(this.client, 'query')) {
+      delete (this.client as { query?: unknown }).query;
+    }
+  }
 }
 
 /**
@@ -178,25 +253,37 @@ export class Tx {
     const callbacks: (() => unknown)[] = [];
     const continuations: (() => Promise<unknown>)[] = [];
     const batched: BatchedRow[] = [];
-    const outcome = await this.dataSource.transaction((manager) =>
-      this.als.run(
-        { manager, afterCommit: callbacks, continuations, batched },
-        async (): Promise<Outcome<T>> => {
-          let result: Outcome<T>;
-          try {
-            result = { committed: true, value: await fn(manager) };
-          } catch (err) {
-            if (!(err instanceof RefusalKeepingWrites)) {
-              throw err;
+    const runner = this.dataSource.createQueryRunner();
+    let outcome: Outcome<T>;
+    try {
+      const wire = new TransactionWire(runner, (await runner.connect()) as CarryingClient);
+      const manager = runner.manager;
+      try {
+        outcome = await this.als.run(
+          { manager, afterCommit: callbacks, continuations, batched },
+          async (): Promise<Outcome<T>> => {
+            let result: Outcome<T>;
+            try {
+              result = { committed: true, value: await fn(manager) };
+            } catch (err) {
+              if (!(err instanceof RefusalKeepingWrites)) {
+                throw err;
+              }
+              result = { committed: false, refusal: err.error };
             }
-            result = { committed: false, refusal: err.error };
-          }
-          // Both outcomes commit: write what was queued for the commit, in this transaction.
-          await writeBatches(manager, batched);
-          return result;
-        },
-      ),
-    );
+            // Both outcomes commit: what was queued for the commit is written by the statement
+            // that carries the COMMIT.
+            await wire.commit(batchStatement(batched));
+            return result;
+          },
+        );
+      } catch (err) {
+        await wire.rollback();
+        throw err;
+      }
+    } finally {
+      await runner.release();
+    }
     // Fire and forget: a slow or absent Redis must never hold up the response. Work that must
     // not be lost is also recorded in Postgres (outbox, approval expiry) and swept periodically.
     for (const cb of callbacks) {

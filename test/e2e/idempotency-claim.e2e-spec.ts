@@ -81,7 +81,7 @@ describe('Idempotency claim', () => {
     const first = await probe(ws, key, { note: 'one' });
     expect(first.response.status).toBe(201);
     // (A fresh key's first use may look its credential up before the transaction.)
-    const txn = first.statements.slice(first.statements.indexOf('START TRANSACTION'));
+    const txn = first.statements.slice(first.statements.indexOf('BEGIN'));
     expect(txn[1]).toMatch(/^WITH existing AS .*pg_try_advisory_xact_lock/);
     expect(txn.at(-1)).toBe('COMMIT');
     expect(txn.filter((s) => /SAVEPOINT/.test(s))).toEqual([]);

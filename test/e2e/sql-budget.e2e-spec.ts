@@ -24,6 +24,17 @@ const SQL_BUDGET: Record<Step, { target: number; ceiling?: number }> = {
   complete: { target: 12 },
 };
 
+/**
+ * Round trips per request (docs/architecture.md "Round trips"): what the request waits on Postgres
+ * for. A transaction's BEGIN rides with its first statement and its COMMIT with the statement that
+ * writes what was queued for the commit (src/database/carried.ts), so neither costs one of its own.
+ */
+const ROUND_TRIPS: Record<Step, number> = {
+  create: 3,
+  delegate_payment: 3,
+  complete: 8,
+};
+
 type Step = 'create' | 'delegate_payment' | 'complete';
 
 const allowed = (step: Step) => SQL_BUDGET[step].ceiling ?? SQL_BUDGET[step].target;
@@ -58,6 +69,9 @@ describe('SQL budget of an ACP purchase', () => {
 
   /** Statements of each step sent without a name (not prepared), BEGIN and COMMIT aside. */
   const unprepared: Record<Step, string[]> = { create: [], delegate_payment: [], complete: [] };
+
+  /** Round trips of each step of the last purchase. */
+  const roundTrips: Record<Step, number> = { create: 0, delegate_payment: 0, complete: 0 };
 
   /** One purchase; returns each step's statements. */
   async function purchase(): Promise<Record<Step, string[]>> {
@@ -126,10 +140,13 @@ describe('SQL budget of an ACP purchase', () => {
     expect(entries).toBe(1);
 
     const plain = (statements: string[]) =>
-      statements.filter((q) => q !== 'START TRANSACTION' && q !== 'COMMIT');
+      statements.filter((q) => q !== 'BEGIN' && q !== 'COMMIT');
     unprepared.create = plain(created.unprepared);
     unprepared.delegate_payment = plain(delegated.unprepared);
     unprepared.complete = plain(completed.unprepared);
+    roundTrips.create = created.roundTrips;
+    roundTrips.delegate_payment = delegated.roundTrips;
+    roundTrips.complete = completed.roundTrips;
     return {
       create: created.statements,
       delegate_payment: delegated.statements,
@@ -146,7 +163,7 @@ describe('SQL budget of an ACP purchase', () => {
         const { target, ceiling } = SQL_BUDGET[step];
         const lines = warm[step].map((s, i) => `  ${String(i + 1).padStart(2)}. ${shortSql(s)}`);
         return [
-          `${step}: ${warm[step].length} statements (cold ${cold[step].length}; target ${target}${
+          `${step}: ${warm[step].length} statements in ${roundTrips[step]} round trips (cold ${cold[step].length}; target ${target}${
             ceiling !== undefined ? `, ceiling ${ceiling}` : ''
           })`,
           ...lines,
@@ -158,14 +175,14 @@ describe('SQL budget of an ACP purchase', () => {
 
     for (const step of Object.keys(SQL_BUDGET) as Step[]) {
       // The guards answered from the warm credential cache: the transaction is the first thing.
-      expect({ step, first: warm[step][0] }).toEqual({ step, first: 'START TRANSACTION' });
+      expect({ step, first: warm[step][0] }).toEqual({ step, first: 'BEGIN' });
       // The idempotency claim needs no savepoint, and a request writes its audit rows once per
       // transaction.
       expect({ step, savepoints: warm[step].filter((q) => /SAVEPOINT/.test(q)) }).toEqual({
         step,
         savepoints: [],
       });
-      const transactions = warm[step].filter((q) => q === 'START TRANSACTION').length;
+      const transactions = warm[step].filter((q) => q === 'BEGIN').length;
       const auditWrites = warm[step].filter((q) => /INSERT INTO audit_events/.test(q)).length;
       expect({ step, auditWritesAtMostOnePerTransaction: auditWrites <= transactions }).toEqual({
         step,
@@ -179,6 +196,17 @@ describe('SQL budget of an ACP purchase', () => {
         statements,
         withinBudget: true,
       });
+      // Every BEGIN and COMMIT rides with a statement: two round trips fewer than statements per
+      // transaction, and within the round-trip budget.
+      expect({ step, carried: roundTrips[step] === statements - 2 * transactions }).toEqual({
+        step,
+        carried: true,
+      });
+      expect({
+        step,
+        roundTrips: roundTrips[step],
+        within: roundTrips[step] <= ROUND_TRIPS[step],
+      }).toEqual({ step, roundTrips: roundTrips[step], within: true });
     }
   });
 
@@ -192,7 +220,7 @@ describe('SQL budget of an ACP purchase', () => {
     const first = await sql.measure(send);
     expect(first.response.status).toBe(201);
     // The guard ran before the interceptor opened the transaction, and sent nothing.
-    expect(first.statements[0]).toBe('START TRANSACTION');
+    expect(first.statements[0]).toBe('BEGIN');
     // An authenticated read: the guard answers from the warm credential cache (no credential
     // table is read; what is left is the checkout service's own reads).
     const read = await sql.measure(() =>
@@ -208,7 +236,7 @@ describe('SQL budget of an ACP purchase', () => {
     // A key replay: BEGIN, the record's lookup, COMMIT; nothing of the handler.
     const replay = await sql.measure(send);
     expect(replay.response.headers['idempotent-replayed']).toBe('true');
-    expect(replay.statements[0]).toMatch(/^START TRANSACTION$/);
+    expect(replay.statements[0]).toMatch(/^BEGIN$/);
     expect(replay.statements.at(-1)).toBe('COMMIT');
     expect(replay.statements.some((s) => /checkout_sessions/.test(s))).toBe(false);
   });

@@ -708,7 +708,7 @@ describe('webhooks', () => {
         expect(result).toBe('delivered');
         expect(statements.map(shortSql)).toEqual([
           expect.stringMatching(/^SELECT row_to_json\(d\) AS delivery, \(SELECT row_to_json\(ep\)/),
-          'START TRANSACTION',
+          'BEGIN',
           expect.stringMatching(
             /^SELECT row_to_json\(d\) AS delivery FROM webhook_deliveries d .* FOR UPDATE$/,
           ),

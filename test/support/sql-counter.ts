@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import type { DataSource } from 'typeorm';
 
+import { carriesOf } from '../../src/database/carried';
 import type { TestApp } from './app';
 
 /** One SQL statement the app sent to Postgres while serving a request. */
@@ -26,6 +27,8 @@ interface Recording {
   method: string;
   path: string;
   statements: CountedStatement[];
+  /** Messages sent to Postgres and answered: one per `Client.query` call (one Sync each). */
+  roundTrips: number;
   /** Set when the response finished: statements after it are not the request's. */
   done: boolean;
 }
@@ -85,7 +88,7 @@ export class SqlCounter {
    */
   async measure<R>(
     send: () => Promise<R>,
-  ): Promise<{ response: R; statements: string[]; unprepared: string[] }> {
+  ): Promise<{ response: R; statements: string[]; unprepared: string[]; roundTrips: number }> {
     const before = this.recordings.length;
     const response = await send();
     const seen = this.recordings.slice(before);
@@ -101,6 +104,7 @@ export class SqlCounter {
       response,
       statements: recording.statements.map((s) => s.sql),
       unprepared: recording.statements.filter((s) => !s.prepared).map((s) => s.sql),
+      roundTrips: recording.roundTrips,
     };
   }
 
@@ -109,7 +113,13 @@ export class SqlCounter {
    * statements it made, BEGIN and COMMIT of its own transactions included.
    */
   async measureCall<R>(fn: () => Promise<R>): Promise<{ result: R; statements: string[] }> {
-    const recording: Recording = { method: 'CALL', path: '', statements: [], done: false };
+    const recording: Recording = {
+      method: 'CALL',
+      path: '',
+      statements: [],
+      roundTrips: 0,
+      done: false,
+    };
     const result = await this.als.run(recording, fn);
     recording.done = true;
     return { result, statements: recording.statements.map((s) => s.sql) };
@@ -132,7 +142,17 @@ export class SqlCounter {
     proto.query = function countedQuery(this: unknown, ...args: unknown[]): unknown {
       const recording = als.getStore();
       if (recording && !recording.done) {
+        // A statement that carries its transaction's BEGIN or COMMIT (src/database/carried.ts) is
+        // one round trip of up to three statements, each counted.
+        const carries = carriesOf(args[0]);
+        if (carries?.begin) {
+          recording.statements.push({ sql: 'BEGIN', prepared: false });
+        }
         recording.statements.push({ sql: sqlText(args[0]), prepared: isNamed(args[0]) });
+        if (carries?.commit) {
+          recording.statements.push({ sql: 'COMMIT', prepared: false });
+        }
+        recording.roundTrips += 1;
       }
       return original.apply(this, args);
     };
@@ -152,6 +172,7 @@ export class SqlCounter {
         method: req.method ?? '',
         path: (req.url ?? '').split('?')[0],
         statements: [],
+        roundTrips: 0,
         done: false,
       };
       this.recordings.push(recording);
