@@ -96,20 +96,29 @@ export class CheckoutCompletionService implements OnModuleInit {
   ): Promise<Eventually<AcpCheckoutSession>> {
     const credential = parsePaymentData(body.payment_data);
     return this.tx.run(async () => {
-      // The session locked and its offers' states in one statement.
-      const { session, offers } = await this.checkout.lockVisibleWithOffers(caller, id);
+      // The session locked with its offers' states, and the token locked, by two statements
+      // written back to back, session first (the lock order): one round trip
+      // (docs/architecture.md "Round trips").
+      const locked = Promise.all([
+        this.checkout.lockVisibleWithOffers(caller, id),
+        this.tokens.lockForRedeem(credential.tokenId),
+      ]);
+      const [{ session, offers }] = await locked;
       // fulfillment_details (docs/acp.md "Accepted extensions"): a 409 changes nothing.
       checkCompleteFulfillment(session, body.fulfillment_details);
       const now = this.clock.now();
       const status = effectiveStatus(session, now);
       const total = sessionTotal(session.lineItems);
       const redeem = () =>
-        this.tokens.redeem({
-          tokenId: credential.tokenId,
-          checkoutSessionId: id,
-          merchantAgentId: session.sellerAgentId,
-          amountPaise: total,
-        });
+        this.tokens.redeem(
+          {
+            tokenId: credential.tokenId,
+            checkoutSessionId: id,
+            merchantAgentId: session.sellerAgentId,
+            amountPaise: total,
+          },
+          locked.then(([, token]) => token),
+        );
       if (!canComplete(status)) {
         // Token problems are reported first, so a retry with a spent token always reads token_used
         // (e.g. the losers of a race on one token); the redeem is rolled back with the error below.

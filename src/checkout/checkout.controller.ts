@@ -24,7 +24,7 @@ export class CheckoutController {
   ) {}
 
   @Post()
-  @Idempotent()
+  @Idempotent({ pipelined: true })
   @ApiOperation({
     operationId: 'createCheckoutSession',
     summary: 'Create a checkout session from published offers',
@@ -65,7 +65,7 @@ export class CheckoutController {
 
   @Post(':checkout_session_id/complete')
   @HttpCode(200)
-  @Idempotent()
+  @Idempotent({ pipelined: true })
   @ApiOperation({
     operationId: 'completeCheckoutSession',
     summary:

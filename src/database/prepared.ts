@@ -25,8 +25,11 @@ export function nameOf(text: string): string {
 /**
  * Sends `text` as a named prepared statement on the connection of `manager`'s transaction (its
  * query runner) and returns the rows; a manager with no transaction sends it as TypeORM would.
+ * In a transaction the statement is written before this returns, so statements are sent in the
+ * order they are called, and one called before the previous one's answer is awaited shares its
+ * round trip (pg's pipeline mode, docs/architecture.md "Round trips").
  */
-export async function queryPrepared(
+export function queryPrepared(
   manager: EntityManager,
   text: string,
   values: unknown[],
@@ -35,6 +38,8 @@ export async function queryPrepared(
   if (!runner || !runner.isTransactionActive) {
     return manager.query<unknown[]>(text, values);
   }
-  const client = (await runner.connect()) as PgClient;
-  return (await client.query({ name: nameOf(text), text, values })).rows;
+  const connected = (runner as unknown as { databaseConnection?: PgClient }).databaseConnection;
+  const send = (client: PgClient) =>
+    client.query({ name: nameOf(text), text, values }).then((r) => r.rows);
+  return connected ? send(connected) : runner.connect().then((c) => send(c as PgClient));
 }

@@ -15,7 +15,7 @@ export class DelegatePaymentController {
 
   @Post('delegate_payment')
   @AcpRoute('buyer')
-  @Idempotent()
+  @Idempotent({ pipelined: true })
   @ApiOperation({
     operationId: 'delegatePayment',
     summary:

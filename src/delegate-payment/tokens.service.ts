@@ -5,6 +5,7 @@ import { Clock } from '../common/clock';
 import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import type { MandateStatus } from '../mandates/mandate.entity';
 import { DelegatedToken } from './delegated-token.entity';
 import { DelegatedTokenRepository } from './delegated-token.repository';
 import { tokenErrors } from './tokens.errors';
@@ -14,6 +15,12 @@ export interface RedeemRequest {
   checkoutSessionId: string;
   merchantAgentId: string;
   amountPaise: number;
+}
+
+/** A token under its row lock, with its mandate's status. */
+export interface LockedToken {
+  token: DelegatedToken;
+  mandateStatus: MandateStatus;
 }
 
 export function tokenState(
@@ -38,13 +45,24 @@ export class TokensService {
   ) {}
 
   /**
-   * Checks a token against the completing session under a row lock and marks it used. Fifty
-   * concurrent completes serialise here: one sees `usable`, the rest see `used`.
+   * The token locked and its mandate's status read (not locked: pay() locks the mandate after the
+   * buyer agent, in the lock order) by one statement: redeem's first half, for a caller that
+   * writes it right behind a statement of its own (docs/architecture.md "Round trips").
    */
-  async redeem(req: RedeemRequest): Promise<{ token: DelegatedToken }> {
-    // The token locked and its mandate's status read (not locked: pay() locks the mandate after
-    // the buyer agent, in the lock order) by one statement.
-    const found = await this.tokens.lockWithMandateStatus(req.tokenId);
+  lockForRedeem(tokenId: string): Promise<LockedToken | null> {
+    return this.tokens.lockWithMandateStatus(tokenId);
+  }
+
+  /**
+   * Checks a token against the completing session under a row lock and marks it used. Fifty
+   * concurrent completes serialise here: one sees `usable`, the rest see `used`. `locked` is the
+   * token's lock when the caller already sent it (lockForRedeem).
+   */
+  async redeem(
+    req: RedeemRequest,
+    locked: Promise<LockedToken | null> = this.lockForRedeem(req.tokenId),
+  ): Promise<{ token: DelegatedToken }> {
+    const found = await locked;
     if (!found) {
       throw tokenErrors.invalid();
     }

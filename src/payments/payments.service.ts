@@ -174,11 +174,13 @@ export class PaymentsService implements OnModuleInit {
       const now = this.clock.now();
       // Serialise payments of one buyer agent, so the daily cap cannot be overrun by a race; the
       // seller is read (not locked) and the mandate locked after the buyer by the same statement.
-      const { buyer, seller, mandate } = await this.lockBuyerAndMandate(
-        req.buyerAgentId,
-        req.sellerAgentId,
-        req.mandateId,
-      );
+      // The day's spend is read by the next statement, written right behind the lock statement
+      // (docs/architecture.md "Round trips"): Postgres runs it once the buyer's lock is held, on a
+      // snapshot taken then, so it sees every payment committed under that lock.
+      const [{ buyer, seller, mandate }, spentTodayPaise] = await Promise.all([
+        this.lockBuyerAndMandate(req.buyerAgentId, req.sellerAgentId, req.mandateId),
+        this.intents.spentOn(req.buyerAgentId, now, null),
+      ]);
       if (!buyer || !seller || (req.mandateId !== null && !mandate)) {
         throw new Error('pay() called with unknown buyer, seller or mandate');
       }
@@ -217,15 +219,15 @@ export class PaymentsService implements OnModuleInit {
         updatedAt: now,
         settledAt: null,
       });
-      const decline = await this.newPaymentDecline(
+      const decline = this.newPaymentDecline(
         mandate,
         {
-          buyerAgentId: buyer.id,
           sellerAgentId: seller.id,
           amountPaise: req.amountPaise,
           recurringCharge: scheduled,
         },
         now,
+        spentTodayPaise,
       );
       if (decline) {
         Object.assign(intent, {
@@ -440,7 +442,13 @@ export class PaymentsService implements OnModuleInit {
     if (req.mandateId !== null && !mandate) {
       return { code: 'mandate_not_active', reason: `Mandate ${req.mandateId} does not exist` };
     }
-    return this.newPaymentDecline(mandate, req, this.clock.now());
+    const now = this.clock.now();
+    return this.newPaymentDecline(
+      mandate,
+      req,
+      now,
+      await this.intents.spentOn(req.buyerAgentId, now, null),
+    );
   }
 
   /**
@@ -520,24 +528,27 @@ export class PaymentsService implements OnModuleInit {
     return { status: 'settled', intent };
   }
 
-  /** The buyer's rules for a payment not yet recorded (pay() and previewDecline). */
-  private async newPaymentDecline(
+  /**
+   * The buyer's rules for a payment not yet recorded (pay() and previewDecline), with what the
+   * buyer agent committed today (`spentTodayPaise`, PaymentIntentRepository.spentOn).
+   */
+  private newPaymentDecline(
     mandate: Mandate | null,
     p: {
-      buyerAgentId: string;
       sellerAgentId: string;
       amountPaise: number;
       recurringCharge?: boolean;
     },
     now: Date,
-  ): Promise<Decline | null> {
+    spentTodayPaise: number,
+  ): Decline | null {
     return evaluateBuyerRules({
       mandate,
       recurringCharge: p.recurringCharge,
       amountPaise: p.amountPaise,
       sellerAgentId: p.sellerAgentId,
       now,
-      spentTodayPaise: await this.intents.spentOn(p.buyerAgentId, now, null),
+      spentTodayPaise,
       dailyCapPaise: this.config.dailyCapPaise,
     });
   }

@@ -23,6 +23,32 @@ export interface RequestStatements {
 
 type PgQuery = (this: unknown, ...args: unknown[]) => unknown;
 
+/** Statements of one pg client written and not yet answered. */
+const IN_FLIGHT = Symbol('sql-counter in flight');
+type InFlight = { [IN_FLIGHT]?: number };
+
+/**
+ * Calls `done` once the query `Client.query` returned is answered: its promise, or the callback of
+ * a query object (src/database/carried.ts). Returns what `Client.query` returned, untouched.
+ */
+function whenAnswered(returned: unknown, done: () => void): unknown {
+  if (returned instanceof Promise) {
+    returned.then(done, done);
+    return returned;
+  }
+  const q = returned as { callback?: (...a: unknown[]) => unknown } | null;
+  if (q && typeof q.callback === 'function') {
+    const callback = q.callback;
+    q.callback = (...a: unknown[]) => {
+      done();
+      return callback(...a);
+    };
+  } else {
+    done();
+  }
+  return returned;
+}
+
 interface Recording {
   method: string;
   path: string;
@@ -152,7 +178,16 @@ export class SqlCounter {
         if (carries?.commit) {
           recording.statements.push({ sql: 'COMMIT', prepared: false });
         }
-        recording.roundTrips += 1;
+        // A round trip is a statement written while nothing else of this connection is in
+        // flight: one written behind another, before its answer came, shares its wait.
+        const client = this as InFlight;
+        if (!client[IN_FLIGHT]) {
+          recording.roundTrips += 1;
+        }
+        client[IN_FLIGHT] = (client[IN_FLIGHT] ?? 0) + 1;
+        return whenAnswered(original.apply(this, args), () => {
+          client[IN_FLIGHT] = (client[IN_FLIGHT] ?? 1) - 1;
+        });
       }
       return original.apply(this, args);
     };

@@ -102,6 +102,30 @@ interface StoredRecord {
   responseRaw: string | null;
 }
 
+/** What the handler did: its answer, or what it threw. */
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+function settle(p: Promise<unknown>): Promise<Settled> {
+  return p.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/**
+ * Route metadata (`@Idempotent({ pipelined: true })`): the handler starts beside its claim instead
+ * of after it. For handlers whose every effect before commit is a statement of the request's
+ * transaction (no network call, no queue job, nothing outside Postgres until commit).
+ */
+export const PIPELINED_CLAIM = 'idempotency:pipelined-claim';
+
+/** The key was not claimed by a pipelined request: its transaction rolls back, then it is answered. */
+class NotClaimed extends Error {
+  constructor(readonly claim: Exclude<Claim, { kind: 'claimed' }>) {
+    super(`idempotency key not claimed (${claim.kind})`);
+  }
+}
+
 /** A 4xx to be stored once the handler's writes (and the claim with them) have rolled back. */
 class RefusalToStore extends Error {
   constructor(
@@ -188,54 +212,85 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // Joined to a transaction someone else owns (not the case for HTTP routes today): a 4xx can
     // only roll back to a savepoint, since the whole transaction is not ours to roll back.
     const nested = this.tx.active;
+    const pipelined = !nested && Reflect.getMetadata(PIPELINED_CLAIM, ctx.getHandler()) === true;
     const now = this.clock.now();
+    const replayOf = (stored: StoredRecord) => {
+      if (stored.requestHash !== requestHash) {
+        throw idempotencyErrors.conflict();
+      }
+      return {
+        replay: true as const,
+        status: stored.statusCode,
+        body: stored.responseBody,
+        raw: stored.responseRaw,
+      };
+    };
     const expiresAt = new Date(now.getTime() + this.config.idempotencyTtlHours * 3600_000);
 
     return from(
       this.tx
         .run(async () => {
-          const replayOf = (stored: StoredRecord) => {
-            if (stored.requestHash !== requestHash) {
-              throw idempotencyErrors.conflict();
-            }
-            return {
-              replay: true as const,
-              status: stored.statusCode,
-              body: stored.responseBody,
-              raw: stored.responseRaw,
-            };
-          };
-          const claim = await this.claim(scope, {
+          const claimInput = {
             requestHash,
             status: successStatus,
             pendingUntil: new Date(now.getTime() + IN_FLIGHT_LEASE_MS),
             expiresAt,
             now,
-          });
-          if (claim.kind === 'in_flight' || claim.kind === 'raced') {
-            throw idempotencyErrors.inFlight();
-          }
-          if (claim.kind === 'stored') {
-            return replayOf(claim.record);
-          }
+          };
           // An answer made final by a later transaction is stored on the claim by that
-          // transaction's commit, through the store the route is handed (KeyAnswer).
-          const keyAnswer = new KeyAnswerStore(this.tx, (answer) =>
-            this.tx.writeBeforeCommit<Answer>(
+          // transaction's commit, through the store the route is handed (KeyAnswer). That
+          // transaction runs after this one committed, so after the claim is known.
+          let claimedId: string | null = null;
+          const keyAnswer = new KeyAnswerStore(this.tx, (answer) => {
+            if (claimedId === null) {
+              throw new Error('an answer stored on a key that was not claimed');
+            }
+            return this.tx.writeBeforeCommit<Answer>(
               'idempotency_answer',
-              { id: claim.id, status: successStatus, raw: storedBody(answer).raw },
+              { id: claimedId, status: successStatus, raw: storedBody(answer).raw },
               storeAnswers,
-            ),
-          );
-          setKeyAnswer(req, keyAnswer);
+            );
+          });
           const handle = () => lastValueFrom(next.handle(), { defaultValue: undefined });
+          let handled: Promise<Settled>;
+          if (pipelined) {
+            // The claim is written first and the handler starts at once: its first statements
+            // follow the claim on the wire and share its round trip. Until the claim is known
+            // nothing is committed; a key not claimed rolls back whatever the handler did.
+            const claiming = this.claim(scope, claimInput);
+            setKeyAnswer(req, keyAnswer);
+            handled = settle(handle());
+            const claim = await claiming.catch(async (err: unknown) => {
+              await handled;
+              throw err;
+            });
+            if (claim.kind !== 'claimed') {
+              // Nothing of the handler may still be using the connection when it rolls back.
+              await handled;
+              throw new NotClaimed(claim);
+            }
+            claimedId = claim.id;
+          } else {
+            const claim = await this.claim(scope, claimInput);
+            if (claim.kind === 'in_flight' || claim.kind === 'raced') {
+              throw idempotencyErrors.inFlight();
+            }
+            if (claim.kind === 'stored') {
+              return replayOf(claim.record);
+            }
+            claimedId = claim.id;
+            setKeyAnswer(req, keyAnswer);
+            handled = settle(nested ? this.tx.savepoint('idem_handler', handle) : handle());
+          }
           let status: number;
           let body: unknown;
           let error: AppError | null = null;
-          try {
-            body = await (nested ? this.tx.savepoint('idem_handler', handle) : handle());
+          const settled = await handled;
+          if (settled.ok) {
+            body = settled.value;
             status = successStatus;
-          } catch (thrown) {
+          } else {
+            const thrown = settled.error;
             const kept = thrown instanceof RefusalKeepingWrites;
             const err = kept ? thrown.error : thrown;
             error = toAppError(err, req);
@@ -256,7 +311,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           }
           await this.tx.writeBeforeCommit<Answer>(
             'idempotency_answer',
-            { id: claim.id, status, raw: storedBody(body).raw },
+            { id: claimedId, status, raw: storedBody(body).raw },
             storeAnswers,
           );
           return error
@@ -264,6 +319,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
             : { replay: false as const, status, body };
         })
         .catch(async (err: unknown) => {
+          if (err instanceof NotClaimed) {
+            // Rolled back: the key is a twin's (409) or already answered (replayed).
+            if (err.claim.kind !== 'stored') {
+              throw idempotencyErrors.inFlight();
+            }
+            return replayOf(err.claim.record);
+          }
           if (!(err instanceof RefusalToStore)) {
             throw err;
           }

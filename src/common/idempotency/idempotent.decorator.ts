@@ -1,12 +1,18 @@
-import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyInterceptor, PIPELINED_CLAIM } from './idempotency.interceptor';
 
-/** Marks a mutating route: Idempotency-Key (required on /acp, optional on /v1), one transaction. */
-export function Idempotent() {
+/**
+ * Marks a mutating route: Idempotency-Key (required on /acp, optional on /v1), one transaction.
+ * `pipelined`: the handler starts beside the key's claim, its first statements sharing the claim's
+ * round trip (docs/architecture.md "Round trips"); only for a handler whose every effect before
+ * commit is a statement of the request's transaction.
+ */
+export function Idempotent(opts: { pipelined?: boolean } = {}) {
   return applyDecorators(
     UseInterceptors(IdempotencyInterceptor),
+    SetMetadata(PIPELINED_CLAIM, opts.pipelined === true),
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
