@@ -157,7 +157,9 @@ async function startApp(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<App
     process.env.BENCH_CPU_PROFILE === '1'
       ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'cpu')}`]
       : [];
-  const child = spawn(process.execPath, [...profile, join('dist', 'main.js')], {
+  // BENCH_NODE_FLAGS: V8/Node flags for the app child only (e.g. heap sizing, bench/README.md).
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  const child = spawn(process.execPath, [...flags, ...profile, join('dist', 'main.js')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', fd, fd],

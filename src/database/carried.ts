@@ -22,7 +22,7 @@ interface PgConnection {
 
 /** The client the pool lends: pg's Client (or PoolClient). */
 export interface CarryingClient {
-  query(q: unknown, values?: unknown, callback?: unknown): unknown;
+  query: (q: unknown, values?: unknown, callback?: unknown) => unknown;
 }
 
 /** pg's Query with the two internals this file overrides (pg/lib/query.js; not in @types/pg). */

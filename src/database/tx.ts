@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Writable } from 'node:stream';
 
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
@@ -142,30 +143,61 @@ function markTransaction(runner: QueryRunner, open: boolean): void {
 class TransactionWire {
   private begun = false;
   private open = true;
+  private corked = false;
 
   constructor(
     private readonly runner: QueryRunner,
     private readonly client: CarryingClient,
   ) {
     markTransaction(runner, true);
-    // The client's next query, whatever sends it, carries BEGIN (an own property shadowing pg's
-    // Client.query until then; removed before the client goes back to the pool).
+    // Every query of the transaction, whatever sends it, passes here (an own property shadowing
+    // pg's Client.query, removed before the client goes back to the pool): the first carries BEGIN.
+    const send = (Object.getPrototypeOf(client) as CarryingClient).query;
     Object.defineProperty(client, 'query', {
       configurable: true,
       writable: true,
       value: (config: unknown, values?: unknown, callback?: unknown) => {
-        this.restore();
+        this.coalesce();
+        if (this.begun) {
+          return send.call(client, config, values, callback);
+        }
         this.begun = true;
         if (
           callback !== undefined ||
           typeof (config as { submit?: unknown })?.submit === 'function'
         ) {
           // A callback or a query object of its own: BEGIN goes first, as a statement of its own.
-          void (client.query('BEGIN') as Promise<unknown>).catch(() => undefined);
-          return client.query(config, values, callback);
+          void (send.call(client, 'BEGIN') as Promise<unknown>).catch(() => undefined);
+          return send.call(client, config, values, callback);
         }
-        return queryCarrying(client, [config, values] as QueryArgs, { begin: true, commit: false });
+        return queryCarrying(
+          { query: (q) => send.call(client, q) },
+          [config, values] as QueryArgs,
+          {
+            begin: true,
+            commit: false,
+          },
+        );
       },
+    });
+  }
+
+  /**
+   * Statements written in one turn of the event loop's job queue (the claim and the handler's
+   * first read, two statements called back to back) leave in one socket write: the connection's
+   * stream is corked at the first and uncorked once the promise jobs of this turn have run.
+   */
+  private coalesce(): void {
+    const stream = (this.client as { connection?: { stream?: Partial<Writable> } }).connection
+      ?.stream;
+    if (this.corked || !stream?.cork || !stream.uncork) {
+      return;
+    }
+    this.corked = true;
+    stream.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      stream.uncork?.();
     });
   }
 
