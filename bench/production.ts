@@ -121,6 +121,7 @@ function appEnv(port: number, databaseUrl: string, redisUrl: string): NodeJS.Pro
   const key32 = () => randomBytes(32).toString('base64');
   return {
     PATH: process.env.PATH,
+    NODE_OPTIONS: imageNodeOptions(),
     NODE_ENV: 'production',
     MODE: 'live',
     PORT: String(port),
@@ -138,6 +139,12 @@ function appEnv(port: number, databaseUrl: string, redisUrl: string): NodeJS.Pro
     DOCUMENT_ENCRYPTION_KEY: key32(),
     FOREX_PAN_PEPPER: key32(),
   };
+}
+
+/** The image's `ENV NODE_OPTIONS=…` (Dockerfile): the heap settings the app runs with. */
+function imageNodeOptions(): string {
+  const line = /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+  return line ? line[1].trim() : '';
 }
 
 interface AppChild {
@@ -442,7 +449,9 @@ async function main(): Promise<number> {
         app_rss_max_mb: rss.max.app ?? 0,
       };
     });
-    const med = (f: (x: (typeof perRound)[number]) => number) => median(perRound.map(f));
+    // One decimal: the median of an even number of rounds is a mean of two.
+    const med = (f: (x: (typeof perRound)[number]) => number) =>
+      Math.round(median(perRound.map(f)) * 10) / 10;
     const mid = medianIndex(perRound.map((x) => x.flows_per_s));
     const runs = [
       ...(warm ? [warm] : []),
