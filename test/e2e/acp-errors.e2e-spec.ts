@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 
 import request from 'supertest';
 
-import { sha256Hex } from '../../src/common/crypto/secrets';
 import { randomToken } from '../../src/common/ids';
 import { insertMandate, insertToken } from '../factories/payment-fixtures';
 import {
@@ -16,6 +15,7 @@ import {
   officialAcpSchemasAvailable,
 } from '../support/acp-schema';
 import { startApp, TestApp } from '../support/app';
+import { withKeyHeld } from '../support/key-lock';
 import { acpHeaders, keyPair, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
@@ -160,31 +160,6 @@ describe('ACP errors: every error of both APIs against the official Error schema
     };
   }
 
-  /** The same idempotency lock the interceptor takes, held from outside to provoke 409. */
-  async function withKeyHeld<T>(
-    keyId: string,
-    path: string,
-    key: string,
-    run: () => Promise<T>,
-  ): Promise<T> {
-    const lockId = BigInt.asIntN(
-      64,
-      BigInt(
-        `0x${sha256Hex([`protocol_key:${keyId}`, 'POST', path, key].join('\u0000')).slice(0, 16)}`,
-      ),
-    ).toString();
-    const qr = t.db.createQueryRunner();
-    await qr.connect();
-    await qr.startTransaction();
-    try {
-      await qr.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockId]);
-      return await run();
-    } finally {
-      await qr.rollbackTransaction();
-      await qr.release();
-    }
-  }
-
   const payment = (token: string, instrumentType = 'svc_mandate') => ({
     payment_data: {
       handler_id: 'svc_upi_mandate',
@@ -281,7 +256,9 @@ describe('ACP errors: every error of both APIs against the official Error schema
     it('409 idempotency_in_flight with Retry-After while the first request holds the key', async () => {
       const key = idem();
       const keyId = api === 'checkout' ? ws.merchantKeyId : ws.buyerKeyId;
-      const res = await withKeyHeld(keyId, path, key, () => post(path, rightKey(), body(), key));
+      const res = await withKeyHeld(t, { ownerId: `protocol_key:${keyId}`, path, key }, () =>
+        post(path, rightKey(), body(), key),
+      );
       expectAcpError(api, res, 409, 'idempotency_in_flight');
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     });

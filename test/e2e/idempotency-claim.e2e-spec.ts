@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 
 import request from 'supertest';
 
-import { sha256Hex } from '../../src/common/crypto/secrets';
 import { IN_FLIGHT_LEASE_MS } from '../../src/common/idempotency/idempotency.interceptor';
 import { startApp, TestApp } from '../support/app';
+import { withKeyHeld } from '../support/key-lock';
 import { ProbeController } from '../support/probe.controller';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 import { SqlCounter } from '../support/sql-counter';
@@ -56,23 +56,8 @@ describe('Idempotency claim', () => {
   }
 
   /** The interceptor's advisory lock for this caller and key, held from another connection. */
-  async function withKeyHeld<T>(ws: SeededWorkspace, key: string, run: () => Promise<T>) {
-    const lockId = BigInt.asIntN(
-      64,
-      BigInt(
-        `0x${sha256Hex([`protocol_key:${ws.merchantKeyId}`, 'POST', PATH, key].join('\u0000')).slice(0, 16)}`,
-      ),
-    ).toString();
-    const qr = t.db.createQueryRunner();
-    await qr.connect();
-    await qr.startTransaction();
-    try {
-      await qr.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockId]);
-      return await run();
-    } finally {
-      await qr.rollbackTransaction();
-      await qr.release();
-    }
+  function withKeyHeldBy<T>(ws: SeededWorkspace, key: string, run: () => Promise<T>) {
+    return withKeyHeld(t, { ownerId: `protocol_key:${ws.merchantKeyId}`, path: PATH, key }, run);
   }
 
   it('a first request: the claim, the handler, one statement for its answer; no savepoint', async () => {
@@ -99,7 +84,7 @@ describe('Idempotency claim', () => {
     const ws = await seedWorkspace(t);
     const key = randomUUID();
     const first = await probe(ws, key, { note: 'once' });
-    const replay = await withKeyHeld(ws, key, () => probe(ws, key, { note: 'once' }));
+    const replay = await withKeyHeldBy(ws, key, () => probe(ws, key, { note: 'once' }));
     expect(replay.response.status).toBe(201);
     expect(replay.response.headers['idempotent-replayed']).toBe('true');
     expect(replay.response.text).toBe(first.response.text);
@@ -116,7 +101,7 @@ describe('Idempotency claim', () => {
   it('a new key whose lock a twin holds: 409 with Retry-After, nothing stored', async () => {
     const ws = await seedWorkspace(t);
     const key = randomUUID();
-    const res = await withKeyHeld(ws, key, () => probe(ws, key, { note: 'twin' }));
+    const res = await withKeyHeldBy(ws, key, () => probe(ws, key, { note: 'twin' }));
     expect(res.response.status).toBe(409);
     expect(res.response.body.code).toBe('idempotency_in_flight');
     expect(res.response.headers['retry-after']).toBe('1');

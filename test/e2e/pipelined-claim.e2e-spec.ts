@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 
 import request from 'supertest';
 
-import { sha256Hex } from '../../src/common/crypto/secrets';
 import { createMandate } from '../factories/mandate.factory';
 import { insertToken } from '../factories/payment-fixtures';
 import { listTeaAndBiscuits, openTeaSession } from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
+import { withKeyHeld } from '../support/key-lock';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
@@ -30,31 +30,6 @@ describe('Pipelined Idempotency-Key claim', () => {
     await t.close();
   });
 
-  /** Runs `run` while another connection holds the key's advisory lock, as a twin in flight does. */
-  async function withKeyHeld<T>(
-    keyId: string,
-    path: string,
-    key: string,
-    run: () => Promise<T>,
-  ): Promise<T> {
-    const lockId = BigInt.asIntN(
-      64,
-      BigInt(
-        `0x${sha256Hex([`protocol_key:${keyId}`, 'POST', path, key].join('\u0000')).slice(0, 16)}`,
-      ),
-    ).toString();
-    const qr = t.db.createQueryRunner();
-    await qr.connect();
-    await qr.startTransaction();
-    try {
-      await qr.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockId]);
-      return await run();
-    } finally {
-      await qr.rollbackTransaction();
-      await qr.release();
-    }
-  }
-
   /** Rows that any of the three handlers writes. */
   async function counts(): Promise<Record<string, number>> {
     const [row] = await t.db.query<Record<string, number>[]>(
@@ -68,6 +43,8 @@ describe('Pipelined Idempotency-Key claim', () => {
     );
     return row;
   }
+
+  const ownerId = () => `protocol_key:${ws.merchantKeyId}`;
 
   const createBody = {
     line_items: [{ id: 'tea', quantity: 1 }],
@@ -85,11 +62,14 @@ describe('Pipelined Idempotency-Key claim', () => {
   it('create: a twin holding the key gets 409 and writes no session', async () => {
     const key = randomUUID();
     const before = await counts();
-    const res = await withKeyHeld(ws.merchantKeyId, '/acp/checkout_sessions', key, () =>
-      request(t.url)
-        .post('/acp/checkout_sessions')
-        .set(acpHeaders(ws.merchantKey, key))
-        .send(createBody),
+    const res = await withKeyHeld(
+      t,
+      { ownerId: ownerId(), path: '/acp/checkout_sessions', key },
+      () =>
+        request(t.url)
+          .post('/acp/checkout_sessions')
+          .set(acpHeaders(ws.merchantKey, key))
+          .send(createBody),
     );
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('idempotency_in_flight');
@@ -140,7 +120,7 @@ describe('Pipelined Idempotency-Key claim', () => {
     const path = `/acp/checkout_sessions/${sessionId}/complete`;
     const key = randomUUID();
     const before = await counts();
-    const res = await withKeyHeld(ws.merchantKeyId, path, key, () =>
+    const res = await withKeyHeld(t, { ownerId: ownerId(), path, key }, () =>
       request(t.url).post(path).set(acpHeaders(ws.merchantKey, key)).send(payment(token)),
     );
     expect(res.status).toBe(409);
