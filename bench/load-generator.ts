@@ -4,6 +4,7 @@
 import autocannon from 'autocannon';
 
 import { runFlow } from './flow-agents';
+import { runPaced } from './paced';
 import type { ChildMessage, FlowJob, FlowResult, LoadJob, LoadResult } from './protocol';
 import { round, summarise } from './stats';
 
@@ -91,9 +92,6 @@ function run(job: LoadJob): Promise<LoadResult> {
   if (pool) {
     opts.maxOverallRequests = pool.length;
   }
-  if (job.overallRate) {
-    opts.overallRate = job.overallRate;
-  }
 
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -136,7 +134,11 @@ function run(job: LoadJob): Promise<LoadResult> {
 
 process.on('message', (job: LoadJob | FlowJob) => {
   const done: Promise<LoadResult | FlowResult> =
-    'kind' in job && job.kind === 'flow' ? runFlow(job) : run(job as LoadJob);
+    'kind' in job && job.kind === 'flow'
+      ? runFlow(job)
+      : (job as LoadJob).overallRate
+        ? runPaced(job as LoadJob, { parseBody })
+        : run(job as LoadJob);
   done.then(
     (result) =>
       process.send?.({ ok: true, result } satisfies ChildMessage<LoadResult | FlowResult>),

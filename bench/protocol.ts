@@ -30,7 +30,7 @@ export interface LoadJob {
   pool?: PoolItem[];
   /** Record `id` and `status` of JSON response bodies (for correctness checks afterwards). */
   collectBodies?: boolean;
-  /** Open loop: send this many requests per second over all connections (autocannon overallRate). */
+  /** Open loop: this many requests per second, evenly spaced, over at most `connections` sockets (paced.ts). */
   overallRate?: number;
 }
 
