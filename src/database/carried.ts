@@ -116,7 +116,7 @@ export function queryCarrying(
   });
 }
 
-/** Marks a query object so counters can tell what it carried (test/support/sql-counter.ts). */
+/** What a query object carries, if it is one of this file's (test/support/sql-counter.ts counts it). */
 export function carriesOf(q: unknown): Carries | null {
   return q instanceof CarryingQuery ? q.carries : null;
 }

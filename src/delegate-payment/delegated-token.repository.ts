@@ -42,6 +42,12 @@ const lockWithMandateStatus = statement<
      FROM delegated_tokens t WHERE t.id = $1 FOR NO KEY UPDATE OF t`,
 );
 
+/** A token under its row lock, with its mandate's status. */
+export interface LockedToken {
+  token: DelegatedToken;
+  mandateStatus: MandateStatus;
+}
+
 /** The owner of delegated_tokens (docs/architecture.md "Table owners"); TokensStoreModule exports it. */
 @Injectable()
 export class DelegatedTokenRepository {
@@ -56,9 +62,7 @@ export class DelegatedTokenRepository {
   }
 
   /** The token locked, with its mandate's status; null when there is no such token. */
-  async lockWithMandateStatus(
-    id: string,
-  ): Promise<{ token: DelegatedToken; mandateStatus: MandateStatus } | null> {
+  async lockWithMandateStatus(id: string): Promise<LockedToken | null> {
     const row = await this.sql.one(lockWithMandateStatus(id));
     return row
       ? {

@@ -5,9 +5,8 @@ import { Clock } from '../common/clock';
 import { commonErrors } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
-import type { MandateStatus } from '../mandates/mandate.entity';
 import { DelegatedToken } from './delegated-token.entity';
-import { DelegatedTokenRepository } from './delegated-token.repository';
+import { DelegatedTokenRepository, LockedToken } from './delegated-token.repository';
 import { tokenErrors } from './tokens.errors';
 
 export interface RedeemRequest {
@@ -15,12 +14,6 @@ export interface RedeemRequest {
   checkoutSessionId: string;
   merchantAgentId: string;
   amountPaise: number;
-}
-
-/** A token under its row lock, with its mandate's status. */
-export interface LockedToken {
-  token: DelegatedToken;
-  mandateStatus: MandateStatus;
 }
 
 export function tokenState(

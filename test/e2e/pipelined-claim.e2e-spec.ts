@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 
 import { createMandate } from '../factories/mandate.factory';
-import { insertToken } from '../factories/payment-fixtures';
+import { insertToken, mandateDelegateBody } from '../factories/payment-fixtures';
 import { listTeaAndBiscuits, openTeaSession } from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
 import { withKeyHeld } from '../support/key-lock';
@@ -86,19 +86,13 @@ describe('Pipelined Idempotency-Key claim', () => {
   it('delegate_payment: a replay answers the stored token byte for byte and mints no other', async () => {
     const sessionId = await openTeaSession(t, ws);
     const key = randomUUID();
-    const body = {
-      payment_method: { type: 'svc_mandate', mandate_id: mandateId },
-      allowance: {
-        reason: 'one_time',
-        max_amount: 92_500,
-        currency: 'inr',
-        checkout_session_id: sessionId,
-        merchant_id: ws.seller.id,
-        expires_at: new Date(t.clock.now().getTime() + 3600_000).toISOString(),
-      },
-      risk_signals: [],
-      metadata: {},
-    };
+    const body = mandateDelegateBody({
+      mandateId,
+      sessionId,
+      merchantId: ws.seller.id,
+      maxAmountPaise: 92_500,
+      now: t.clock.now(),
+    });
     const send = () =>
       request(t.url)
         .post('/acp/agentic_commerce/delegate_payment')

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 
 import { createMandate } from '../factories/mandate.factory';
+import { mandateDelegateBody } from '../factories/payment-fixtures';
 import { startApp, TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 import { shortSql, SqlCounter } from '../support/sql-counter';
@@ -95,19 +96,15 @@ describe('SQL budget of an ACP purchase', () => {
       request(t.url)
         .post('/acp/agentic_commerce/delegate_payment')
         .set(acpHeaders(ws.buyerKey, randomUUID()))
-        .send({
-          payment_method: { type: 'svc_mandate', mandate_id: mandateId },
-          allowance: {
-            reason: 'one_time',
-            max_amount: 90_000,
-            currency: 'inr',
-            checkout_session_id: sessionId,
-            merchant_id: ws.seller.id,
-            expires_at: new Date(t.clock.now().getTime() + 3600_000).toISOString(),
-          },
-          risk_signals: [],
-          metadata: {},
-        }),
+        .send(
+          mandateDelegateBody({
+            mandateId,
+            sessionId,
+            merchantId: ws.seller.id,
+            maxAmountPaise: 90_000,
+            now: t.clock.now(),
+          }),
+        ),
     );
     expect(delegated.response.status).toBe(201);
     const token = delegated.response.body.id as string;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { verifyChain } from '../../src/chains/verify-chain';
 import { csrfFieldOf, signIn } from '../factories/app-session.factory';
+import { mandateDelegateBody } from '../factories/payment-fixtures';
 import { startApp, TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 import request from '../support/ucp-contract';
@@ -68,19 +69,15 @@ describe('an ACP platform and a UCP platform buy the same offer', () => {
     const res = await request(t.url)
       .post('/acp/agentic_commerce/delegate_payment')
       .set(acpHeaders(buyer.buyerKey, randomUUID()))
-      .send({
-        payment_method: { type: 'svc_mandate', mandate_id: mandateId },
-        allowance: {
-          reason: 'one_time',
-          max_amount: 90_000,
-          currency: 'inr',
-          checkout_session_id: sessionId,
-          merchant_id: seller.seller.id,
-          expires_at: new Date(Date.now() + 3600_000).toISOString(),
-        },
-        risk_signals: [],
-        metadata: {},
-      })
+      .send(
+        mandateDelegateBody({
+          mandateId,
+          sessionId,
+          merchantId: seller.seller.id,
+          maxAmountPaise: 90_000,
+          now: new Date(),
+        }),
+      )
       .expect(201);
     return res.body.id as string;
   }

@@ -81,3 +81,30 @@ export async function insertToken(
   );
   return id;
 }
+
+/**
+ * A delegate_payment body (docs/acp.md §6): a one-time token on a standing mandate for one
+ * checkout session of `merchantId`, up to `maxAmountPaise`, valid for `validForMs` from `now`.
+ */
+export function mandateDelegateBody(p: {
+  mandateId: string;
+  sessionId: string;
+  merchantId: string;
+  maxAmountPaise: number;
+  now: Date;
+  validForMs?: number;
+}) {
+  return {
+    payment_method: { type: 'svc_mandate', mandate_id: p.mandateId },
+    allowance: {
+      reason: 'one_time',
+      max_amount: p.maxAmountPaise,
+      currency: 'inr',
+      checkout_session_id: p.sessionId,
+      merchant_id: p.merchantId,
+      expires_at: new Date(p.now.getTime() + (p.validForMs ?? 3600_000)).toISOString(),
+    },
+    risk_signals: [],
+    metadata: {},
+  };
+}

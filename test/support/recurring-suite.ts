@@ -12,6 +12,7 @@ import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 import { csrfFieldOf, signIn } from '../factories/app-session.factory';
 import { bearer } from '../factories/intent.factory';
 import { createOffer } from '../factories/offer.factory';
+import { mandateDelegateBody } from '../factories/payment-fixtures';
 import { createCheckoutSession } from '../factories/session.factory';
 import type { TestApp } from './app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from './seed';
@@ -511,19 +512,16 @@ export function recurringSuite(rail: string, start: () => Promise<RecurringHarne
       const delegated = await request(t.url)
         .post('/acp/agentic_commerce/delegate_payment')
         .set(acpHeaders(ws.buyerKey, randomUUID()))
-        .send({
-          payment_method: { type: 'svc_mandate', mandate_id: mandateId },
-          allowance: {
-            reason: 'one_time',
-            max_amount: 1000,
-            currency: 'inr',
-            checkout_session_id: session.id,
-            merchant_id: ws.seller.id,
-            expires_at: new Date(t.clock.now().getTime() + HOUR).toISOString(),
-          },
-          risk_signals: [],
-          metadata: {},
-        });
+        .send(
+          mandateDelegateBody({
+            mandateId,
+            sessionId: session.id,
+            merchantId: ws.seller.id,
+            maxAmountPaise: 1000,
+            now: t.clock.now(),
+            validForMs: HOUR,
+          }),
+        );
       expect(delegated.status).toBe(400);
       expect(delegated.body.param).toBe('$.payment_method.mandate_id');
       expect(
