@@ -24,7 +24,9 @@ export async function signIn(t: TestApp, email: string, password: string): Promi
     .type('form')
     .send({ _csrf: csrfFieldOf(form.text), email, password });
   if (res.status !== 303) {
-    throw new Error(`sign-in failed: ${res.status} ${res.text.replace(/\s+/g, ' ').slice(0, 2000)}`);
+    throw new Error(
+      `sign-in failed: ${res.status} ${res.text.replace(/\s+/g, ' ').slice(0, 2000)}`,
+    );
   }
   const session = cookiesOf(res).find((c) => c.startsWith('svc_session='));
   return { cookie: session!.split(';')[0] };
