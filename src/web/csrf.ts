@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 import { constantTimeEqual } from '../common/crypto/secrets';
+import { identityNumberIn } from '../common/identity/identity-numbers';
 
 /** Cookie holding the session token (plaintext only in the browser; the DB keeps its SHA-256). */
 export const SESSION_COOKIE = 'svc_session';
@@ -11,9 +12,21 @@ export const CSRF_FIELD = '_csrf';
 /** Cookies are scoped to the app; /v1 and /acp never see them. */
 export const APP_COOKIE_PATH = '/app';
 
-/** 256 random bits, base64url: safe in a cookie and in an HTML attribute. */
-export function newBrowserToken(): string {
-  return randomBytes(32).toString('base64url');
+/**
+ * 256 random bits, base64url: safe in a cookie and in an HTML attribute. The token (the sign-in
+ * form's `_csrf`) and the CSRF token derived from it (every signed-in form's `_csrf`) come back in
+ * form bodies, which the edge checks for identity numbers (docs/personal-data.md "Identity numbers
+ * we refuse"). base64url's `-` and `_` read as separators there, so about one token in 130,000
+ * holds a PAN-shaped run (`…-ABCPE1234F_…`) and every form sent with it would be refused. Such a
+ * draw is thrown away and another taken.
+ */
+export function newBrowserToken(random: (size: number) => Buffer = randomBytes): string {
+  for (;;) {
+    const token = random(32).toString('base64url');
+    if (identityNumberIn(token) === null && identityNumberIn(csrfTokenFor(token)) === null) {
+      return token;
+    }
+  }
 }
 
 /**

@@ -17,6 +17,7 @@ import { createMandate } from '../factories/mandate.factory';
 import { createOffer } from '../factories/offer.factory';
 import { insertToken } from '../factories/payment-fixtures';
 import { startApp, TestApp } from '../support/app';
+import { withoutIdentityNumber } from '../support/no-identity-number';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
@@ -31,7 +32,7 @@ describe('Your data (DPDP rights)', () => {
   let other: SeededWorkspace;
   let person: AppSession;
   const name = `Zoya Qx${randomToken(8)}`;
-  const email = `zoya-${randomToken(10).toLowerCase()}@example.test`;
+  const email = withoutIdentityNumber(() => `zoya-${randomToken(10).toLowerCase()}@example.test`);
   const phone = `98${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
   let mandateId: string;
   let intentId: string;

@@ -6,6 +6,7 @@ import { randomToken } from '../../src/common/ids';
 import { istDate } from '../../src/forex/financial-year';
 import { ForexPartnersService } from '../../src/forex/forex-partners.service';
 import type { TestApp } from '../support/app';
+import { withoutIdentityNumber } from '../support/no-identity-number';
 import type { SeededWorkspace } from '../support/seed';
 
 export interface SeededPartner {
@@ -19,7 +20,7 @@ export async function registerPartner(
   t: TestApp,
   opts: { serviceFeePaise?: number } = {},
 ): Promise<SeededPartner> {
-  const email = `dealer-${randomToken(10).toLowerCase()}@partner.test`;
+  const email = withoutIdentityNumber(() => `dealer-${randomToken(10).toLowerCase()}@partner.test`);
   const password = `pw-${randomToken(16)}`;
   const { partner, dealerPersonId } = await t.get(ForexPartnersService).register(
     {

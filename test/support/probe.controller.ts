@@ -12,6 +12,7 @@ import { RefusalKeepingWrites, Tx } from '../../src/database/tx';
 import { PaymentAttempt } from '../../src/payments/payment-attempt';
 import { PaymentsService, railDebitRequest } from '../../src/payments/payments.service';
 import { PAYMENT_RAIL, PaymentRail } from '../../src/rails/payment-rail';
+import { withoutIdentityNumber } from './no-identity-number';
 
 export class ProbeDto {
   @IsString() note: string;
@@ -38,7 +39,7 @@ export class ProbeController {
   @AcpRoute('merchant')
   @Idempotent()
   async create(@Caller() caller: ProtocolKeyPrincipal, @Body() body: ProbeDto) {
-    const id = `probe_${randomToken(10)}`;
+    const id = withoutIdentityNumber(() => `probe_${randomToken(10)}`);
     await this.tx.manager.query(
       `INSERT INTO audit_events (workspace_id, actor_type, actor_id, action, subject_id, data) VALUES ($1, 'protocol_key', $2, 'probe', $3, $4)`,
       [caller.workspaceId, caller.id, id, JSON.stringify({ note: body.note })],
@@ -147,7 +148,10 @@ export class PayProbeController {
     }
     const recorded = await this.tx.run(() =>
       payments.pay(
-        PaymentAttempt.start({ kind: 'quote', id: `qt_probe_${randomToken(10)}` }),
+        PaymentAttempt.start({
+          kind: 'quote',
+          id: withoutIdentityNumber(() => `qt_probe_${randomToken(10)}`),
+        }),
         {
           buyerAgentId: body.buyer_agent_id,
           sellerAgentId: body.seller_agent_id,

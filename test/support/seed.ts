@@ -5,6 +5,7 @@ import { randomToken } from '../../src/common/ids';
 import { signedBytes } from '../../src/common/signing/signed-bytes';
 import { ProtocolKeysService } from '../../src/protocol-keys/protocol-keys.service';
 import type { TestApp } from './app';
+import { withoutIdentityNumber } from './no-identity-number';
 
 export interface SeededWorkspace {
   workspaceId: string;
@@ -27,7 +28,7 @@ export async function seedWorkspace(
 ): Promise<SeededWorkspace> {
   const accounts = t.get(AccountsService);
   const keys = t.get(ProtocolKeysService);
-  const email = `person-${randomToken(10).toLowerCase()}@example.test`;
+  const email = withoutIdentityNumber(() => `person-${randomToken(10).toLowerCase()}@example.test`);
   const password = `pw-${randomToken(16)}`;
   const { workspace, person, apiKey } = await accounts.signUp({
     workspaceName: 'Test workspace',
