@@ -86,7 +86,11 @@ export async function runFlow(job: FlowJob): Promise<FlowResult> {
   const bases = (job.baseUrls ?? [job.baseUrl]).map((u) => new URL(u));
   let turn = 0;
   const base = () => bases[turn++ % bases.length];
-  const agent = new Agent({ keepAlive: true, maxSockets: job.agents });
+  // Open loop: enough sockets that a flow never waits for one (its latency is the app's).
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: job.flowsPerS !== undefined ? 1024 : job.agents,
+  });
   const timeoutMs = job.timeoutS * 1000;
   const merchantKeys = job.merchantKeys?.length ? job.merchantKeys : [job.merchantKey];
   const merchantOf = (index: number) => ({
@@ -154,7 +158,13 @@ export async function runFlow(job: FlowJob): Promise<FlowResult> {
         stats.errors++;
       }
       if (name === 'complete') {
-        unansweredCompletes.push({ key, path, body });
+        // With the credential it was sent with: a replay under another would be another key.
+        unansweredCompletes.push({
+          key,
+          path,
+          body,
+          headers: { Authorization: headers.Authorization },
+        });
       }
     } else {
       latencies[name].push(t1 - t0);
@@ -168,79 +178,109 @@ export async function runFlow(job: FlowJob): Promise<FlowResult> {
 
   const pause = () => new Promise((r) => setTimeout(r, BACKOFF_MS));
 
-  const virtualAgent = async (index: number): Promise<void> => {
+  /** One flow as agent `index` (its buyer and merchant key); true when it completed. */
+  const oneFlow = async (index: number): Promise<boolean> => {
     const b = index % job.buyers.length;
     const buyer = job.buyers[b];
     const buyerHeaders = { Authorization: `Bearer ${buyer.buyerKey}`, 'API-Version': API_VERSION };
     const merchant = merchantOf(index);
+    flowsStarted++;
+    const t0 = performance.now();
+    const created = await step(b, 'create', '/acp/checkout_sessions', merchant, createBody);
+    const sessionId = created.status === 201 ? field(created.body, 'id') : null;
+    if (sessionId === null) {
+      return false;
+    }
+    sessionIds.push(sessionId);
+    const delegated = await step(
+      b,
+      'delegate_payment',
+      '/acp/agentic_commerce/delegate_payment',
+      buyerHeaders,
+      JSON.stringify({
+        payment_method: { type: 'svc_mandate', mandate_id: buyer.mandateId },
+        allowance: {
+          reason: 'one_time',
+          max_amount: job.amountPaise,
+          currency: 'inr',
+          checkout_session_id: sessionId,
+          merchant_id: job.sellerId,
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        },
+        risk_signals: [],
+        metadata: {},
+      }),
+    );
+    const token = delegated.status === 201 ? field(delegated.body, 'id') : null;
+    if (token === null) {
+      return false;
+    }
+    const done = await step(
+      b,
+      'complete',
+      `/acp/checkout_sessions/${sessionId}/complete`,
+      merchant,
+      JSON.stringify({
+        payment_data: {
+          handler_id: 'svc_upi_mandate',
+          instrument: {
+            type: 'svc_mandate',
+            credential: { type: 'svc_delegated_token', token },
+          },
+        },
+      }),
+    );
+    if (done.status !== 200) {
+      return false;
+    }
+    if (field(done.body, 'status') !== 'completed') {
+      completeNotCompleted++;
+      return false;
+    }
+    const t1 = performance.now();
+    flowLatencies.push(t1 - t0);
+    completedSessionIds.push(sessionId);
+    if (t1 <= deadline) {
+      flowsCompletedInWindow++;
+    }
+    return true;
+  };
+
+  /** Closed loop: the agent starts its next flow when the last one ended. */
+  const virtualAgent = async (index: number): Promise<void> => {
     while (performance.now() < deadline) {
-      flowsStarted++;
-      const t0 = performance.now();
-      const created = await step(b, 'create', '/acp/checkout_sessions', merchant, createBody);
-      const sessionId = created.status === 201 ? field(created.body, 'id') : null;
-      if (sessionId === null) {
+      if (!(await oneFlow(index))) {
         await pause();
-        continue;
-      }
-      sessionIds.push(sessionId);
-      const delegated = await step(
-        b,
-        'delegate_payment',
-        '/acp/agentic_commerce/delegate_payment',
-        buyerHeaders,
-        JSON.stringify({
-          payment_method: { type: 'svc_mandate', mandate_id: buyer.mandateId },
-          allowance: {
-            reason: 'one_time',
-            max_amount: job.amountPaise,
-            currency: 'inr',
-            checkout_session_id: sessionId,
-            merchant_id: job.sellerId,
-            expires_at: new Date(Date.now() + 3600_000).toISOString(),
-          },
-          risk_signals: [],
-          metadata: {},
-        }),
-      );
-      const token = delegated.status === 201 ? field(delegated.body, 'id') : null;
-      if (token === null) {
-        await pause();
-        continue;
-      }
-      const done = await step(
-        b,
-        'complete',
-        `/acp/checkout_sessions/${sessionId}/complete`,
-        merchant,
-        JSON.stringify({
-          payment_data: {
-            handler_id: 'svc_upi_mandate',
-            instrument: {
-              type: 'svc_mandate',
-              credential: { type: 'svc_delegated_token', token },
-            },
-          },
-        }),
-      );
-      if (done.status !== 200) {
-        await pause();
-        continue;
-      }
-      if (field(done.body, 'status') !== 'completed') {
-        completeNotCompleted++;
-        await pause();
-        continue;
-      }
-      const t1 = performance.now();
-      flowLatencies.push(t1 - t0);
-      completedSessionIds.push(sessionId);
-      if (t1 <= deadline) {
-        flowsCompletedInWindow++;
       }
     }
   };
 
-  await Promise.all(Array.from({ length: job.agents }, (_, i) => virtualAgent(i)));
+  /**
+   * Open loop (job.flowsPerS): flow i starts when it is due, at start + i / rate, whether or not
+   * the earlier ones have ended, so a slow answer cannot slow the arrivals down and each step's
+   * latency is counted from when it was sent (bench/paced.ts does the same for single requests).
+   */
+  const pacedFlows = async (perS: number): Promise<void> => {
+    const running: Promise<boolean>[] = [];
+    for (let i = 0; ; i++) {
+      const due = started + (i * 1000) / perS;
+      if (due >= deadline) {
+        break;
+      }
+      const wait = due - performance.now();
+      if (wait > 0) {
+        await new Promise((r) => setTimeout(r, wait));
+      }
+      running.push(oneFlow(i));
+    }
+    await Promise.all(running);
+  };
+
+  if (job.flowsPerS !== undefined) {
+    await pacedFlows(job.flowsPerS);
+  } else {
+    await Promise.all(Array.from({ length: job.agents }, (_, i) => virtualAgent(i)));
+  }
   agent.destroy();
 
   return {

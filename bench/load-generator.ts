@@ -5,7 +5,7 @@ import autocannon from 'autocannon';
 
 import { runFlow } from './flow-agents';
 import { runPaced } from './paced';
-import type { ChildMessage, FlowJob, FlowResult, LoadJob, LoadResult } from './protocol';
+import type { ChildMessage, FlowJob, FlowResult, LoadJob, LoadResult, PoolItem } from './protocol';
 import { round, summarise } from './stats';
 
 function parseBody(text: string): { id: string | null; status: string | null } {
@@ -29,7 +29,7 @@ function run(job: LoadJob): Promise<LoadResult> {
   let poolNext = 0;
   let clients = 0;
   /** Requests sent with a unique key whose response has not arrived (yet). */
-  const inFlight = new Map<string, { path: string; body: string }>();
+  const inFlight = new Map<string, PoolItem>();
   const idem = job.idempotency;
   const pool = job.pool;
 
@@ -63,6 +63,7 @@ function run(job: LoadJob): Promise<LoadResult> {
       const item = pool
         ? pool[Math.min(poolNext++, pool.length - 1)]
         : { path: job.path, body: job.body ?? '' };
+      Object.assign(headers, item.headers);
       if (idem?.mode === 'unique') {
         const key = `${idem.prefix}-${++sequence}`;
         headers['Idempotency-Key'] = key;

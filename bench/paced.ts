@@ -4,7 +4,7 @@
 // "half of max" measured a burst of that second's requests queueing behind each other.
 import { Agent, request } from 'node:http';
 
-import type { LoadJob, LoadResult } from './protocol';
+import type { LoadJob, LoadResult, PoolItem } from './protocol';
 import { round, summarise } from './stats';
 
 /** The same record of each answer as the autocannon runner keeps (load-generator.ts). */
@@ -33,7 +33,7 @@ export async function runPaced(job: LoadJob, hooks: PacedHooks): Promise<LoadRes
   const latencies: number[] = [];
   const statusCounts: Record<string, number> = {};
   const bodies: LoadResult['bodies'] = [];
-  const inFlight = new Map<string, { path: string; body: string }>();
+  const inFlight = new Map<string, PoolItem>();
   let replayed = 0;
   let errors = 0;
   let timeouts = 0;
@@ -42,7 +42,7 @@ export async function runPaced(job: LoadJob, hooks: PacedHooks): Promise<LoadRes
   const send = (i: number, due: number): Promise<void> =>
     new Promise((resolve) => {
       const item = job.pool ? job.pool[i] : { path: job.path, body: job.body ?? '' };
-      const headers: Record<string, string> = { ...job.headers };
+      const headers: Record<string, string> = { ...job.headers, ...item.headers };
       let key: string | null = null;
       if (job.idempotency?.mode === 'unique') {
         key = `${job.idempotency.prefix}-${i + 1}`;

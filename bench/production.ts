@@ -51,6 +51,7 @@ import {
   Scenario,
   ScenarioOutcome,
   transportChecks,
+  WEBHOOK_SCENARIO,
 } from './scenarios';
 import { seedWorld, World } from './seed';
 import { applyAppEnv, BASELINE_TABLE, benchOptions, prepareDatabase, startInstance } from './setup';
@@ -60,6 +61,8 @@ const RAW_TABLE = 'bench_raw_baseline';
 const ROOT = join(__dirname, '..');
 const RESULTS = join(__dirname, 'results');
 const APP_LOG = join(RESULTS, 'production-app.log');
+/** The log of the same build in sandbox mode, for the webhook phase (see webhookPhase). */
+const SANDBOX_APP_LOG = join(RESULTS, 'production-app-sandbox.log');
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -141,6 +144,19 @@ function appEnv(port: number, databaseUrl: string, redisUrl: string): NodeJS.Pro
   };
 }
 
+/**
+ * The same build in sandbox mode, for the webhook phase only: live mode delivers webhooks only to
+ * public https receivers (src/webhooks/url-policy.ts), and the bench's receiver is a local process.
+ * Logs as in live; the per-credential rate limit set to live's default (sandbox's is 25/s).
+ */
+function sandboxEnv(port: number, databaseUrl: string, redisUrl: string): NodeJS.ProcessEnv {
+  return {
+    ...appEnv(port, databaseUrl, redisUrl),
+    MODE: 'sandbox',
+    RATE_LIMIT_CREDENTIAL_PER_S: '100',
+  };
+}
+
 /** The image's `ENV NODE_OPTIONS=…` (Dockerfile): the heap settings the app runs with. */
 function imageNodeOptions(): string {
   const line = /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
@@ -155,8 +171,12 @@ interface AppChild {
 }
 
 /** `node dist/main.js`, its stdout and stderr (JSON log lines) into bench/results/production-app.log. */
-async function startApp(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<AppChild> {
-  const fd = openSync(APP_LOG, 'w');
+async function startApp(
+  env: NodeJS.ProcessEnv,
+  logFile = APP_LOG,
+  timeoutMs = 60_000,
+): Promise<AppChild> {
+  const fd = openSync(logFile, 'w');
   const started = Date.now();
   // BENCH_CPU_PROFILE=1: V8's CPU profile of the app for the whole run (written when it exits on
   // SIGTERM) into bench/results/cpu/, for Chrome DevTools or `node bench/profile-summary.js`.
@@ -184,12 +204,12 @@ async function startApp(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<App
   for (;;) {
     if (state.exited !== null) {
       throw new Error(
-        `node dist/main.js exited (code ${state.exited}) before ready; see ${APP_LOG}`,
+        `node dist/main.js exited (code ${state.exited}) before ready; see ${logFile}`,
       );
     }
     if (Date.now() - started > timeoutMs) {
       child.kill('SIGKILL');
-      throw new Error(`node dist/main.js not ready in ${timeoutMs} ms; see ${APP_LOG}`);
+      throw new Error(`node dist/main.js not ready in ${timeoutMs} ms; see ${logFile}`);
     }
     const ok = await fetch(`${url}/health/ready`).then(
       (r) => r.ok,
@@ -242,22 +262,26 @@ async function seed(buyers: number, merchantKeys: number): Promise<World> {
 }
 
 /** Lines of the app's log whose response was 5xx, and all request lines (`res.status` of pino-http's line). */
-async function logStatuses(): Promise<{ lines: number; requests: number; fivexx: number }> {
+async function logStatuses(
+  files: string[],
+): Promise<{ lines: number; requests: number; fivexx: number }> {
   let lines = 0;
   let requests = 0;
   let fivexx = 0;
-  const rl = createInterface({ input: createReadStream(APP_LOG), crlfDelay: Infinity });
-  for await (const line of rl) {
-    lines++;
-    try {
-      const res = (JSON.parse(line) as { res?: { status?: number; statusCode?: number } }).res;
-      const status = res?.status ?? res?.statusCode;
-      if (typeof status === 'number') {
-        requests++;
-        fivexx += status >= 500 ? 1 : 0;
+  const all = files.filter((f) => existsSync(f)).map((f) => createReadStream(f));
+  for (const input of all) {
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+      lines++;
+      try {
+        const res = (JSON.parse(line) as { res?: { status?: number; statusCode?: number } }).res;
+        const status = res?.status ?? res?.statusCode;
+        if (typeof status === 'number') {
+          requests++;
+          fivexx += status >= 500 ? 1 : 0;
+        }
+      } catch {
+        // not a JSON line (a crash trace): counted in lines only
       }
-    } catch {
-      // not a JSON line (a crash trace): counted in lines only
     }
   }
   return { lines, requests, fivexx };
@@ -432,6 +456,40 @@ async function main(): Promise<number> {
       soak = { run, rss: ctx.rss.stop() };
     }
 
+    // The latency goals (bench/README.md "Production build"). Half load: flows arriving at half
+    // the rounds' median rate, at uniform intervals (open loop), on the same live app.
+    const maxFlowsPerS = median(
+      rounds.map((x) => rate(x.flow.result.flowsCompletedInWindow, x.flow.result.durationS)),
+    );
+    const halfRate = Math.max(1, Math.round(maxFlowsPerS / 2));
+    log(
+      `  half load: flows arriving at ${halfRate}/s (half of the rounds' median ${maxFlowsPerS} flows/s), open loop, ${opts.flowDurationS} s…`,
+    );
+    const half = await flowRun(ctx, 'prod-half', opts.flowDurationS, undefined, halfRate);
+    const halfComplete = half.result.steps.complete.latencyMs;
+    log(
+      `    ${rate(half.result.flowsCompletedInWindow, half.result.durationS)} flows/s; complete p50/p99 ${halfComplete.p50}/${halfComplete.p99} ms`,
+    );
+
+    // Settle → webhook: scenario 8 (completes at BENCH_WEBHOOK_RATE, default 100/s, a local
+    // receiver) against the same build restarted in sandbox mode (sandboxEnv says why).
+    await app.stop();
+    app = await startApp(
+      sandboxEnv(await freePort(), opts.databaseUrl, opts.redisUrl),
+      SANDBOX_APP_LOG,
+    );
+    pids.app = app.pid;
+    ctx.baseUrl = app.url;
+    ctx.http = new Http(app.url);
+    log(
+      `  settle → webhook: node dist/main.js restarted in sandbox mode (pid ${app.pid}), log ${join('bench', 'results', 'production-app-sandbox.log')}…`,
+    );
+    const ran = await WEBHOOK_SCENARIO.run(ctx);
+    const webhookO = Array.isArray(ran) ? ran[0] : ran;
+    for (const line of webhookO.lines ?? []) {
+      log(`  ${line}`);
+    }
+
     const perRound = rounds.map(({ raw: r, typeorm: t, flow, rss }, i) => {
       const rawRps = rate(r.responses, r.elapsedS);
       const ormRps = rate(t.responses, t.elapsedS);
@@ -457,6 +515,7 @@ async function main(): Promise<number> {
       ...(warm ? [warm] : []),
       ...rounds.map((x) => x.flow),
       ...(soak ? [soak.run] : []),
+      half,
     ];
     const flowO: ScenarioOutcome = await flowOutcome(
       ctx,
@@ -489,9 +548,9 @@ async function main(): Promise<number> {
         `raw ${rawRows} rows for ${ok201('raw')} × 201, TypeORM ${ormRows} rows for ${ok201('typeorm')} × 201`,
       ),
     ];
-    const appLog = await logStatuses();
+    const appLog = await logStatuses([APP_LOG, SANDBOX_APP_LOG]);
     const final: Check[] = [
-      ...(await finalChecks(ctx, [flowO])),
+      ...(await finalChecks(ctx, [flowO, webhookO])),
       ...(await moneyChecks(db)),
       check(
         'no 5xx in the app log',
@@ -499,7 +558,12 @@ async function main(): Promise<number> {
         `${appLog.fivexx} of ${appLog.requests} logged responses (${appLog.lines} log lines)`,
       ),
     ];
-    const allChecks = [...flowO.checks, ...yardChecks, ...final];
+    const allChecks = [
+      ...flowO.checks,
+      ...webhookO.checks.map((c) => ({ ...c, name: `webhook phase: ${c.name}` })),
+      ...yardChecks,
+      ...final,
+    ];
     const failed = allChecks.filter((c) => !c.ok);
     const passed = failed.length === 0;
 
@@ -534,6 +598,46 @@ async function main(): Promise<number> {
     const soakLine = soak
       ? `\n  soak ${opts.soakS} s: ${rate(soak.run.result.flowsCompletedInWindow, opts.soakS)} flows/s (${soak.run.result.flowsCompleted} flows); app RSS at start ${soakSeries[0]?.[1] ?? 0} MB, at end ${soakSeries[soakSeries.length - 1]?.[1] ?? 0} MB, max ${soak.rss.max.app} MB${opts.soakS >= 120 ? `; first minute avg ${minuteAvg(0, 60)} MB, last minute avg ${minuteAvg(opts.soakS - 60, opts.soakS + 1)} MB` : ''}`
       : '';
+    // The issue's four goals, as measured in this run (bench/README.md "Production build").
+    const webhookP99 = Number(webhookO.extra.settle_to_received_p99_ms);
+    const webhookTarget = Number(webhookO.extra.target_per_s);
+    const webhookHeld = webhookO.extra.held_rate === 'yes';
+    const rssPeak = Math.max(rssMax, soak?.rss.max.app ?? 0);
+    const soakGrowth =
+      soak && opts.soakS >= 300
+        ? { first: minuteAvg(0, 60), last: minuteAvg(opts.soakS - 60, opts.soakS + 1) }
+        : null;
+    const goals: { goal: string; measured: string; met: boolean | null }[] = [
+      {
+        goal: 'one flow ≤ 16 raw-yardstick requests',
+        measured: `${rawPerFlow}`,
+        met: rawPerFlow <= 16,
+      },
+      {
+        goal: 'complete p99 ≤ 100 ms at half of maximum load',
+        measured: `${halfComplete.p99} ms, flows arriving at ${halfRate}/s`,
+        met: halfComplete.p99 <= 100,
+      },
+      {
+        goal: 'settle → webhook p99 ≤ 200 ms at 100 settlements/s',
+        measured: `${webhookP99} ms at ${String(webhookO.extra.achieved_per_s)}/s (target ${webhookTarget}/s)`,
+        met: webhookP99 <= 200 && webhookTarget >= 100 && webhookHeld,
+      },
+      {
+        goal: 'app RSS ≤ 300 MB under load, no growth over a 5-minute soak',
+        measured: soakGrowth
+          ? `max ${rssPeak} MB; soak first minute ${soakGrowth.first} MB, last minute ${soakGrowth.last} MB`
+          : `max ${rssPeak} MB; growth not measured (BENCH_SOAK_S < 300)`,
+        // No growth: the last minute's average within 5 % of the first's.
+        met: rssPeak > 300 ? false : soakGrowth ? soakGrowth.last <= soakGrowth.first * 1.05 : null,
+      },
+    ];
+    const goalText = (met: boolean | null) => (met === null ? 'n/a' : met ? 'met' : 'NOT met');
+    log(
+      `\ngoals (production build, this run):\n${goals
+        .map((g) => `  ${goalText(g.met).padEnd(7)} ${g.goal}: ${g.measured}`)
+        .join('\n')}`,
+    );
     log(`\nchecks:\n${checkLines(allChecks)}`);
     log(
       `\nsummary (production build): ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, ${Math.round(totalmem() / 2 ** 30)} GB, node ${process.version}` +
@@ -590,6 +694,17 @@ async function main(): Promise<number> {
             : null,
           app_log: appLog,
           flow: flowO.json,
+          half_load: {
+            flows_per_s_target: halfRate,
+            flows_per_s: rate(half.result.flowsCompletedInWindow, half.result.durationS),
+            steps_ms: {
+              create: half.result.steps.create.latencyMs,
+              delegate_payment: half.result.steps.delegate_payment.latencyMs,
+              complete: halfComplete,
+            },
+          },
+          webhook: { mode: 'sandbox', ...webhookO.extra, ...webhookO.json },
+          goals,
           checks: allChecks,
         },
         null,

@@ -12,6 +12,8 @@ export type IdempotencyMode =
 export interface PoolItem {
   path: string;
   body: string;
+  /** Headers of this request only, over the job's (e.g. the merchant key that created the session). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadJob {
@@ -55,7 +57,7 @@ export interface LoadResult {
    * Requests with a unique key that were sent but got no response before the run stopped (the
    * server may still have done them). Replaying them with the same key recovers their outcome.
    */
-  unanswered: { key: string; path: string; body: string }[];
+  unanswered: { key: string; path: string; body: string; headers?: Record<string, string> }[];
 }
 
 /**
@@ -86,6 +88,11 @@ export interface FlowJob {
   keyPrefix: string;
   /** Per-request client timeout. */
   timeoutS: number;
+  /**
+   * Open loop: flow i starts at start + i / flowsPerS (until durationS), as agent i, whatever the
+   * earlier flows are doing; `agents` is then ignored. Unset: `agents` closed-loop agents.
+   */
+  flowsPerS?: number;
 }
 
 export const FLOW_STEPS = ['create', 'delegate_payment', 'complete'] as const;
@@ -132,7 +139,12 @@ export interface FlowResult {
   /** Most requests of one buyer in flight at once. */
   maxInFlightPerBuyer: number;
   /** complete requests that timed out or lost their connection (the server may have done them). */
-  unansweredCompletes: { key: string; path: string; body: string }[];
+  unansweredCompletes: {
+    key: string;
+    path: string;
+    body: string;
+    headers?: Record<string, string>;
+  }[];
 }
 
 export type ChildMessage<R = LoadResult> = { ok: true; result: R } | { ok: false; error: string };

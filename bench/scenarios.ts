@@ -153,8 +153,10 @@ async function recover(
 ): Promise<Recovered[]> {
   return mapLimit(result.unanswered, 4, async (req) => {
     for (let attempt = 0; ; attempt++) {
+      // The credential it was sent with: an Idempotency-Key is scoped to its principal.
+      const bearer = /^Bearer (.+)$/.exec(req.headers?.Authorization ?? '')?.[1];
       const res = await ctx.http.request<{ id?: string; status?: string }>('POST', req.path, {
-        bearer: ctx.world.merchantKey,
+        bearer: bearer ?? ctx.world.merchantKey,
         acp: true,
         idempotent: req.key,
         body: JSON.parse(req.body) as unknown,
@@ -615,11 +617,16 @@ function perFlow(work: DbWork, flows: number): DbWork {
   };
 }
 
+/**
+ * The full flow for durationS: ctx.opts.flowAgents closed-loop agents, or with `flowsPerS` flows
+ * arriving at that uniform rate (open loop, flow-agents.ts). `baseUrls`: several instances.
+ */
 export async function flowRun(
   ctx: BenchContext,
   name: string,
   durationS: number,
   baseUrls?: string[],
+  flowsPerS?: number,
 ): Promise<FlowRun> {
   const spec: FlowJob = {
     kind: 'flow',
@@ -636,6 +643,7 @@ export async function flowRun(
     amountPaise: TEA.unit_paise,
     keyPrefix: newKey(`bench-${name}`),
     timeoutS: 10,
+    flowsPerS,
   };
   const before = await dbWork(ctx);
   const result = await ctx.load.runFlow(spec);
@@ -1589,7 +1597,7 @@ export function selectedScenarios(opts: BenchOptions): Scenario[] {
   });
 }
 
-export { baseline as BASELINE_SCENARIO };
+export { baseline as BASELINE_SCENARIO, webhookLatency as WEBHOOK_SCENARIO };
 
 /** After every scenario: nothing was debited twice, and every settled payment was answered to a client. */
 export async function finalChecks(

@@ -172,9 +172,10 @@ export async function createSession(
   http: Http,
   world: World,
   idempotencyKey?: string,
+  merchantKey = world.merchantKey,
 ): Promise<string> {
   const res = await http.request<{ id: string; status: string }>('POST', '/acp/checkout_sessions', {
-    bearer: world.merchantKey,
+    bearer: merchantKey,
     acp: true,
     idempotent: idempotencyKey ?? true,
     body: CREATE_BODY,
@@ -189,6 +190,17 @@ export interface MintedPair {
   sessionId: string;
   token: string;
   buyerId: string;
+  /** The merchant key that created the session, which completes it too. */
+  merchantKey: string;
+}
+
+/**
+ * The seller's merchant key for the i-th session: round-robin over world.merchantKeys when there
+ * are several (bench/production.ts: each stays under the live per-credential rate limit).
+ */
+export function merchantKeyFor(world: World, i: number): string {
+  const keys = world.merchantKeys?.length ? world.merchantKeys : [world.merchantKey];
+  return keys[i % keys.length];
 }
 
 /**
@@ -207,7 +219,8 @@ export async function mintPairs(
     concurrency,
     async (i) => {
       const buyer = world.buyers[i % world.buyers.length];
-      const sessionId = await createSession(http, world);
+      const merchantKey = merchantKeyFor(world, i);
+      const sessionId = await createSession(http, world, undefined, merchantKey);
       const vt = await http.expect<{ id: string }>(
         201,
         'POST',
@@ -231,7 +244,7 @@ export async function mintPairs(
           },
         },
       );
-      return { sessionId, token: vt.id, buyerId: buyer.id };
+      return { sessionId, token: vt.id, buyerId: buyer.id, merchantKey };
     },
   );
 }
@@ -239,6 +252,7 @@ export async function mintPairs(
 export function completeItem(pair: MintedPair): PoolItem {
   return {
     path: `/acp/checkout_sessions/${pair.sessionId}/complete`,
+    headers: { Authorization: `Bearer ${pair.merchantKey}` },
     body: JSON.stringify({
       payment_data: {
         handler_id: 'svc_upi_mandate',
