@@ -70,18 +70,9 @@ export class RailTransferRepository {
     kind: 'payment' | 'refund',
     gatewayId: string,
   ): Promise<GatewayTransfer | null> {
-    const [row] = await this.tx.manager.query<GatewayTransfer[]>(
-      kind === 'payment'
-        ? `SELECT rt.intent_id, NULL AS refund_id, rt.amount_paise::text,
-                  ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id
-             FROM rail_transfers rt
-            WHERE rt.gateway_payment_id = $1 AND rt.direction = 'debit' AND rt.status = 'succeeded'`
-        : `SELECT rt.intent_id, rt.refund_id, rt.amount_paise::text,
-                  ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id
-             FROM rail_transfers rt
-            WHERE rt.gateway_refund_id = $1 AND rt.direction = 'credit' AND rt.status = 'succeeded'`,
-      [gatewayId],
-    );
+    const [row] = await this.tx.manager.query<GatewayTransfer[]>(gatewayTransferSql(kind), [
+      gatewayId,
+    ]);
     return row ?? null;
   }
 
@@ -101,6 +92,23 @@ export class RailTransferRepository {
                AND ((rt.direction = 'debit' AND rt.gateway_payment_id IS NOT NULL)
                  OR (rt.direction = 'credit' AND rt.gateway_refund_id IS NOT NULL))`;
   }
+}
+
+/**
+ * `succeededForGateway`'s statement: by the gateway's payment id (a debit) or refund id (a credit),
+ * each through its partial index (rail_transfers_gateway_payment_id_key,
+ * rail_transfers_gateway_refund_id_idx), so a settlement report's lines never scan the table.
+ */
+export function gatewayTransferSql(kind: 'payment' | 'refund'): string {
+  return kind === 'payment'
+    ? `SELECT rt.intent_id, NULL AS refund_id, rt.amount_paise::text,
+              ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id
+         FROM rail_transfers rt
+        WHERE rt.gateway_payment_id = $1 AND rt.direction = 'debit' AND rt.status = 'succeeded'`
+    : `SELECT rt.intent_id, rt.refund_id, rt.amount_paise::text,
+              ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id
+         FROM rail_transfers rt
+        WHERE rt.gateway_refund_id = $1 AND rt.direction = 'credit' AND rt.status = 'succeeded'`;
 }
 
 /** A transaction's debit rail transfers (in practice one) as one INSERT. */

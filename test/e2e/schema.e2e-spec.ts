@@ -2,6 +2,7 @@ import { CheckoutSession } from '../../src/checkout/checkout-session.entity';
 import { newId } from '../../src/common/ids';
 import { paiseFromSql } from '../../src/common/money';
 import { DelegatedToken } from '../../src/delegate-payment/delegated-token.entity';
+import { gatewayTransferSql } from '../../src/payments/rail-transfer.repository';
 import { payFreeFormQuote } from '../factories/intent.factory';
 import { insertMandate, insertToken } from '../factories/payment-fixtures';
 import { createCheckoutSession } from '../factories/session.factory';
@@ -192,6 +193,23 @@ describe('schema integrity', () => {
     expect(rows.find((r) => r.indexname === 'payment_intents_receipt_id_key')!.indexdef).toMatch(
       /^CREATE UNIQUE INDEX/,
     );
+  });
+
+  it("finds a gateway payment's debit and a gateway refund's credit through an index, never a scan", async () => {
+    // With sequential scans priced out, a lookup without an index still plans a Seq Scan.
+    const plans = await t.db.transaction(async (m) => {
+      await m.query('SET LOCAL enable_seqscan = off');
+      const plan = async (kind: 'payment' | 'refund') =>
+        (await m.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${gatewayTransferSql(kind)}`, ['x']))
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
+      return { payment: await plan('payment'), refund: await plan('refund') };
+    });
+    expect(plans.payment).toContain('rail_transfers_gateway_payment_id_key');
+    expect(plans.refund).toContain('rail_transfers_gateway_refund_id_idx');
+    for (const plan of Object.values(plans)) {
+      expect(plan).not.toMatch(/Seq Scan on rail_transfers/);
+    }
   });
 
   it('validated the sealed-key CHECK on a database without plaintext keys', async () => {
