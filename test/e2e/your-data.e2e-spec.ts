@@ -31,7 +31,7 @@ describe('Your data (DPDP rights)', () => {
   let ws: SeededWorkspace;
   let other: SeededWorkspace;
   let person: AppSession;
-  const name = `Zoya Qx${randomToken(8)}`;
+  const name = withoutIdentityNumber(() => `Zoya Qx${randomToken(8)}`);
   const email = withoutIdentityNumber(() => `zoya-${randomToken(10).toLowerCase()}@example.test`);
   const phone = `98${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
   let mandateId: string;
