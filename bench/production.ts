@@ -33,7 +33,7 @@ import { Http } from './http';
 import { LoadGenerator } from './load-client';
 import type { LoadJob, LoadResult } from './protocol';
 import { checkLines } from './report';
-import { RssSampler, RssSummary } from './rss';
+import { cpuDuring, RssSampler, RssSummary } from './rss';
 import {
   BenchContext,
   Check,
@@ -336,6 +336,14 @@ interface Round {
   typeorm: LoadResult;
   flow: FlowRun;
   rss: RssSummary;
+  /** CPU ms per request (yardsticks) or per completed flow (app): the process's own, and Postgres's. */
+  cpu: Record<'raw' | 'typeorm' | 'flow', { processMs: number; postgresMs: number }>;
+}
+
+/** CPU ms per unit of work, rounded to 0.01. */
+function perUnit(cpu: { processS: number; postgresS: number }, units: number) {
+  const ms = (s: number) => (units > 0 ? Math.round((s * 1000 * 100) / units) / 100 : 0);
+  return { processMs: ms(cpu.processS), postgresMs: ms(cpu.postgresS) };
 }
 
 async function main(): Promise<number> {
@@ -436,15 +444,31 @@ async function main(): Promise<number> {
     }
     const rounds: Round[] = [];
     for (let i = 1; i <= opts.rounds; i++) {
-      const r = await load.run(yardJob(`raw-r${i}`, rawUrl, opts.durationS));
-      const t = await load.run(yardJob(`typeorm-r${i}`, ormUrl, opts.durationS));
+      // CPU time alongside the rates: what each unit of work cost the machine, which other load
+      // on it moves far less than it moves the rates.
+      const rawRun = await cpuDuring(raw.pid, () =>
+        load!.run(yardJob(`raw-r${i}`, rawUrl, opts.durationS)),
+      );
+      const ormRun = await cpuDuring(orm.pid, () =>
+        load!.run(yardJob(`typeorm-r${i}`, ormUrl, opts.durationS)),
+      );
+      const r = rawRun.value;
+      const t = ormRun.value;
       yardsticks.push(r, t);
       ctx.rss.start();
-      const flow = await flowRun(ctx, `prod-flow-r${i}`, opts.flowDurationS);
+      const flowCpu = await cpuDuring(pids.app, () =>
+        flowRun(ctx, `prod-flow-r${i}`, opts.flowDurationS),
+      );
+      const flow = flowCpu.value;
       const rss = ctx.rss.stop();
-      rounds.push({ raw: r, typeorm: t, flow, rss });
+      const cpu = {
+        raw: perUnit(rawRun, r.responses),
+        typeorm: perUnit(ormRun, t.responses),
+        flow: perUnit(flowCpu, flow.result.flowsCompleted),
+      };
+      rounds.push({ raw: r, typeorm: t, flow, rss, cpu });
       log(
-        `  round ${i}: raw ${rate(r.responses, r.elapsedS)} req/s, TypeORM ${rate(t.responses, t.elapsedS)} req/s, ${rate(flow.result.flowsCompletedInWindow, flow.result.durationS)} flows/s, app RSS max ${rss.max.app} MB`,
+        `  round ${i}: raw ${rate(r.responses, r.elapsedS)} req/s, TypeORM ${rate(t.responses, t.elapsedS)} req/s, ${rate(flow.result.flowsCompletedInWindow, flow.result.durationS)} flows/s, app RSS max ${rss.max.app} MB; CPU ms (process + Postgres): raw ${cpu.raw.processMs} + ${cpu.raw.postgresMs} per request, TypeORM ${cpu.typeorm.processMs} + ${cpu.typeorm.postgresMs}, flow ${cpu.flow.processMs} + ${cpu.flow.postgresMs}`,
       );
     }
 
@@ -490,7 +514,7 @@ async function main(): Promise<number> {
       log(`  ${line}`);
     }
 
-    const perRound = rounds.map(({ raw: r, typeorm: t, flow, rss }, i) => {
+    const perRound = rounds.map(({ raw: r, typeorm: t, flow, rss, cpu }, i) => {
       const rawRps = rate(r.responses, r.elapsedS);
       const ormRps = rate(t.responses, t.elapsedS);
       const flowsPerS = rate(flow.result.flowsCompletedInWindow, flow.result.durationS);
@@ -505,6 +529,12 @@ async function main(): Promise<number> {
         complete_p50_ms: c.p50,
         complete_p99_ms: c.p99,
         app_rss_max_mb: rss.max.app ?? 0,
+        cpu_ms: cpu,
+        // The flow's CPU (app + Postgres) in raw-yardstick requests' CPU (yardstick + Postgres).
+        cpu_raw_per_flow: ratio(
+          cpu.flow.processMs + cpu.flow.postgresMs,
+          cpu.raw.processMs + cpu.raw.postgresMs,
+        ),
       };
     });
     // One decimal: the median of an even number of rounds is a mean of two.
@@ -572,6 +602,9 @@ async function main(): Promise<number> {
     const flowsMed = med((x) => x.flows_per_s);
     const rawPerFlow = med((x) => x.raw_per_flow);
     const ormPerFlow = med((x) => x.typeorm_per_flow);
+    const cpuPerFlow = med((x) => x.cpu_raw_per_flow);
+    const cpuMed = (k: 'raw' | 'typeorm' | 'flow', part: 'processMs' | 'postgresMs') =>
+      Math.round(median(perRound.map((x) => x.cpu_ms[k][part])) * 100) / 100;
     const rssMax = Math.max(0, ...rounds.map((x) => x.rss.max.app ?? 0));
     const m = rounds[mid].flow.result;
     const step = (s: 'create' | 'delegate_payment' | 'complete') =>
@@ -610,7 +643,7 @@ async function main(): Promise<number> {
     const goals: { goal: string; measured: string; met: boolean | null }[] = [
       {
         goal: 'one flow ≤ 16 raw-yardstick requests',
-        measured: `${rawPerFlow}`,
+        measured: `${rawPerFlow} (in CPU, app + Postgres: ${cpuPerFlow})`,
         met: rawPerFlow <= 16,
       },
       {
@@ -645,6 +678,7 @@ async function main(): Promise<number> {
         `\n  app: node dist/main.js, MODE=live, LOG_LEVEL=info (JSON, ${appLog.lines} lines), rate limits on (live defaults), ${world.merchantKeys?.length} merchant keys, ${world.buyers.length} buyer keys` +
         `\n  yardsticks (median of ${opts.rounds} rounds): raw pg ${rawMed} req/s, TypeORM ${ormMed} req/s` +
         `\n  full flow: ${flowsMed} flows/s (median); one flow = ${rawPerFlow} raw-yardstick requests, ${ormPerFlow} TypeORM-yardstick requests (medians of the rounds' ratios)` +
+        `\n  CPU per unit (medians): raw yardstick ${cpuMed('raw', 'processMs')} ms + Postgres ${cpuMed('raw', 'postgresMs')} ms per request, TypeORM ${cpuMed('typeorm', 'processMs')} + ${cpuMed('typeorm', 'postgresMs')} ms, flow: app ${cpuMed('flow', 'processMs')} ms + Postgres ${cpuMed('flow', 'postgresMs')} ms; one flow = ${cpuPerFlow} raw-yardstick requests in CPU` +
         `\n  per step p50/p95/p99 ms (median round): create ${step('create')}, delegate_payment ${step('delegate_payment')}, complete ${step('complete')}` +
         `\n  5xx: ${flowO.extra.http_5xx} (client), ${appLog.fivexx} (app log); non-2xx ${flowO.result.non2xx}; connection errors/timeouts ${errors}` +
         `\n  app RSS: ${idle.app} MB idle, max ${rssMax} MB under load (node dist/main.js alone)` +
@@ -680,6 +714,7 @@ async function main(): Promise<number> {
           flows_per_s_median: flowsMed,
           raw_per_flow: rawPerFlow,
           typeorm_per_flow: ormPerFlow,
+          cpu_raw_per_flow: cpuPerFlow,
           rounds: perRound,
           rss_idle_mb: idle,
           rss_max_mb: rssMax,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Resident set size of a process in MB (Linux /proc; this process: process.memoryUsage). */
 export function rssMb(pid: number = process.pid): number {
@@ -61,4 +61,74 @@ export class RssSampler {
       (this.series[name] ??= []).push([t, rssMb(pid)]);
     }
   }
+}
+
+/** Fields after the command name of /proc/<pid>/stat (the name, field 2, may hold spaces). */
+function statFields(pid: number | string): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** Clock ticks to seconds: USER_HZ is 100 on Linux's mainstream configurations. */
+const TICK_S = 0.01;
+
+/**
+ * CPU seconds a process has used, all its threads, user + system (/proc/<pid>/stat fields 14 and
+ * 15); null when the process is gone.
+ */
+export function cpuSeconds(pid: number): number | null {
+  const f = statFields(pid);
+  return f ? (Number(f[11]) + Number(f[12])) * TICK_S : null;
+}
+
+/**
+ * CPU seconds of Postgres on this machine, all databases (other work counts too): every live
+ * `postgres` process's own time, plus the time of the ended ones, which the postmaster holds as
+ * its children's time (fields 16 and 17) once it has reaped them. A backend that ends during a
+ * measurement thus moves its time from one part to the other instead of losing it.
+ */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') {
+        continue;
+      }
+      const f = statFields(entry);
+      if (!f) {
+        continue;
+      }
+      total += (Number(f[11]) + Number(f[12])) * TICK_S;
+      const parent = readFileSync(`/proc/${f[1]}/comm`, 'utf8').trim();
+      if (parent !== 'postgres') {
+        // The postmaster: the time of its ended children.
+        total += (Number(f[13]) + Number(f[14])) * TICK_S;
+      }
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return total;
+}
+
+/** CPU seconds used by a process and by Postgres while `run` ran. */
+export async function cpuDuring<T>(
+  pid: number,
+  run: () => Promise<T>,
+): Promise<{ value: T; processS: number; postgresS: number }> {
+  const p0 = cpuSeconds(pid) ?? 0;
+  const g0 = postgresCpuSeconds();
+  const value = await run();
+  return {
+    value,
+    processS: (cpuSeconds(pid) ?? p0) - p0,
+    postgresS: postgresCpuSeconds() - g0,
+  };
 }

@@ -6,6 +6,7 @@ import { newId } from '../common/ids';
 import { Cursor, newestFirst } from '../common/pagination';
 import { batchColumns, batchInsert } from '../database/batch';
 import { sql, SqlFragment, SqlOperand } from '../database/fragment';
+import { queryPrepared } from '../database/prepared';
 import { QueuedStatement, Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxEvent } from './outbox-event.entity';
@@ -88,12 +89,15 @@ export function claimUndispatched(
   ids: string[] | null,
   limit: number,
 ): Promise<ClaimedEvent[]> {
+  // Prepared (queryPrepared): the dispatcher runs this for nearly every settled payment, and an
+  // unnamed statement is planned afresh each time.
   return ids
-    ? m.query(
+    ? (queryPrepared(
+        m,
         `SELECT id, workspace_id FROM outbox_events
           WHERE id = ANY($1) AND dispatched_at IS NULL ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
         [ids],
-      )
+      ) as Promise<ClaimedEvent[]>)
     : m.query(
         `SELECT id, workspace_id FROM outbox_events
           WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
@@ -103,7 +107,10 @@ export function claimUndispatched(
 
 /** Marks claimed events dispatched. */
 export async function markDispatched(m: EntityManager, ids: string[], now: Date): Promise<void> {
-  await m.query('UPDATE outbox_events SET dispatched_at = $2 WHERE id = ANY($1)', [ids, now]);
+  await queryPrepared(m, 'UPDATE outbox_events SET dispatched_at = $2 WHERE id = ANY($1)', [
+    ids,
+    now,
+  ]);
 }
 
 /** A workspace's events, newest first, limit + 1 rows (for toPage). */

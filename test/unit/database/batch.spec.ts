@@ -35,10 +35,31 @@ describe('batch writers (src/database/batch.ts)', () => {
     ]);
   });
 
-  it('has the same text for any number of rows (one prepared statement)', () => {
-    expect(batchInsert('things', COLUMNS, rows.slice(0, 1)).sql).toBe(
+  it('has one text for any number of rows but one (one prepared statement each)', () => {
+    const three = [...rows, { ...rows[0], id: 'c' }];
+    expect(batchInsert('things', COLUMNS, three).sql).toBe(
       batchInsert('things', COLUMNS, rows).sql,
     );
+  });
+
+  it('writes one row without unnest, so Postgres keeps a generic plan: VALUES, cast as the arrays are', () => {
+    const s = batchInsert('things', COLUMNS, rows.slice(0, 1), { tail: 'RETURNING id' });
+    expect(s.sql).toBe(
+      'INSERT INTO things (id, amount_paise, facts, created_at) VALUES ($1::text, $2::bigint, ' +
+        '$3::text::jsonb, $4::text::timestamptz) RETURNING id',
+    );
+    expect(s.params).toEqual(['a', 100, '{"x":1}', '2026-11-25T10:00:00.000Z']);
+    const nulls = batchInsert('things', COLUMNS, rows.slice(1));
+    expect(nulls.params).toEqual(['b', 250, null, null]);
+  });
+
+  it('updates one row by its key, the last state of a row queued twice', () => {
+    const s = batchUpdate('things', 'id', COLUMNS, [rows[0], { ...rows[0], amount: 999 }]);
+    expect(s.sql).toBe(
+      'UPDATE things AS t SET amount_paise = $2::bigint, facts = $3::text::jsonb, ' +
+        'created_at = $4::text::timestamptz WHERE t.id = $1::text',
+    );
+    expect(s.params).toEqual(['a', 999, '{"x":1}', '2026-11-25T10:00:00.000Z']);
   });
 
   it('keeps the order given, with a tail', () => {
