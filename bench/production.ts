@@ -6,7 +6,10 @@
 // processes, compiled and run by plain node like the app (bench/yardstick.ts): raw `pg` and
 // TypeORM, each a bare Nest route doing BEGIN; INSERT; COMMIT. BENCH_ROUNDS interleaved rounds of
 // raw → TypeORM → full flow (scenario 7's load generator pointed at the child), then the
-// optional soak (BENCH_SOAK_S). RSS is the app child's. Exit code 0 only when every check passed:
+// optional soak (BENCH_SOAK_S), then the goals' phases: flows arriving at half the rounds' rate,
+// and settle → webhook (scenario 8) on the same build in sandbox mode (sandboxEnv); a goals block
+// ends the report (bench/README.md "Production build"). RSS and CPU are the app child's (CPU also
+// the yardsticks' and Postgres's). Exit code 0 only when every check passed:
 // no 5xx (client side and in the app's log), no 3xx/4xx (so no 429), no double debit, every
 // settled intent with a receipt and one `intent.settled` outbox event.
 import { spawn, spawnSync } from 'node:child_process';
@@ -61,7 +64,7 @@ const RAW_TABLE = 'bench_raw_baseline';
 const ROOT = join(__dirname, '..');
 const RESULTS = join(__dirname, 'results');
 const APP_LOG = join(RESULTS, 'production-app.log');
-/** The log of the same build in sandbox mode, for the webhook phase (see webhookPhase). */
+/** The log of the same build in sandbox mode, for the webhook phase (see sandboxEnv). */
 const SANDBOX_APP_LOG = join(RESULTS, 'production-app-sandbox.log');
 
 function log(line: string): void {
@@ -268,8 +271,8 @@ async function logStatuses(
   let lines = 0;
   let requests = 0;
   let fivexx = 0;
-  const all = files.filter((f) => existsSync(f)).map((f) => createReadStream(f));
-  for (const input of all) {
+  for (const file of files.filter((f) => existsSync(f))) {
+    const input = createReadStream(file);
     for await (const line of createInterface({ input, crlfDelay: Infinity })) {
       lines++;
       try {

@@ -76,13 +76,18 @@ function statFields(pid: number | string): string[] | null {
 /** Clock ticks to seconds: USER_HZ is 100 on Linux's mainstream configurations. */
 const TICK_S = 0.01;
 
+/** Seconds of a stat line's fields at `at` and `at + 1` (user + system, own or children's). */
+function seconds(f: string[], at: number): number {
+  return (Number(f[at]) + Number(f[at + 1])) * TICK_S;
+}
+
 /**
  * CPU seconds a process has used, all its threads, user + system (/proc/<pid>/stat fields 14 and
  * 15); null when the process is gone.
  */
 export function cpuSeconds(pid: number): number | null {
   const f = statFields(pid);
-  return f ? (Number(f[11]) + Number(f[12])) * TICK_S : null;
+  return f ? seconds(f, 11) : null;
 }
 
 /**
@@ -105,11 +110,11 @@ export function postgresCpuSeconds(): number {
       if (!f) {
         continue;
       }
-      total += (Number(f[11]) + Number(f[12])) * TICK_S;
+      total += seconds(f, 11);
       const parent = readFileSync(`/proc/${f[1]}/comm`, 'utf8').trim();
       if (parent !== 'postgres') {
         // The postmaster: the time of its ended children.
-        total += (Number(f[13]) + Number(f[14])) * TICK_S;
+        total += seconds(f, 13);
       }
     } catch {
       // gone between the listing and the read

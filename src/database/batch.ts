@@ -3,8 +3,8 @@ import type { QueuedStatement } from './tx';
 /**
  * One way to write a batch of rows (docs/architecture.md "Writes at commit"): the columns are named
  * once, each with its SQL type and how a row gives its value, and the statement sends one array
- * per column through `unnest(…)`, so its text is the same for any number of rows (one prepared
- * statement). jsonb and timestamptz travel as text and are cast back; Dates and objects are
+ * per column through `unnest(…)`, so its text is the same for any number of rows but one (below).
+ * jsonb and timestamptz travel as text and are cast back; Dates and objects are
  * turned into ISO text and JSON here (`json_text`: a jsonb column whose value is JSON text already).
  *
  * One row, the usual case, is written without `unnest`: `VALUES ($1::text, …)` and `UPDATE … WHERE
@@ -79,12 +79,12 @@ function paramOf(n: number, type: BatchType): string {
   return `$${n}::${ARRAY_TYPE[type]}${cast ? `::${cast}` : ''}`;
 }
 
-/** The one row's values as parameters (`first` numbers the first), as the arrays would carry them. */
-function oneRow<R>(columns: BatchColumns<R>, row: R, first = 1) {
+/** The one row's values as parameters $1, $2, …, as the arrays would carry them. */
+function oneRow<R>(columns: BatchColumns<R>, row: R) {
   const names = Object.keys(columns);
   return {
     names,
-    exprs: names.map((n, i) => paramOf(first + i, columns[n][0])),
+    exprs: names.map((n, i) => paramOf(i + 1, columns[n][0])),
     params: names.map((n) => wire(columns[n][0], columns[n][1](row))),
   };
 }

@@ -100,15 +100,14 @@ export class RailTransferRepository {
  * rail_transfers_gateway_refund_id_idx), so a settlement report's lines never scan the table.
  */
 export function gatewayTransferSql(kind: 'payment' | 'refund'): string {
-  return kind === 'payment'
-    ? `SELECT rt.intent_id, NULL AS refund_id, rt.amount_paise::text,
-              ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id
-         FROM rail_transfers rt
-        WHERE rt.gateway_payment_id = $1 AND rt.direction = 'debit' AND rt.status = 'succeeded'`
-    : `SELECT rt.intent_id, rt.refund_id, rt.amount_paise::text,
-              ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id
-         FROM rail_transfers rt
-        WHERE rt.gateway_refund_id = $1 AND rt.direction = 'credit' AND rt.status = 'succeeded'`;
+  const [refund, gatewayId, direction] =
+    kind === 'payment'
+      ? ['NULL', 'rt.gateway_payment_id', 'debit']
+      : ['rt.refund_id', 'rt.gateway_refund_id', 'credit'];
+  return `SELECT rt.intent_id, ${refund} AS refund_id, rt.amount_paise::text,
+                 ${textOf(intentParts.sellerOf(col('rt.intent_id')))} AS seller_agent_id
+            FROM rail_transfers rt
+           WHERE ${gatewayId} = $1 AND rt.direction = '${direction}' AND rt.status = 'succeeded'`;
 }
 
 /** A transaction's debit rail transfers (in practice one) as one INSERT. */
