@@ -96,14 +96,17 @@ export class CheckoutCompletionService implements OnModuleInit {
   ): Promise<Eventually<AcpCheckoutSession>> {
     const credential = parsePaymentData(body.payment_data);
     return this.tx.run(async () => {
-      // The session locked with its offers' states, and the token locked, by two statements
-      // written back to back, session first (the lock order): one round trip
-      // (docs/architecture.md "Round trips").
+      // The session locked with its offers' states, the token locked, then the buyer agent and the
+      // mandate the token names locked and its day's spend read for pay(): statements written back
+      // to back in the lock order, one round trip (docs/architecture.md "Round trips"). All are
+      // awaited here, so a lock conflict in any of them is this attempt's error before anything
+      // else is decided.
       const locked = Promise.all([
         this.checkout.lockVisibleWithOffers(caller, id),
         this.tokens.lockForRedeem(credential.tokenId),
       ]);
-      const [{ session, offers }] = await locked;
+      const payerLocks = this.payments.sendPayerLocks(credential.tokenId, this.clock.now());
+      const [[{ session, offers }]] = await Promise.all([locked, payerLocks.answer]);
       // fulfillment_details (docs/acp.md "Accepted extensions"): a 409 changes nothing.
       checkCompleteFulfillment(session, body.fulfillment_details);
       const now = this.clock.now();
@@ -154,6 +157,7 @@ export class CheckoutCompletionService implements OnModuleInit {
           amountPaise: total,
           mandateId: token.mandateId,
           tokenId: token.id,
+          payerLocks,
           description: `Checkout ${id} (${units} ${units === 1 ? 'item' : 'items'})`,
           receiptContext: {
             checkout_session_id: id,

@@ -28,6 +28,15 @@ export const tokenParts = {
   /** True when the token exists and is revoked. */
   isRevoked: (id: SqlOperand): SqlFragment =>
     sql`EXISTS (SELECT 1 FROM delegated_tokens t WHERE t.id = ${id} AND t.status = 'revoked')`,
+  /** Who pays with the token: its buyer agent's id as a scalar subquery (NULL for no such token). */
+  buyerOf: (id: SqlOperand): SqlFragment =>
+    sql`(SELECT buyer_agent_id FROM delegated_tokens WHERE id = ${id})`,
+  /** Whom the token pays: its merchant agent's id as a scalar subquery. */
+  merchantOf: (id: SqlOperand): SqlFragment =>
+    sql`(SELECT merchant_agent_id FROM delegated_tokens WHERE id = ${id})`,
+  /** The mandate the token draws on, its id as a scalar subquery. */
+  mandateOf: (id: SqlOperand): SqlFragment =>
+    sql`(SELECT mandate_id FROM delegated_tokens WHERE id = ${id})`,
 };
 
 /**

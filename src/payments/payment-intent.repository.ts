@@ -245,9 +245,10 @@ export class PaymentIntentRepository {
    * What a buyer agent's payments committed on one IST day (`day`, YYYY-MM-DD): the
    * buyer_daily_spend row the payment_intents trigger keeps (migration 1763700002200), 0 when there
    * is none. Exact for a caller holding the buyer agent's lock, since every payment that adds to
-   * it is recorded under that lock; what ends meanwhile only lowers it.
+   * it is recorded under that lock; what ends meanwhile only lowers it. `buyerAgentId` is the id, or
+   * a scalar subquery that gives it (PaymentsService.sendPayerLocks).
    */
-  async committedOn(buyerAgentId: string, day: string): Promise<number> {
+  async committedOn(buyerAgentId: SqlOperand | string, day: string): Promise<number> {
     const [row] = await this.sql.rows(
       query<{ committed: string }>(
         sql`SELECT committed_paise::text AS committed FROM buyer_daily_spend

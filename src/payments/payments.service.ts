@@ -8,16 +8,17 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { entityFromJson } from '../database/entity-from-json';
-import { param, sql } from '../database/fragment';
-import { fragmentStatement, Sql } from '../database/sql';
+import { param, sql, SqlOperand } from '../database/fragment';
+import { fragmentStatement, Sql, Statement } from '../database/sql';
 import { Tx } from '../database/tx';
+import { tokenParts } from '../delegate-payment/delegated-token.repository';
 import { Mandate } from '../mandates/mandate.entity';
 import { mandateParts, MandateRepository } from '../mandates/mandate.repository';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { PAYMENT_RAIL, PaymentRail, RailDebitRequest, RailResult } from '../rails/payment-rail';
 import { ReceiptsService } from '../receipts/receipts.service';
-import { Decline, evaluateBuyerRules } from './buyer-rules';
+import { Decline, evaluateBuyerRules, indianDay } from './buyer-rules';
 import { PaymentIntent } from './entities/payment-intent.entity';
 import { PaymentAttempt } from './payment-attempt';
 import { PaymentIntentRepository } from './payment-intent.repository';
@@ -57,7 +58,30 @@ export type PayRequest = PayAuthority & {
   description: string;
   /** Extra facts recorded on the receipt (checkout session, line items, quote…). */
   receiptContext: Record<string, unknown>;
+  /**
+   * pay()'s lock statement and spend read, already sent by the caller (sendPayerLocks) behind its
+   * own locks: pay() then waits for their answer instead of sending them.
+   */
+  payerLocks?: PayerLocks;
 };
+
+/** The buyer agent locked, the seller read, the mandate locked (lockBuyerAndMandate's answer). */
+interface LockedParties {
+  buyer: AgentFacts | null;
+  seller: AgentFacts | null;
+  mandate: Mandate | null;
+}
+
+/**
+ * pay()'s locks sent ahead of it for a delegated token's payment (sendPayerLocks): the parties the
+ * token names, locked in the lock order, and what its buyer agent committed on `day`.
+ */
+export interface PayerLocks {
+  readonly tokenId: string;
+  /** The Indian day whose spend was read (YYYY-MM-DD). */
+  readonly day: string;
+  readonly answer: Promise<{ parties: LockedParties; spentTodayPaise: number }>;
+}
 
 export type PayOutcome =
   | { status: 'settled'; intent: PaymentIntent }
@@ -177,10 +201,8 @@ export class PaymentsService implements OnModuleInit {
       // The day's spend is read by the next statement, written right behind the lock statement
       // (docs/architecture.md "Round trips"): Postgres runs it once the buyer's lock is held, on a
       // snapshot taken then, so it sees every payment committed under that lock.
-      const [{ buyer, seller, mandate }, spentTodayPaise] = await Promise.all([
-        this.lockBuyerAndMandate(req.buyerAgentId, req.sellerAgentId, req.mandateId),
-        this.intents.spentOn(req.buyerAgentId, now, null),
-      ]);
+      const { parties, spentTodayPaise } = await this.lockPayer(req, now);
+      const { buyer, seller, mandate } = parties;
       if (!buyer || !seller || (req.mandateId !== null && !mandate)) {
         throw new Error('pay() called with unknown buyer, seller or mandate');
       }
@@ -280,18 +302,75 @@ export class PaymentsService implements OnModuleInit {
   }
 
   /**
+   * Sends pay()'s lock statement and spend read for the payment of delegated token `tokenId`, with
+   * the parties taken from the token row by the statements themselves, so a caller can write them
+   * right behind its own locks (the session's, the token's) and share their round trip
+   * (docs/architecture.md "Round trips"). The caller passes the result to pay() as
+   * `payerLocks`; pay() uses it only when the parties it locked are the request's and the day is
+   * still `now`'s, and sends its own statements otherwise. Postgres runs the statements in the
+   * order they were written, so the lock order holds.
+   */
+  sendPayerLocks(tokenId: string, now: Date): PayerLocks {
+    const day = indianDay(now);
+    const id = param(tokenId);
+    const answer = Promise.all([
+      this.lockParties(
+        lockBuyerAndMandate(
+          tokenParts.buyerOf(id),
+          tokenParts.merchantOf(id),
+          tokenParts.mandateOf(id),
+        ),
+      ),
+      this.intents.committedOn(tokenParts.buyerOf(id), day),
+    ]).then(([parties, spentTodayPaise]) => ({ parties, spentTodayPaise }));
+    // A caller that fails before pay() never waits for it; its error, if any, is the transaction's.
+    answer.catch(() => undefined);
+    return { tokenId, day, answer };
+  }
+
+  /**
+   * pay()'s parties locked and the day's spend read under the buyer's lock: what the caller sent
+   * (sendPayerLocks) when it is for this payment and this IST day, else the same two statements
+   * sent now.
+   */
+  private async lockPayer(
+    req: PayRequest,
+    now: Date,
+  ): Promise<{ parties: LockedParties; spentTodayPaise: number }> {
+    const sent = req.payerLocks;
+    if (sent && sent.tokenId === req.tokenId && sent.day === indianDay(now)) {
+      const answer = await sent.answer;
+      const { buyer, seller, mandate } = answer.parties;
+      if (
+        buyer?.id === req.buyerAgentId &&
+        seller?.id === req.sellerAgentId &&
+        (mandate?.id ?? null) === req.mandateId
+      ) {
+        return answer;
+      }
+    }
+    const [parties, spentTodayPaise] = await Promise.all([
+      this.lockParties(
+        lockBuyerAndMandate(
+          param(req.buyerAgentId),
+          param(req.sellerAgentId),
+          param(req.mandateId),
+        ),
+      ),
+      this.intents.spentOn(req.buyerAgentId, now, null),
+    ]);
+    return { parties, spentTodayPaise };
+  }
+
+  /**
    * One statement: the buyer agent FOR NO KEY UPDATE (the lock order's buyer step), the seller
    * agent read without a lock (a seller's payments must not serialise on it), and the mandate FOR
    * NO KEY UPDATE after the buyer (its scan waits for the buyer's row: the lock order's mandate
    * step). Both locked rows are their latest committed versions, however long the locks waited.
    */
-  private async lockBuyerAndMandate(
-    buyerAgentId: string,
-    sellerAgentId: string,
-    mandateId: string | null,
-  ): Promise<{ buyer: AgentFacts | null; seller: AgentFacts | null; mandate: Mandate | null }> {
+  private async lockParties(statement: Statement<LockedPartyRow>): Promise<LockedParties> {
     const m = this.tx.manager;
-    const rows = await this.sql.rows(lockBuyerAndMandate(buyerAgentId, sellerAgentId, mandateId));
+    const rows = await this.sql.rows(statement);
     const find = (role: 'buyer' | 'seller') => {
       const row = rows.find((r) => r.role === role);
       return row ? { id: row.id, workspaceId: row.workspaceId, name: row.name } : null;
@@ -576,16 +655,18 @@ export function railDebitRequest(intent: PaymentIntent): RailDebitRequest {
  * pay()'s lock statement: the buyer agent FOR NO KEY UPDATE, the seller read, and the mandate FOR
  * NO KEY UPDATE after the buyer (its scan waits for the buyer's row), from their owners' parts.
  */
-const lockBuyerAndMandate = fragmentStatement<
-  AgentFacts & { role: 'buyer' | 'seller' | 'mandate'; mandate: Record<string, unknown> | null },
-  [string, string, string | null]
->(
-  (buyerId, sellerId, mandateId) =>
-    sql`WITH buyer AS (${agentParts.lockForPayment(param(buyerId))}),
-        md AS (${mandateParts.lockAfter(param(mandateId), sql`EXISTS (SELECT 1 FROM buyer)`)})
+type LockedPartyRow = AgentFacts & {
+  role: 'buyer' | 'seller' | 'mandate';
+  mandate: Record<string, unknown> | null;
+};
+
+const lockBuyerAndMandate = fragmentStatement<LockedPartyRow, [SqlOperand, SqlOperand, SqlOperand]>(
+  (buyer, seller, mandate) =>
+    sql`WITH buyer AS (${agentParts.lockForPayment(buyer)}),
+        md AS (${mandateParts.lockAfter(mandate, sql`EXISTS (SELECT 1 FROM buyer)`)})
    SELECT 'buyer' AS role, id, workspace_id AS "workspaceId", name, NULL::json AS mandate FROM buyer
    UNION ALL
-   SELECT 'seller', id, workspace_id, name, NULL FROM (${agentParts.facts(param(sellerId))}) AS seller
+   SELECT 'seller', id, workspace_id, name, NULL FROM (${agentParts.facts(seller)}) AS seller
    UNION ALL
    SELECT 'mandate', NULL, NULL, NULL, row_to_json(md) FROM md`,
 );

@@ -30,13 +30,14 @@ const SQL_BUDGET: Record<Step, { target: number; ceiling?: number }> = {
  * Postgres. A transaction's BEGIN rides with its first statement and its COMMIT with the statement
  * that writes what was queued for the commit (src/database/carried.ts); statements written back to
  * back share one wait (pg's pipeline mode): the handler's first reads behind the Idempotency-Key's
- * claim (`@Idempotent({ pipelined: true })`), the token's lock behind the session's, the day's
- * spend behind the buyer's lock. Was 5 / 5 / 12 (one per statement).
+ * claim (`@Idempotent({ pipelined: true })`); complete's token lock, the buyer agent's and the
+ * mandate's locks and the day's spend behind the session's lock (PaymentsService.sendPayerLocks).
+ * Was 5 / 5 / 12 (one per statement), then 2 / 2 / 5.
  */
 const ROUND_TRIPS: Record<Step, number> = {
   create: 2,
   delegate_payment: 2,
-  complete: 5,
+  complete: 4,
 };
 
 type Step = 'create' | 'delegate_payment' | 'complete';
@@ -202,6 +203,16 @@ describe('SQL budget of an ACP purchase', () => {
         within: roundTrips[step] <= ROUND_TRIPS[step],
       }).toEqual({ step, roundTrips: roundTrips[step], within: true });
     }
+    // complete's first statements keep the lock order though they share a round trip: the session,
+    // the token, the buyer agent (then the mandate), and the day's spend read under the buyer's lock.
+    const firstOf = (re: RegExp) => warm.complete.findIndex((q) => re.test(q));
+    const order = [
+      firstOf(/FROM checkout_sessions WHERE id = \$1 FOR NO KEY UPDATE/),
+      firstOf(/FROM delegated_tokens t WHERE t\.id = \$1 FOR NO KEY UPDATE/),
+      firstOf(/^WITH buyer AS \(SELECT .* FROM agents .* FOR NO KEY UPDATE/),
+      firstOf(/FROM buyer_daily_spend/),
+    ];
+    expect(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]))).toEqual(true);
   });
 
   it('counts only the measured request’s statements, BEGIN and COMMIT included', async () => {
