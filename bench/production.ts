@@ -341,6 +341,36 @@ interface Round {
   rss: RssSummary;
   /** CPU ms per request (yardsticks) or per completed flow (app): the process's own, and Postgres's. */
   cpu: Record<'raw' | 'typeorm' | 'flow', { processMs: number; postgresMs: number }>;
+  /** WAL bytes per request (yardsticks) or per completed flow (walDuring). */
+  walBytes: Record<'raw' | 'typeorm' | 'flow', number>;
+}
+
+/**
+ * The bytes of WAL Postgres wrote while `run` ran (all databases; the bench is the machine's only
+ * writer). Unlike CPU time and rates, which other work on a shared machine moves, this is the same
+ * every run for the same statements: the write work a unit of work asks of Postgres (rows, index
+ * entries, row locks, commits), so a change to it shows even when the rates cannot.
+ */
+async function walDuring<T>(
+  db: Client,
+  run: () => Promise<T>,
+): Promise<{ value: T; bytes: number }> {
+  const lsn = async () =>
+    (await db.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]
+      .lsn;
+  const from = await lsn();
+  const value = await run();
+  const to = await lsn();
+  const { rows } = await db.query<{ bytes: string }>(
+    'SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::bigint::text AS bytes',
+    [to, from],
+  );
+  return { value, bytes: Number(rows[0].bytes) };
+}
+
+/** Bytes per unit of work, whole bytes. */
+function bytesPer(bytes: number, units: number): number {
+  return units > 0 ? Math.round(bytes / units) : 0;
 }
 
 /** CPU ms per unit of work, rounded to 0.01. */
@@ -449,29 +479,36 @@ async function main(): Promise<number> {
     for (let i = 1; i <= opts.rounds; i++) {
       // CPU time alongside the rates: what each unit of work cost the machine, which other load
       // on it moves far less than it moves the rates.
-      const rawRun = await cpuDuring(raw.pid, () =>
-        load!.run(yardJob(`raw-r${i}`, rawUrl, opts.durationS)),
+      const [rawPid, ormPid] = [raw.pid, orm.pid];
+      const rawRun = await walDuring(db, () =>
+        cpuDuring(rawPid, () => load!.run(yardJob(`raw-r${i}`, rawUrl, opts.durationS))),
       );
-      const ormRun = await cpuDuring(orm.pid, () =>
-        load!.run(yardJob(`typeorm-r${i}`, ormUrl, opts.durationS)),
+      const ormRun = await walDuring(db, () =>
+        cpuDuring(ormPid, () => load!.run(yardJob(`typeorm-r${i}`, ormUrl, opts.durationS))),
       );
-      const r = rawRun.value;
-      const t = ormRun.value;
+      const r = rawRun.value.value;
+      const t = ormRun.value.value;
       yardsticks.push(r, t);
       ctx.rss.start();
-      const flowCpu = await cpuDuring(pids.app, () =>
-        flowRun(ctx, `prod-flow-r${i}`, opts.flowDurationS),
+      const flowRunWal = await walDuring(db, () =>
+        cpuDuring(pids.app, () => flowRun(ctx, `prod-flow-r${i}`, opts.flowDurationS)),
       );
+      const flowCpu = flowRunWal.value;
       const flow = flowCpu.value;
       const rss = ctx.rss.stop();
       const cpu = {
-        raw: perUnit(rawRun, r.responses),
-        typeorm: perUnit(ormRun, t.responses),
+        raw: perUnit(rawRun.value, r.responses),
+        typeorm: perUnit(ormRun.value, t.responses),
         flow: perUnit(flowCpu, flow.result.flowsCompleted),
       };
-      rounds.push({ raw: r, typeorm: t, flow, rss, cpu });
+      const walBytes = {
+        raw: bytesPer(rawRun.bytes, r.responses),
+        typeorm: bytesPer(ormRun.bytes, t.responses),
+        flow: bytesPer(flowRunWal.bytes, flow.result.flowsCompleted),
+      };
+      rounds.push({ raw: r, typeorm: t, flow, rss, cpu, walBytes });
       log(
-        `  round ${i}: raw ${rate(r.responses, r.elapsedS)} req/s, TypeORM ${rate(t.responses, t.elapsedS)} req/s, ${rate(flow.result.flowsCompletedInWindow, flow.result.durationS)} flows/s, app RSS max ${rss.max.app} MB; CPU ms (process + Postgres): raw ${cpu.raw.processMs} + ${cpu.raw.postgresMs} per request, TypeORM ${cpu.typeorm.processMs} + ${cpu.typeorm.postgresMs}, flow ${cpu.flow.processMs} + ${cpu.flow.postgresMs}`,
+        `  round ${i}: raw ${rate(r.responses, r.elapsedS)} req/s, TypeORM ${rate(t.responses, t.elapsedS)} req/s, ${rate(flow.result.flowsCompletedInWindow, flow.result.durationS)} flows/s, app RSS max ${rss.max.app} MB; CPU ms (process + Postgres): raw ${cpu.raw.processMs} + ${cpu.raw.postgresMs} per request, TypeORM ${cpu.typeorm.processMs} + ${cpu.typeorm.postgresMs}, flow ${cpu.flow.processMs} + ${cpu.flow.postgresMs}; WAL bytes: raw ${walBytes.raw} per request, flow ${walBytes.flow}`,
       );
     }
 
@@ -517,7 +554,7 @@ async function main(): Promise<number> {
       log(`  ${line}`);
     }
 
-    const perRound = rounds.map(({ raw: r, typeorm: t, flow, rss, cpu }, i) => {
+    const perRound = rounds.map(({ raw: r, typeorm: t, flow, rss, cpu, walBytes }, i) => {
       const rawRps = rate(r.responses, r.elapsedS);
       const ormRps = rate(t.responses, t.elapsedS);
       const flowsPerS = rate(flow.result.flowsCompletedInWindow, flow.result.durationS);
@@ -538,6 +575,9 @@ async function main(): Promise<number> {
           cpu.flow.processMs + cpu.flow.postgresMs,
           cpu.raw.processMs + cpu.raw.postgresMs,
         ),
+        wal_bytes: walBytes,
+        // The flow's WAL in raw-yardstick requests' WAL.
+        wal_raw_per_flow: ratio(walBytes.flow, walBytes.raw),
       };
     });
     // One decimal: the median of an even number of rounds is a mean of two.
@@ -606,6 +646,9 @@ async function main(): Promise<number> {
     const rawPerFlow = med((x) => x.raw_per_flow);
     const ormPerFlow = med((x) => x.typeorm_per_flow);
     const cpuPerFlow = med((x) => x.cpu_raw_per_flow);
+    const walPerFlow = med((x) => x.wal_raw_per_flow);
+    const walMed = (k: 'raw' | 'typeorm' | 'flow') =>
+      Math.round(median(perRound.map((x) => x.wal_bytes[k])));
     const cpuMed = (k: 'raw' | 'typeorm' | 'flow', part: 'processMs' | 'postgresMs') =>
       Math.round(median(perRound.map((x) => x.cpu_ms[k][part])) * 100) / 100;
     const rssMax = Math.max(0, ...rounds.map((x) => x.rss.max.app ?? 0));
@@ -682,6 +725,7 @@ async function main(): Promise<number> {
         `\n  yardsticks (median of ${opts.rounds} rounds): raw pg ${rawMed} req/s, TypeORM ${ormMed} req/s` +
         `\n  full flow: ${flowsMed} flows/s (median); one flow = ${rawPerFlow} raw-yardstick requests, ${ormPerFlow} TypeORM-yardstick requests (medians of the rounds' ratios)` +
         `\n  CPU per unit (medians): raw yardstick ${cpuMed('raw', 'processMs')} ms + Postgres ${cpuMed('raw', 'postgresMs')} ms per request, TypeORM ${cpuMed('typeorm', 'processMs')} + ${cpuMed('typeorm', 'postgresMs')} ms, flow: app ${cpuMed('flow', 'processMs')} ms + Postgres ${cpuMed('flow', 'postgresMs')} ms; one flow = ${cpuPerFlow} raw-yardstick requests in CPU` +
+        `\n  WAL per unit (medians): raw yardstick ${walMed('raw')} B per request, TypeORM ${walMed('typeorm')} B, flow ${walMed('flow')} B; one flow = ${walPerFlow} raw-yardstick requests in WAL` +
         `\n  per step p50/p95/p99 ms (median round): create ${step('create')}, delegate_payment ${step('delegate_payment')}, complete ${step('complete')}` +
         `\n  5xx: ${flowO.extra.http_5xx} (client), ${appLog.fivexx} (app log); non-2xx ${flowO.result.non2xx}; connection errors/timeouts ${errors}` +
         `\n  app RSS: ${idle.app} MB idle, max ${rssMax} MB under load (node dist/main.js alone)` +
@@ -718,6 +762,7 @@ async function main(): Promise<number> {
           raw_per_flow: rawPerFlow,
           typeorm_per_flow: ormPerFlow,
           cpu_raw_per_flow: cpuPerFlow,
+          wal_raw_per_flow: walPerFlow,
           rounds: perRound,
           rss_idle_mb: idle,
           rss_max_mb: rssMax,
