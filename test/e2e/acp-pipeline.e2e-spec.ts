@@ -40,7 +40,7 @@ describe('ACP request pipeline', () => {
     return t.db.query<
       { path: string; status_code: number; response_body: unknown; request_hash: string }[]
     >(
-      `SELECT path, status_code, response_body, request_hash FROM idempotency_records WHERE owner_id = $1 AND key = $2`,
+      `SELECT path, status_code, response_raw::jsonb AS response_body, request_hash FROM idempotency_records WHERE owner_id = $1 AND key = $2`,
       [`protocol_key:${protocolKeyId}`, key],
     );
   }

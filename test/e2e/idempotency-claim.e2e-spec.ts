@@ -49,7 +49,7 @@ describe('Idempotency claim', () => {
         pending_until: Date | null;
       }[]
     >(
-      `SELECT status_code, response_body, response_raw, pending_until FROM idempotency_records
+      `SELECT status_code, response_raw::jsonb AS response_body, response_raw, pending_until FROM idempotency_records
         WHERE owner_id = $1 AND method = 'POST' AND path = $2 AND key = $3`,
       [`protocol_key:${ws.merchantKeyId}`, PATH, key],
     );

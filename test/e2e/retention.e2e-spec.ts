@@ -98,7 +98,7 @@ describe('retention job', () => {
     const owner = `key_${randomToken(8)}`;
     for (let i = 0; i < 5; i++) {
       await t.db.query(
-        `INSERT INTO idempotency_records (owner_id, method, path, key, request_hash, status_code, response_body, expires_at)
+        `INSERT INTO idempotency_records (owner_id, method, path, key, request_hash, status_code, response_raw, expires_at)
          VALUES ($1, 'POST', '/v1/x', $2, 'h', 201, '{"name":"Asha"}', $3)`,
         [owner, `k${i}`, expiresAt],
       );

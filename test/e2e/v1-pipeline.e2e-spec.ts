@@ -240,9 +240,10 @@ describe('/v1 request pipeline', () => {
       ).toBe(1);
       const [record] = await t.db.query<
         { owner_id: string; status_code: number; response_body: Record<string, unknown> }[]
-      >('SELECT owner_id, status_code, response_body FROM idempotency_records WHERE key = $1', [
-        key,
-      ]);
+      >(
+        'SELECT owner_id, status_code, response_raw::jsonb AS response_body FROM idempotency_records WHERE key = $1',
+        [key],
+      );
       expect(record.owner_id).toBe(`api_key:${await apiKeyIdOf(own.workspaceId)}`);
       expect(record.status_code).toBe(201);
       expect(record.response_body).toEqual({ ...first.body, key: SHOWN_ONCE });
@@ -444,7 +445,7 @@ describe('/v1 request pipeline', () => {
       // The stored create responses carry the placeholder instead.
       expect(
         await count(
-          `idempotency_records WHERE owner_id = $1 AND response_body::text LIKE '%[shown once]%'`,
+          `idempotency_records WHERE owner_id = $1 AND response_raw LIKE '%[shown once]%'`,
           [`api_key:${await apiKeyIdOf(own.workspaceId)}`],
         ),
       ).toBe(4);

@@ -219,7 +219,7 @@ describe('webhooks', () => {
       // Bound to its row: the same ciphertext does not open as another endpoint's.
       expect(() => t.get(WebhookSecrets).open(row.secret_ciphertext, 'whe_other')).toThrow();
       const [{ n }] = await t.db.query<{ n: number }[]>(
-        `SELECT (SELECT count(*) FROM idempotency_records WHERE response_body::text LIKE $1)
+        `SELECT (SELECT count(*) FROM idempotency_records WHERE response_raw LIKE $1)
               + (SELECT count(*) FROM audit_events WHERE data::text LIKE $1) AS n`,
         [`%${secretBody.slice(0, 16)}%`],
       );

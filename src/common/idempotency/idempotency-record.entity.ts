@@ -9,8 +9,10 @@ export class IdempotencyRecord {
   @Column('text') key: string;
   @Column('text') requestHash: string;
   @Column('integer') statusCode: number;
-  @Column('jsonb', { nullable: true }) responseBody: unknown;
-  /** The response text exactly as first sent (secrets redacted); what a replay sends. */
+  /**
+   * The response text exactly as first sent (secrets redacted), the answer's only copy: what a
+   * replay sends.
+   */
   @Column('text', { nullable: true }) responseRaw: string | null;
   /**
    * Set while the request's answer is finished after its first transaction committed (a payment

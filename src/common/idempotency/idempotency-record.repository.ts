@@ -22,7 +22,7 @@ export interface ClaimRow {
   claimed_id: string | null;
   request_hash: string | null;
   status_code: number | null;
-  response_body: unknown;
+  /** The answer's text, as first sent (secrets redacted); null for an answer without a body. */
   response_raw: string | null;
   pending_until: Date | null;
   expires_at: Date | null;
@@ -39,7 +39,7 @@ export interface ClaimRow {
  */
 const CLAIM_SQL = `
 WITH existing AS (
-  SELECT request_hash, status_code, response_body, response_raw, pending_until, expires_at
+  SELECT request_hash, status_code, response_raw, pending_until, expires_at
     FROM idempotency_records
    WHERE owner_id = $1::text AND method = $2::text AND path = $3::text AND key = $4::text
 ), lock AS (
@@ -57,7 +57,7 @@ WITH existing AS (
     FROM lock WHERE lock.locked
   ON CONFLICT (owner_id, method, path, key) DO UPDATE
      SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
-         response_body = NULL, response_raw = NULL, pending_until = EXCLUDED.pending_until,
+         response_raw = NULL, pending_until = EXCLUDED.pending_until,
          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
    WHERE r.expires_at <= $8::timestamptz OR r.pending_until <= $8::timestamptz
   RETURNING r.id
@@ -71,13 +71,12 @@ SELECT lock.locked, (SELECT id FROM claim)::text AS claimed_id, e.*
  */
 const STORE_REFUSAL_SQL = `
 INSERT INTO idempotency_records AS r
-       (owner_id, method, path, key, request_hash, status_code, response_body, response_raw, expires_at)
-SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::int, $7::text::jsonb, $7::text,
-       $8::timestamptz
+       (owner_id, method, path, key, request_hash, status_code, response_raw, expires_at)
+SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::int, $7::text, $8::timestamptz
  WHERE pg_try_advisory_xact_lock($10::bigint)
 ON CONFLICT (owner_id, method, path, key) DO UPDATE
    SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
-       response_body = EXCLUDED.response_body, response_raw = EXCLUDED.response_raw,
+       response_raw = EXCLUDED.response_raw,
        pending_until = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
  WHERE r.expires_at <= $9::timestamptz OR r.pending_until <= $9::timestamptz`;
 
@@ -89,14 +88,12 @@ export interface Answer {
 }
 
 /**
- * The final answers on claimed records (one per request; `response_body` is the jsonb of the same
- * text), queued for the commit (`Tx.writeBeforeCommit`) so they share a statement with the audit
- * rows.
+ * The final answers on claimed records (one per request: the answer's text, its only copy),
+ * queued for the commit (`Tx.writeBeforeCommit`) so they share a statement with the audit rows.
  */
 const ANSWER_COLUMNS = batchColumns<Answer>({
   id: ['bigint', (a) => a.id],
   status_code: ['int', (a) => a.status],
-  response_body: ['json_text', (a) => a.raw],
   response_raw: ['text', (a) => a.raw],
   pending_until: ['timestamptz', () => null],
 });
@@ -179,7 +176,7 @@ export class IdempotencyRecordRepository {
   /** The key's record as this statement sees it (after a twin committed under the claim's nose). */
   async findByKey(scope: KeyScope): Promise<ClaimRow | undefined> {
     const [row] = await this.tx.manager.query<ClaimRow[]>(
-      `SELECT request_hash, status_code, response_body, response_raw, pending_until, expires_at
+      `SELECT request_hash, status_code, response_raw, pending_until, expires_at
          FROM idempotency_records WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4`,
       [scope.ownerId, scope.method, scope.path, scope.key],
     );
@@ -224,8 +221,7 @@ export class IdempotencyRecordRepository {
   async storeFinalAnswer(scope: KeyScope, status: number, raw: string | null): Promise<void> {
     await this.tx.manager.query(
       `UPDATE idempotency_records
-          SET status_code = $5::int, response_body = $6::text::jsonb, response_raw = $6::text,
-              pending_until = NULL
+          SET status_code = $5::int, response_raw = $6::text, pending_until = NULL
         WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4`,
       [scope.ownerId, scope.method, scope.path, scope.key, status, raw],
     );

@@ -444,7 +444,8 @@ function liveRecord(row: ClaimRow, now: Date): Claim {
     record: {
       requestHash: row.request_hash,
       statusCode: row.status_code,
-      responseBody: row.response_body,
+      // The answer's value for those who re-render it (UCP errors, MCP tools); a replay sends the text.
+      responseBody: row.response_raw === null ? null : (JSON.parse(row.response_raw) as unknown),
       responseRaw: row.response_raw,
     },
   };
