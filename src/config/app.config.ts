@@ -132,6 +132,11 @@ export interface AppConfig {
    * shared by every instance through Redis. Defaults: 100 in live, 25 in sandbox and test.
    */
   rateLimitCredentialPerSecond: number;
+  /**
+   * A rate-limit count that Redis has not answered in this many ms counts as "Redis is down": the
+   * request goes through uncounted (fail open) rather than waiting.
+   */
+  rateLimitRedisTimeoutMs: number;
   /** Requests per second per client address on routes that take no credential. */
   rateLimitPublicPerSecond: number;
   /** Requests one address may send at once on those routes (counted over burst/rate seconds). */
@@ -401,6 +406,7 @@ const signingEnv = z.object({
 const rateLimitEnv = z.object({
   RATE_LIMIT_LOGIN_PER_MIN: integer(1).default(10),
   RATE_LIMIT_CREDENTIAL_PER_S: integer(1).optional(),
+  RATE_LIMIT_REDIS_TIMEOUT_MS: integer(1).default(250),
   RATE_LIMIT_PUBLIC_PER_S: integer(1).default(10),
   RATE_LIMIT_PUBLIC_BURST: integer(1).default(20),
   RATE_LIMIT_PUBLIC_PER_MIN: removed('RATE_LIMIT_PUBLIC_PER_S and RATE_LIMIT_PUBLIC_BURST'),
@@ -590,6 +596,7 @@ export function loadConfig(
     sessionCookieSecure: e.SESSION_COOKIE_SECURE ?? live,
     rateLimitLoginPerMinute: e.RATE_LIMIT_LOGIN_PER_MIN,
     rateLimitCredentialPerSecond: e.RATE_LIMIT_CREDENTIAL_PER_S ?? (live ? 100 : 25),
+    rateLimitRedisTimeoutMs: e.RATE_LIMIT_REDIS_TIMEOUT_MS,
     rateLimitPublicPerSecond: e.RATE_LIMIT_PUBLIC_PER_S,
     rateLimitPublicBurst: e.RATE_LIMIT_PUBLIC_BURST,
     webhookSecretKey: e.WEBHOOK_SECRET_KEY ?? devKey('webhook secret key'),

@@ -1,13 +1,13 @@
-import { randomUUID } from 'node:crypto';
-
-import request from 'supertest';
-
 import { PaymentsService } from '../../src/payments/payments.service';
 import { createMandate } from '../factories/mandate.factory';
 import { insertToken } from '../factories/payment-fixtures';
-import { listTeaAndBiscuits, openTeaSession } from '../factories/tea-checkout.factory';
+import {
+  completeWithToken,
+  listTeaAndBiscuits,
+  openTeaSession,
+} from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
-import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
+import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /** One ₹925 tea checkout (tea-checkout.factory.ts). */
 const SESSION_PAISE = 92_500;
@@ -51,18 +51,7 @@ describe('complete: the payer’s locks sent behind the token’s', () => {
   }
 
   function complete(ws: SeededWorkspace, p: { sessionId: string; token: string }) {
-    return request(t.url)
-      .post(`/acp/checkout_sessions/${p.sessionId}/complete`)
-      .set(acpHeaders(ws.merchantKey, randomUUID()))
-      .send({
-        payment_data: {
-          handler_id: 'svc_upi_mandate',
-          instrument: {
-            type: 'svc_mandate',
-            credential: { type: 'svc_delegated_token', token: p.token },
-          },
-        },
-      });
+    return completeWithToken(t, ws, p.sessionId, p.token);
   }
 
   async function intentsOf(ws: SeededWorkspace) {

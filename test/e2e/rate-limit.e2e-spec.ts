@@ -27,7 +27,8 @@ describe('rate limits on sign-in', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startApp({ rateLimitLoginPerMinute: 3 });
+    // Every count's headers are read: a late answer from Redis must not fail open here.
+    t = await startApp({ rateLimitLoginPerMinute: 3, rateLimitRedisTimeoutMs: 5_000 });
   });
   afterAll(() => t.close());
 
@@ -84,6 +85,9 @@ describe('rate limits shared by two instances on one Redis', () => {
   beforeAll(async () => {
     const limits = {
       queuePrefix: prefix,
+      // These tests read every count's headers: a count must not fail open because a loaded
+      // machine answered late (the outage test below keeps the default).
+      rateLimitRedisTimeoutMs: 5_000,
       rateLimitCredentialPerSecond: CREDENTIAL_PER_S,
       rateLimitPublicPerSecond: 3,
       rateLimitPublicBurst: 3,

@@ -65,7 +65,19 @@ export async function completeTeaOrder(
 ): Promise<string> {
   const sessionId = await openTeaSession(t, ws);
   const token = await insertToken(t, ws, { sessionId, mandateId, maxAmountPaise: 92_500 });
-  const done = await request(t.url)
+  const done = await completeWithToken(t, ws, sessionId, token).expect(200);
+  expect(done.body.status).toBe('completed');
+  return done.body.order.id as string;
+}
+
+/** The merchant key completes a session with a delegated token (a fresh Idempotency-Key). */
+export function completeWithToken(
+  t: TestApp,
+  ws: SeededWorkspace,
+  sessionId: string,
+  token: string,
+): request.Test {
+  return request(t.url)
     .post(`/acp/checkout_sessions/${sessionId}/complete`)
     .set(acpHeaders(ws.merchantKey, randomUUID()))
     .send({
@@ -73,10 +85,7 @@ export async function completeTeaOrder(
         handler_id: 'svc_upi_mandate',
         instrument: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token } },
       },
-    })
-    .expect(200);
-  expect(done.body.status).toBe('completed');
-  return done.body.order.id as string;
+    });
 }
 
 /**

@@ -15,8 +15,6 @@ import {
 } from './rate-limit.policies';
 import { incrementBy } from './weighted-hit';
 
-/** A Redis round trip slower than this counts as "Redis is down" (fail open), not as a slow request. */
-export const RATE_LIMIT_REDIS_TIMEOUT_MS = 250;
 const CONNECT_WAIT_MS = 2000;
 const WARN_EVERY_MS = 10_000;
 
@@ -43,8 +41,9 @@ interface Outcome {
  * fixed window, and a block key set for one window once the limit is passed). Keys are
  * `{<QUEUE_PREFIX>:rl:<subject>:<policy>}:hits|blocked`.
  *
- * Fails open: when Redis cannot answer within RATE_LIMIT_REDIS_TIMEOUT_MS (down, unreachable,
- * not yet connected) the request goes through without limit headers and a warning is logged
+ * Fails open: when Redis cannot answer within `rateLimitRedisTimeoutMs` (RATE_LIMIT_REDIS_TIMEOUT_MS,
+ * 250 ms by default: down, unreachable, not yet connected) the request goes through without limit
+ * headers and a warning is logged
  * (at most one per 10 s). Refusing every request because the limiter's store is away would turn
  * a Redis outage into a full API outage; the database and the idempotency layer still protect
  * the writes meanwhile.
@@ -66,7 +65,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     this.redis = new Redis(config.redisUrl, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: RATE_LIMIT_REDIS_TIMEOUT_MS,
+      commandTimeout: config.rateLimitRedisTimeoutMs,
       connectTimeout: CONNECT_WAIT_MS,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     });

@@ -32,12 +32,15 @@ describe('loadConfig', () => {
       rateLimitPublicPerSecond: 10,
       rateLimitPublicBurst: 20,
       rateLimitLoginPerMinute: 10,
+      rateLimitRedisTimeoutMs: 250,
     });
+    expect(loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: '1000' }).rateLimitRedisTimeoutMs).toBe(1000);
   });
 
   it.each([
     [{ RATE_LIMIT_CREDENTIAL_PER_S: '0' }, /RATE_LIMIT_CREDENTIAL_PER_S must be an integer >= 1/],
     [{ RATE_LIMIT_PUBLIC_BURST: 'many' }, /RATE_LIMIT_PUBLIC_BURST must be an integer >= 1/],
+    [{ RATE_LIMIT_REDIS_TIMEOUT_MS: '0' }, /RATE_LIMIT_REDIS_TIMEOUT_MS must be an integer >= 1/],
     [
       { RATE_LIMIT_PUBLIC_PER_MIN: '120' },
       /RATE_LIMIT_PUBLIC_PER_MIN was replaced by RATE_LIMIT_PUBLIC_PER_S and RATE_LIMIT_PUBLIC_BURST/,
