@@ -64,16 +64,15 @@ export const idempotencyErrors = {
 };
 
 /**
- * The response as it will be stored: plain JSON with credentials redacted, and its exact text.
- * The text is JSON.stringify of the same value in the same key order, i.e. the bytes express's
- * res.json sent the first time (for a body without secrets); jsonb alone would reorder keys.
+ * The response's text as it will be stored (its only copy), credentials redacted: JSON.stringify
+ * of the plain JSON value in the same key order, i.e. the bytes express's res.json sent the first
+ * time (for a body without secrets). Null for a response without a body.
  */
-function storedBody(body: unknown): { value: unknown; raw: string | null } {
+function storedText(body: unknown): string | null {
   if (body === undefined || body === null) {
-    return { value: null, raw: null };
+    return null;
   }
-  const value = redactSecrets(JSON.parse(JSON.stringify(body)) as unknown);
-  return { value, raw: JSON.stringify(value) };
+  return JSON.stringify(redactSecrets(JSON.parse(JSON.stringify(body)) as unknown));
 }
 
 /**
@@ -247,7 +246,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
             }
             return this.tx.writeBeforeCommit<Answer>(
               'idempotency_answer',
-              { id: claimedId, status: successStatus, raw: storedBody(answer).raw },
+              { id: claimedId, status: successStatus, raw: storedText(answer) },
               storeAnswers,
             );
           });
@@ -311,7 +310,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           }
           await this.tx.writeBeforeCommit<Answer>(
             'idempotency_answer',
-            { id: claimedId, status, raw: storedBody(body).raw },
+            { id: claimedId, status, raw: storedText(body) },
             storeAnswers,
           );
           return error
@@ -393,7 +392,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     await this.records.storeRefusal(scope, {
       requestHash,
       status: refusal.error.status,
-      raw: storedBody(refusal.body).raw,
+      raw: storedText(refusal.body),
       expiresAt,
       now: this.clock.now(),
     });
@@ -422,7 +421,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (keyAnswer?.stored) {
       return body;
     }
-    await this.records.storeFinalAnswer(scope, status, storedBody(body).raw);
+    await this.records.storeFinalAnswer(scope, status, storedText(body));
     return body;
   }
 }
