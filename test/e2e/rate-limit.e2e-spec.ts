@@ -248,6 +248,33 @@ describe('rate limits shared by two instances on one Redis', () => {
       redis.disconnect();
     }
   });
+  it('sends each hit as the script digest (EVALSHA), and keeps counting after Redis forgets its scripts', async () => {
+    const redis = new Redis(TEST_REDIS_URL);
+    const get = (t: TestApp) =>
+      request(t.url).get('/v1/pay/sellers').set('Authorization', `Bearer ${ws.apiKey}`);
+    // The limiter's connection of one instance, by the name it gives itself, and the last command it sent.
+    const lastCommand = async (): Promise<string[]> => {
+      const list = (await redis.client('LIST')) as string;
+      return list
+        .split('\n')
+        .filter((line) => line.includes(` name=${prefix}:rate-limit `))
+        .map((line) => /\bcmd=(\S+)/.exec(line)?.[1] ?? '');
+    };
+    try {
+      await sleep(1100); // a fresh window for the workspace's API key
+      expect((await get(a)).status).toBe(200);
+      expect((await get(a)).headers['ratelimit-remaining']).toBe(String(CREDENTIAL_PER_S - 2));
+      expect(await lastCommand()).toContain('evalsha');
+      // After SCRIPT FLUSH (a Redis restart does the same) the next hit is sent again in full,
+      // once, and counts in the same window.
+      await redis.script('FLUSH');
+      const after = await get(b);
+      expect(after.status).toBe(200);
+      expect(after.headers['ratelimit-remaining']).toBe(String(CREDENTIAL_PER_S - 3));
+    } finally {
+      redis.disconnect();
+    }
+  });
 });
 
 describe('rate limits when Redis is down', () => {

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-
 import type { NextFunction, Request, Response } from 'express';
 
 import { identityNumberIn } from '../identity/identity-numbers';
+import { randomHex } from '../ids';
 
 const HEADER = 'Request-Id';
 const SAFE = /^[A-Za-z0-9._:-]{1,200}$/;
@@ -23,7 +22,7 @@ export function assignRequestId(req: Request, res: Response): string {
   const given = req.header(HEADER);
   // An id that looks like an Aadhaar number or a PAN is not echoed or logged: a fresh one is used.
   const usable = given !== undefined && SAFE.test(given) && identityNumberIn(given) === null;
-  const id = usable ? given : `req_${randomBytes(12).toString('hex')}`;
+  const id = usable ? given : `req_${randomHex(12)}`;
   holder.requestId = id;
   res.setHeader(HEADER, id);
   return id;

@@ -22,7 +22,7 @@ import {
   storeAnswers,
 } from './idempotency-record.repository';
 import { keyAnswerOf, KeyAnswerStore, setKeyAnswer } from './key-answer';
-import { redactSecrets } from './redact-secrets';
+import { redactedJson } from './redact-secrets';
 
 const HEADER = 'Idempotency-Key';
 
@@ -72,7 +72,7 @@ function storedText(body: unknown): string | null {
   if (body === undefined || body === null) {
     return null;
   }
-  return JSON.stringify(redactSecrets(JSON.parse(JSON.stringify(body)) as unknown));
+  return redactedJson(body);
 }
 
 /**

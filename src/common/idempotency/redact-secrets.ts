@@ -13,9 +13,10 @@ function isSecret(field: string, value: unknown): boolean {
 }
 
 /**
- * A copy of a response body with every issued credential replaced by SHOWN_ONCE: fields named
+ * A response body as JSON text with every issued credential replaced by SHOWN_ONCE: fields named
  * `secret`, `key` or `credential` whose value starts with sk_ (API key), agc_ (agent
- * credential), acpk_ (protocol key) or whsec_ (webhook signing secret), at any depth.
+ * credential), acpk_ (protocol key) or whsec_ (webhook signing secret), at any depth. One pass:
+ * the replacer sees each value as JSON.stringify writes it (after any toJSON).
  *
  * Why: the idempotency record keeps the response for 24 h so a retry can be answered without
  * running the handler again. Storing the create response verbatim would put the plaintext secret
@@ -23,16 +24,8 @@ function isSecret(field: string, value: unknown): boolean {
  * the original response; a replay of that create returns the redacted body. A caller that lost
  * the original response rotates or re-issues the credential.
  */
-export function redactSecrets(body: unknown): unknown {
-  if (Array.isArray(body)) {
-    return body.map((v) => redactSecrets(v));
-  }
-  if (body === null || typeof body !== 'object' || body instanceof Date) {
-    return body;
-  }
-  const out: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(body as Record<string, unknown>)) {
-    out[field] = isSecret(field, value) ? SHOWN_ONCE : redactSecrets(value);
-  }
-  return out;
+export function redactedJson(body: unknown): string {
+  return JSON.stringify(body, (field: string, value: unknown) =>
+    isSecret(field, value) ? SHOWN_ONCE : value,
+  );
 }

@@ -1,6 +1,4 @@
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Response } from 'express';
 import Redis from 'ioredis';
 
@@ -13,7 +11,7 @@ import {
   RateLimitPolicy,
   RateLimitPolicyName,
 } from './rate-limit.policies';
-import { incrementBy } from './weighted-hit';
+import { defineHit, incrementBy } from './weighted-hit';
 
 const CONNECT_WAIT_MS = 2000;
 const WARN_EVERY_MS = 10_000;
@@ -36,9 +34,9 @@ interface Outcome {
 }
 
 /**
- * Counts requests in Redis, so every instance on one Redis shares one budget. The counting is
- * @nest-lab/throttler-storage-redis (one atomic Lua script per hit: INCR + PEXPIRE on a
- * fixed window, and a block key set for one window once the limit is passed). Keys are
+ * Counts requests in Redis, so every instance on one Redis shares one budget. Each hit is one
+ * atomic Lua script sent by its digest (weighted-hit.ts: INCRBY + PEXPIRE on a fixed window, and
+ * a block key set for one window once the limit is passed). Keys are
  * `{<QUEUE_PREFIX>:rl:<subject>:<policy>}:hits|blocked`.
  *
  * Fails open: when Redis cannot answer within `rateLimitRedisTimeoutMs` (RATE_LIMIT_REDIS_TIMEOUT_MS,
@@ -52,7 +50,6 @@ interface Outcome {
 export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly redis: Redis;
-  private readonly storage: ThrottlerStorage;
   private readonly prefix: string;
   readonly policies: RateLimitPolicies;
   private lastWarningAt = 0;
@@ -63,6 +60,8 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     // No offline queue and a command timeout: while Redis is away a hit fails at once instead of
     // waiting in ioredis's buffer, and the request fails open.
     this.redis = new Redis(config.redisUrl, {
+      // Named in Redis's CLIENT LIST, so an operator (and a test) can tell the limiter's connection apart.
+      connectionName: `${config.queuePrefix}:rate-limit`,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: config.rateLimitRedisTimeoutMs,
@@ -70,7 +69,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     });
     this.redis.on('error', (err: Error) => this.warn(`redis: ${err.message}`));
-    this.storage = new ThrottlerStorageRedisService(this.redis);
+    defineHit(this.redis);
   }
 
   /** Waits briefly for the connection so the first requests after boot are counted; never blocks boot. */
@@ -128,22 +127,13 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     const cost = Math.min(policy.limit, Math.max(1, Math.floor(check.cost ?? 1)));
     const key = `${this.prefix}:${check.subject}`;
     try {
-      const r =
-        cost === 1
-          ? await this.storage.increment(
-              key,
-              policy.windowMs,
-              policy.limit,
-              policy.windowMs,
-              policy.name,
-            )
-          : await incrementBy(this.redis, {
-              key,
-              ttlMs: policy.windowMs,
-              limit: policy.limit,
-              throttlerName: policy.name,
-              cost,
-            });
+      const r = await incrementBy(this.redis, {
+        key,
+        ttlMs: policy.windowMs,
+        limit: policy.limit,
+        throttlerName: policy.name,
+        cost,
+      });
       return {
         policy,
         blocked: r.isBlocked,

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 
-/** What the library's ThrottlerStorage.increment answers (times in whole seconds). */
+/** What one hit answers (times in whole seconds). */
 export interface WeightedHit {
   totalHits: number;
   timeToExpire: number;
@@ -9,11 +9,12 @@ export interface WeightedHit {
 }
 
 /**
- * @nest-lab/throttler-storage-redis's hit script with INCRBY for INCR: one atomic step counts a
- * request as `cost` requests (a JSON-RPC batch to /mcp, one per message), on the same keys and
- * with the same fixed window and block as the library's own hits, so weighted and plain requests
- * share one budget. Atomic, so concurrent batches never half-count each other: a batch that fits
- * what is left passes whole, one that does not is refused whole. The caller keeps cost ≤ limit.
+ * One hit, as one atomic script: INCRBY the window's count by `cost` (1 for a plain request; a
+ * JSON-RPC batch to /mcp counts one per message), PEXPIRE a new window, and set a block key for
+ * one window once the limit is passed. Atomic, so concurrent batches never half-count each other:
+ * a batch that fits what is left passes whole, one that does not is refused whole. The caller
+ * keeps cost ≤ limit. Keys and window are those of the library that counted plain hits before
+ * (docs/dependencies.md), so counts carry across a deploy.
  */
 const WEIGHTED_HIT = `
 local hitKey = KEYS[1]
@@ -47,23 +48,41 @@ end
 return { totalHits, timeToExpire, isBlocked and 1 or 0, timeToBlockExpire }
 `;
 
-/** ThrottlerStorage.increment for `cost` hits at once; key and throttlerName as the library's. */
+type HitScript = (
+  hitKey: string,
+  blockKey: string,
+  ttlMs: number,
+  limit: number,
+  blockMs: number,
+  cost: number,
+) => Promise<[number, number, number, number]>;
+
+/**
+ * Registers the script on a connection (ioredis `defineCommand`): each hit then sends EVALSHA with
+ * the script's digest, not the script's text, and ioredis sends the text once again only if Redis
+ * answers NOSCRIPT (after a restart or SCRIPT FLUSH).
+ */
+export function defineHit(redis: Redis): void {
+  redis.defineCommand('rateLimitHit', { numberOfKeys: 2, lua: WEIGHTED_HIT });
+}
+
+/** Counts `cost` hits at once on `{key:throttlerName}:hits|blocked`; needs `defineHit` first. */
 export async function incrementBy(
   redis: Redis,
   p: { key: string; ttlMs: number; limit: number; throttlerName: string; cost: number },
 ): Promise<WeightedHit> {
   const hitKey = `{${p.key}:${p.throttlerName}}:hits`;
   const blockKey = `{${p.key}:${p.throttlerName}}:blocked`;
-  const [totalHits, timeToExpire, isBlocked, timeToBlockExpire] = (await redis.eval(
-    WEIGHTED_HIT,
-    2,
+  const hit = (redis as unknown as { rateLimitHit: HitScript }).rateLimitHit;
+  const [totalHits, timeToExpire, isBlocked, timeToBlockExpire] = await hit.call(
+    redis,
     hitKey,
     blockKey,
     p.ttlMs,
     p.limit,
     p.ttlMs,
     p.cost,
-  )) as [number, number, number, number];
+  );
   return {
     totalHits,
     timeToExpire: Math.ceil(timeToExpire / 1000),
