@@ -1543,9 +1543,9 @@ async function seedHistory(ctx: BenchContext, n: number): Promise<number> {
        SELECT 'rt_seed' || g, 'pi_seed' || g, 'debit', 45000, 'succeeded', 'SBXSEED' || g, ${at} FROM ${series}`,
     );
     await ctx.db.query(
-      `INSERT INTO outbox_events (id, workspace_id, agent_id, type, subject_id, payload, created_at, dispatched_at)
+      `INSERT INTO outbox_events (id, workspace_id, agent_id, type, subject_id, payload, created_at)
        SELECT 'evt_seed' || g, $1, $2, 'intent.settled', 'pi_seed' || g,
-              jsonb_build_object('id', 'evt_seed' || g, 'type', 'intent.settled'), ${at}, ${at}
+              jsonb_build_object('id', 'evt_seed' || g, 'type', 'intent.settled'), ${at}
          FROM ${series}`,
       [ws, seller],
     );

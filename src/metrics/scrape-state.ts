@@ -51,7 +51,7 @@ interface PgPool {
  * Gauges of what is true now, read when Prometheus scrapes (never on a request path):
  * - one Postgres round trip over partial indexes that hold only the rows in question: approvals
  *   waiting (`approvals_kind_subject_id_pending_key`, WHERE status = 'pending'), undispatched
- *   outbox events (`outbox_events_undispatched_idx`), pending webhook deliveries
+ *   outbox events (the small table `outbox_pending`), pending webhook deliveries
  *   (`webhook_deliveries_due_idx`), captured gateway payments awaiting their refund
  *   (`gateway_capture_refunds_open_idx`), gateway events for review
  *   (`gateway_events_review_idx`). These sets stay small while things work, so the reads stay

@@ -1,6 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** Transactional outbox: written with the state change it announces; delivered later. */
+/**
+ * Transactional outbox: written with the state change it announces; delivered later. Never updated:
+ * while it waits for the dispatcher its id is also in outbox_pending (src/outbox/outbox.repository.ts).
+ */
 @Entity('outbox_events')
 export class OutboxEvent {
   @PrimaryColumn('text') id: string;
@@ -10,5 +13,4 @@ export class OutboxEvent {
   @Column('text') subjectId: string;
   @Column('jsonb') payload: Record<string, unknown>;
   @Column('timestamptz') createdAt: Date;
-  @Column('timestamptz', { nullable: true }) dispatchedAt: Date | null;
 }

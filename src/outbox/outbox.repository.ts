@@ -51,6 +51,19 @@ const OUTBOX_COLUMNS = batchColumns<OutboxRow>({
   protocol_key_id: ['text', (r) => r.protocolKeyId],
 });
 
+/**
+ * Each new event's place in the dispatcher's queue (outbox_pending, migration
+ * 1764000001500-OutboxPending): queued with the event, so the commit statement writes both.
+ */
+const PENDING_COLUMNS = batchColumns<OutboxRow>({
+  event_id: ['text', (r) => r.id],
+  created_at: ['timestamptz', (r) => r.createdAt],
+});
+
+function insertPendingRows(rows: OutboxRow[]): QueuedStatement {
+  return batchInsert('outbox_pending', PENDING_COLUMNS, rows);
+}
+
 function insertOutboxRows(rows: OutboxRow[]): QueuedStatement {
   return batchInsert('outbox_events', OUTBOX_COLUMNS, rows, {
     ordered: true,
@@ -67,11 +80,9 @@ export const outboxParts = {
   events: (): SqlFragment =>
     sql`SELECT id, workspace_id, agent_id, type, created_at, protocol_key_id FROM outbox_events`,
   /** Events not yet dispatched, counted. */
-  waitingCount: (): SqlFragment =>
-    sql`(SELECT count(*)::int FROM outbox_events WHERE dispatched_at IS NULL)`,
+  waitingCount: (): SqlFragment => sql`(SELECT count(*)::int FROM outbox_pending)`,
   /** When the oldest event not yet dispatched was created (null when none). */
-  oldestWaiting: (): SqlFragment =>
-    sql`(SELECT min(created_at) FROM outbox_events WHERE dispatched_at IS NULL)`,
+  oldestWaiting: (): SqlFragment => sql`(SELECT min(created_at) FROM outbox_pending)`,
 };
 
 /** An event the dispatcher claimed. */
@@ -81,8 +92,11 @@ export interface ClaimedEvent {
 }
 
 /**
- * The dispatcher's claim (docs/architecture.md "Table owners"): undispatched events, these ids or
- * the oldest `limit`, FOR UPDATE SKIP LOCKED (instances share the work).
+ * The dispatcher's claim (docs/architecture.md "Table owners"): events waiting in outbox_pending,
+ * these ids or the oldest `limit`, FOR UPDATE SKIP LOCKED (instances share the work). The claim
+ * deletes their pending rows at once; the claim's transaction commits them gone together with the
+ * deliveries it creates, or rolls back and leaves them waiting. A pending row whose event does not
+ * exist is deleted and not returned.
  */
 export function claimUndispatched(
   m: EntityManager,
@@ -91,26 +105,19 @@ export function claimUndispatched(
 ): Promise<ClaimedEvent[]> {
   // Prepared (queryPrepared): the dispatcher runs this for nearly every settled payment, and an
   // unnamed statement is planned afresh each time.
-  return ids
-    ? (queryPrepared(
-        m,
-        `SELECT id, workspace_id FROM outbox_events
-          WHERE id = ANY($1) AND dispatched_at IS NULL ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
-        [ids],
-      ) as Promise<ClaimedEvent[]>)
-    : m.query(
-        `SELECT id, workspace_id FROM outbox_events
-          WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [limit],
-      );
-}
-
-/** Marks claimed events dispatched. */
-export async function markDispatched(m: EntityManager, ids: string[], now: Date): Promise<void> {
-  await queryPrepared(m, 'UPDATE outbox_events SET dispatched_at = $2 WHERE id = ANY($1)', [
-    ids,
-    now,
-  ]);
+  const claimed = ids
+    ? `SELECT event_id FROM outbox_pending WHERE event_id = ANY($1)
+        ORDER BY created_at, event_id FOR UPDATE SKIP LOCKED`
+    : `SELECT event_id FROM outbox_pending
+        ORDER BY created_at, event_id LIMIT $1 FOR UPDATE SKIP LOCKED`;
+  return queryPrepared(
+    m,
+    `WITH claimed AS (${claimed}),
+          gone AS (DELETE FROM outbox_pending p USING claimed c WHERE p.event_id = c.event_id)
+     SELECT e.id, e.workspace_id FROM claimed c JOIN outbox_events e ON e.id = c.event_id
+      ORDER BY e.created_at, e.id`,
+    [ids ?? limit],
+  ) as Promise<ClaimedEvent[]>;
 }
 
 /** A workspace's events, newest first, limit + 1 rows (for toPage). */
@@ -159,7 +166,6 @@ export class OutboxRepository {
       subjectId: input.subjectId,
       payload: { id, type: input.type, created_at: createdAt.toISOString(), data: input.data },
       createdAt,
-      dispatchedAt: null,
     };
     await this.tx.writeBeforeCommit<OutboxRow>(
       'outbox_events',
@@ -174,6 +180,11 @@ export class OutboxRepository {
         protocolKeyId: input.protocolKeyId ?? null,
       },
       insertOutboxRows,
+    );
+    await this.tx.writeBeforeCommit<OutboxRow>(
+      'outbox_pending',
+      { id, createdAt: createdAt.toISOString() } as OutboxRow,
+      insertPendingRows,
     );
     this.metrics.outboxEvent({ type: input.type, data: input.data });
     return event;

@@ -5,7 +5,7 @@ import { newId } from '../common/ids';
 import { PgListener } from '../common/sweeper/pg-listener';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { Tx } from '../database/tx';
-import { claimUndispatched, markDispatched, OUTBOX_CHANNEL } from '../outbox/outbox.repository';
+import { claimUndispatched, OUTBOX_CHANNEL } from '../outbox/outbox.repository';
 import { WebhookDeliveryProducer } from './webhook-delivery.producer';
 import { insertDeliveries, stalledDeliveries } from './webhook-delivery.repository';
 import { matchEndpoints } from './webhook-endpoint.repository';
@@ -94,10 +94,10 @@ export class WebhookDispatcher implements OnModuleInit {
   }
 
   /**
-   * One transaction: claim undispatched events (SKIP LOCKED, so instances share the work), insert
-   * a delivery per matching enabled endpoint registered at or before the event's created_at (an
-   * endpoint gets what happens from its registration on, never the backlog) and mark the events
-   * dispatched. Once it has committed, each new delivery's first attempt is enqueued
+   * One transaction: claim waiting events (SKIP LOCKED, so instances share the work; the claim
+   * takes them off outbox_pending) and insert a delivery per matching enabled endpoint registered at
+   * or before the event's created_at (an endpoint gets what happens from its registration on, never
+   * the backlog). Once it has committed, each new delivery's first attempt is enqueued
    * (`enqueueFirstAttempts`). With Redis down nothing is claimed, and the next tick tries again.
    */
   async dispatchBatch(ids?: string[]): Promise<number> {
@@ -135,11 +135,6 @@ export class WebhookDispatcher implements OnModuleInit {
       if (rows.length > 0) {
         created = await insertDeliveries(m, rows, now);
       }
-      await markDispatched(
-        m,
-        events.map((e) => e.id),
-        now,
-      );
       this.logger.debug({ events: events.length, deliveries: rows.length }, 'outbox dispatched');
       return events.length;
     });

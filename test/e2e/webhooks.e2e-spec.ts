@@ -127,12 +127,15 @@ async function register(
   return res;
 }
 
-async function dispatchedAt(t: TestApp, eventId: string): Promise<Date | null> {
-  const [row] = await t.db.query<{ dispatched_at: Date | null }[]>(
-    'SELECT dispatched_at FROM outbox_events WHERE id = $1',
+/** True once the dispatcher has claimed the event: it exists and no longer waits in outbox_pending. */
+async function dispatched(t: TestApp, eventId: string): Promise<boolean> {
+  const [row] = await t.db.query<{ exists: boolean; waiting: boolean }[]>(
+    `SELECT EXISTS (SELECT 1 FROM outbox_events WHERE id = $1) AS exists,
+            EXISTS (SELECT 1 FROM outbox_pending WHERE event_id = $1) AS waiting`,
     [eventId],
   );
-  return row.dispatched_at;
+  expect(row.exists).toBe(true);
+  return !row.waiting;
 }
 
 async function deliveriesOf(t: TestApp, eventId: string) {
@@ -336,7 +339,7 @@ describe('webhooks', () => {
       expect(delivery.endpoint_id).toBe(res.body.id);
       expect(await deliveriesOf(t, event.id)).toHaveLength(1);
       expect(other.got).toHaveLength(0);
-      expect(await dispatchedAt(t, event.id)).not.toBeNull();
+      expect(await dispatched(t, event.id)).toBe(true);
 
       // The endpoint is scoped to ws.seller: another seller agent's events do not reach it.
       const seller2 = await t
@@ -349,7 +352,7 @@ describe('webhooks', () => {
       const foreign = await emit(t, ws, 'intent.settled', seller2.id);
       await waitFor(
         'dispatch of the other seller event',
-        async () => (await dispatchedAt(t, foreign.id)) !== null,
+        async () => await dispatched(t, foreign.id),
       );
       expect(await deliveriesOf(t, foreign.id)).toHaveLength(0);
 
@@ -464,10 +467,7 @@ describe('webhooks', () => {
 
       // Events while disabled are not delivered to it.
       const later = await emit(t, ws);
-      await waitFor(
-        'dispatch of the later event',
-        async () => (await dispatchedAt(t, later.id)) !== null,
-      );
+      await waitFor('dispatch of the later event', async () => await dispatched(t, later.id));
       expect(await deliveriesOf(t, later.id)).toHaveLength(0);
 
       // Redelivery: one new attempt now, even though the delivery failed; it re-enables nothing.
@@ -567,7 +567,7 @@ describe('webhooks', () => {
         .set(auth(ws));
       expect(off.body).toMatchObject({ status: 'disabled', disabled_reason: 'disabled_by_user' });
       const event = await emit(t, ws);
-      await waitFor('dispatch', async () => (await dispatchedAt(t, event.id)) !== null);
+      await waitFor('dispatch', async () => await dispatched(t, event.id));
       expect(await deliveriesOf(t, event.id)).toHaveLength(0);
       expect(receiver.got).toHaveLength(0);
       await receiver.close();
@@ -807,7 +807,7 @@ describe('webhooks', () => {
 
       // While disabled, new events make no deliveries for it.
       const whileGone = await emit(t, ws);
-      await waitFor('dispatch', async () => (await dispatchedAt(t, whileGone.id)) !== null);
+      await waitFor('dispatch', async () => await dispatched(t, whileGone.id));
       expect(await deliveriesOf(t, whileGone.id)).toHaveLength(0);
 
       // Enabling works as for any other reason, and the next event goes out.
@@ -868,7 +868,7 @@ describe('webhooks for a newly registered endpoint', () => {
     const earlyEp = await register(t, ws, { url: early.url, event_types: ['intent.settled'] });
 
     const before = await settledEvent(ws, mandateId);
-    expect(await dispatchedAt(t, before)).toBeNull();
+    expect(await dispatched(t, before)).toBe(false);
     const lateEp = await register(t, ws, { url: late.url, event_types: ['*'] });
     expect(lateEp.status).toBe(201);
     await t.get(WebhookDispatcher).dispatchPending();
@@ -1099,11 +1099,7 @@ describe('webhooks across a Redis outage', () => {
     expect(page.body.data.map((e: { id: string }) => e.id)).toContain(during.id);
 
     await sleep(1000); // twenty dispatcher ticks without Redis
-    const [row] = await app.db.query<{ dispatched_at: Date | null }[]>(
-      'SELECT dispatched_at FROM outbox_events WHERE id = $1',
-      [during.id],
-    );
-    expect(row.dispatched_at).toBeNull();
+    expect(await dispatched(app, during.id)).toBe(false);
     expect(await deliveriesOf(app, during.id)).toHaveLength(0);
     expect(receiver.got).toHaveLength(1);
 
@@ -1113,11 +1109,7 @@ describe('webhooks across a Redis outage', () => {
     expect(byId()).toEqual({ [before.id]: 1, [during.id]: 1 });
     const [delivery] = await deliveriesOf(app, during.id);
     expect(delivery).toMatchObject({ status: 'delivered', attempt_count: 1 });
-    const [after] = await app.db.query<{ dispatched_at: Date | null }[]>(
-      'SELECT dispatched_at FROM outbox_events WHERE id = $1',
-      [during.id],
-    );
-    expect(after.dispatched_at).not.toBeNull();
+    expect(await dispatched(app, during.id)).toBe(true);
     await receiver.close();
   });
 });
