@@ -516,6 +516,8 @@ describe('ACP errors: every error of both APIs against the official Error schema
       limited = await startApp({
         queuePrefix: `t${randomToken(8)}`,
         rateLimitCredentialPerSecond: 1,
+        // A count must not fail open because a loaded machine answered late (rate-limit.e2e-spec).
+        rateLimitRedisTimeoutMs: 5_000,
       });
     });
     afterAll(() => limited.close());

@@ -20,7 +20,12 @@ describe('MCP batches against the per-credential rate limit', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startApp({ rateLimitCredentialPerSecond: BUDGET });
+    t = await startApp({
+      rateLimitCredentialPerSecond: BUDGET,
+      // Twenty batches at once on a loaded machine: a count must not fail open because Redis
+      // answered late (the limiter's default timeout is 250 ms; rate-limit.e2e-spec).
+      rateLimitRedisTimeoutMs: 5_000,
+    });
     // The budget is per second; a one-minute window keeps each sequence below inside one window
     // however slow the machine, so the counts are exact. Limits and counting are unchanged.
     t.get(RateLimiter).policies.credential.windowMs = 60_000;

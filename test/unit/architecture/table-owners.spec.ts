@@ -42,6 +42,7 @@ const OWNERS: Record<string, string> = {
   mcp_refund_requests: 'src/mcp/mcp-refund-request.repository.ts',
   offers: 'src/seller/seller.repository.ts',
   outbox_events: 'src/outbox/outbox.repository.ts',
+  outbox_pending: 'src/outbox/outbox.repository.ts',
   payment_intents: 'src/payments/payment-intent.repository.ts',
   personal_data_breaches: 'src/breaches/breach-register.repository.ts',
   person_sessions: 'src/web/person-session.repository.ts',
