@@ -343,6 +343,8 @@ interface Round {
   cpu: Record<'raw' | 'typeorm' | 'flow', { processMs: number; postgresMs: number }>;
   /** WAL bytes per request (yardsticks) or per completed flow (walDuring). */
   walBytes: Record<'raw' | 'typeorm' | 'flow', number>;
+  /** The process's read and write system calls per request (yardsticks) or per completed flow (app). */
+  syscalls: Record<'raw' | 'typeorm' | 'flow', number>;
 }
 
 /**
@@ -366,6 +368,11 @@ async function walDuring<T>(
     [to, from],
   );
   return { value, bytes: Number(rows[0].bytes) };
+}
+
+/** A count per unit of work, to 0.1. */
+function perOne(count: number, units: number): number {
+  return units > 0 ? Math.round((count * 10) / units) / 10 : 0;
 }
 
 /** Bytes per unit of work, whole bytes. */
@@ -506,9 +513,14 @@ async function main(): Promise<number> {
         typeorm: bytesPer(ormRun.bytes, t.responses),
         flow: bytesPer(flowRunWal.bytes, flow.result.flowsCompleted),
       };
-      rounds.push({ raw: r, typeorm: t, flow, rss, cpu, walBytes });
+      const syscalls = {
+        raw: perOne(rawRun.value.syscalls, r.responses),
+        typeorm: perOne(ormRun.value.syscalls, t.responses),
+        flow: perOne(flowCpu.syscalls, flow.result.flowsCompleted),
+      };
+      rounds.push({ raw: r, typeorm: t, flow, rss, cpu, walBytes, syscalls });
       log(
-        `  round ${i}: raw ${rate(r.responses, r.elapsedS)} req/s, TypeORM ${rate(t.responses, t.elapsedS)} req/s, ${rate(flow.result.flowsCompletedInWindow, flow.result.durationS)} flows/s, app RSS max ${rss.max.app} MB; CPU ms (process + Postgres): raw ${cpu.raw.processMs} + ${cpu.raw.postgresMs} per request, TypeORM ${cpu.typeorm.processMs} + ${cpu.typeorm.postgresMs}, flow ${cpu.flow.processMs} + ${cpu.flow.postgresMs}; WAL bytes: raw ${walBytes.raw} per request, flow ${walBytes.flow}`,
+        `  round ${i}: raw ${rate(r.responses, r.elapsedS)} req/s, TypeORM ${rate(t.responses, t.elapsedS)} req/s, ${rate(flow.result.flowsCompletedInWindow, flow.result.durationS)} flows/s, app RSS max ${rss.max.app} MB; CPU ms (process + Postgres): raw ${cpu.raw.processMs} + ${cpu.raw.postgresMs} per request, TypeORM ${cpu.typeorm.processMs} + ${cpu.typeorm.postgresMs}, flow ${cpu.flow.processMs} + ${cpu.flow.postgresMs}; WAL bytes: raw ${walBytes.raw} per request, flow ${walBytes.flow}; read/write syscalls: raw ${syscalls.raw} per request, flow ${syscalls.flow}`,
       );
     }
 
@@ -554,7 +566,7 @@ async function main(): Promise<number> {
       log(`  ${line}`);
     }
 
-    const perRound = rounds.map(({ raw: r, typeorm: t, flow, rss, cpu, walBytes }, i) => {
+    const perRound = rounds.map(({ raw: r, typeorm: t, flow, rss, cpu, walBytes, syscalls }, i) => {
       const rawRps = rate(r.responses, r.elapsedS);
       const ormRps = rate(t.responses, t.elapsedS);
       const flowsPerS = rate(flow.result.flowsCompletedInWindow, flow.result.durationS);
@@ -578,6 +590,9 @@ async function main(): Promise<number> {
         wal_bytes: walBytes,
         // The flow's WAL in raw-yardstick requests' WAL.
         wal_raw_per_flow: ratio(walBytes.flow, walBytes.raw),
+        syscalls,
+        // The app's read/write system calls per flow in the raw yardstick's per request.
+        syscalls_raw_per_flow: ratio(syscalls.flow, syscalls.raw),
       };
     });
     // One decimal: the median of an even number of rounds is a mean of two.
@@ -647,6 +662,9 @@ async function main(): Promise<number> {
     const ormPerFlow = med((x) => x.typeorm_per_flow);
     const cpuPerFlow = med((x) => x.cpu_raw_per_flow);
     const walPerFlow = med((x) => x.wal_raw_per_flow);
+    const syscallsPerFlow = med((x) => x.syscalls_raw_per_flow);
+    const syscallsMed = (k: 'raw' | 'typeorm' | 'flow') =>
+      Math.round(median(perRound.map((x) => x.syscalls[k])) * 10) / 10;
     const walMed = (k: 'raw' | 'typeorm' | 'flow') =>
       Math.round(median(perRound.map((x) => x.wal_bytes[k])));
     const cpuMed = (k: 'raw' | 'typeorm' | 'flow', part: 'processMs' | 'postgresMs') =>
@@ -726,6 +744,7 @@ async function main(): Promise<number> {
         `\n  full flow: ${flowsMed} flows/s (median); one flow = ${rawPerFlow} raw-yardstick requests, ${ormPerFlow} TypeORM-yardstick requests (medians of the rounds' ratios)` +
         `\n  CPU per unit (medians): raw yardstick ${cpuMed('raw', 'processMs')} ms + Postgres ${cpuMed('raw', 'postgresMs')} ms per request, TypeORM ${cpuMed('typeorm', 'processMs')} + ${cpuMed('typeorm', 'postgresMs')} ms, flow: app ${cpuMed('flow', 'processMs')} ms + Postgres ${cpuMed('flow', 'postgresMs')} ms; one flow = ${cpuPerFlow} raw-yardstick requests in CPU` +
         `\n  WAL per unit (medians): raw yardstick ${walMed('raw')} B per request, TypeORM ${walMed('typeorm')} B, flow ${walMed('flow')} B; one flow = ${walPerFlow} raw-yardstick requests in WAL` +
+        `\n  read/write syscalls per unit (medians): raw yardstick ${syscallsMed('raw')} per request, TypeORM ${syscallsMed('typeorm')}, app ${syscallsMed('flow')} per flow; one flow = ${syscallsPerFlow} raw-yardstick requests in syscalls` +
         `\n  per step p50/p95/p99 ms (median round): create ${step('create')}, delegate_payment ${step('delegate_payment')}, complete ${step('complete')}` +
         `\n  5xx: ${flowO.extra.http_5xx} (client), ${appLog.fivexx} (app log); non-2xx ${flowO.result.non2xx}; connection errors/timeouts ${errors}` +
         `\n  app RSS: ${idle.app} MB idle, max ${rssMax} MB under load (node dist/main.js alone)` +
@@ -763,6 +782,7 @@ async function main(): Promise<number> {
           typeorm_per_flow: ormPerFlow,
           cpu_raw_per_flow: cpuPerFlow,
           wal_raw_per_flow: walPerFlow,
+          syscalls_raw_per_flow: syscallsPerFlow,
           rounds: perRound,
           rss_idle_mb: idle,
           rss_max_mb: rssMax,

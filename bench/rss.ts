@@ -123,17 +123,37 @@ export function postgresCpuSeconds(): number {
   return total;
 }
 
-/** CPU seconds used by a process and by Postgres while `run` ran. */
+/**
+ * Read and write system calls a process has made, all its threads (/proc/<pid>/io: syscr +
+ * syscw; a socket's read, write and writev are among them); null when the process is gone.
+ */
+export function ioSyscalls(pid: number): number | null {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? 0);
+    return field('syscr') + field('syscw');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds used by a process and by Postgres while `run` ran, and the process's read and
+ * write system calls (each Postgres round trip, HTTP request and Redis command costs some: a count
+ * that other work on the machine does not move).
+ */
 export async function cpuDuring<T>(
   pid: number,
   run: () => Promise<T>,
-): Promise<{ value: T; processS: number; postgresS: number }> {
+): Promise<{ value: T; processS: number; postgresS: number; syscalls: number }> {
   const p0 = cpuSeconds(pid) ?? 0;
   const g0 = postgresCpuSeconds();
+  const s0 = ioSyscalls(pid) ?? 0;
   const value = await run();
   return {
     value,
     processS: (cpuSeconds(pid) ?? p0) - p0,
     postgresS: postgresCpuSeconds() - g0,
+    syscalls: (ioSyscalls(pid) ?? s0) - s0,
   };
 }

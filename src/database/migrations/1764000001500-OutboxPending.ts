@@ -9,6 +9,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Now a waiting event is a small row of outbox_pending, written by the same statement as the
  * event and deleted by the dispatcher's claim transaction; the event itself is never updated.
  *
+ * A queue table: every row is deleted soon after it is written, so autovacuum visits it after
+ * every 1,000 dead rows rather than after a fifth of the table (the default), and the sweep's
+ * oldest-first read does not walk an index full of deleted entries.
+ *
  * No foreign key to outbox_events: the two rows are written by one statement, events are never
  * deleted, and a key check would lock the event row it has just written. An orphan would be
  * harmless: the claim joins the event and deletes a pending row that has none.
@@ -26,6 +30,7 @@ export class OutboxPending1764000001500 implements MigrationInterface {
         created_at timestamptz NOT NULL
       );
       CREATE INDEX outbox_pending_oldest_idx ON outbox_pending (created_at, event_id);
+      ALTER TABLE outbox_pending SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000);
       INSERT INTO outbox_pending (event_id, created_at)
         SELECT id, created_at FROM outbox_events WHERE dispatched_at IS NULL;
       DROP INDEX outbox_events_undispatched_idx;
