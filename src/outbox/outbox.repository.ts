@@ -55,12 +55,17 @@ const OUTBOX_COLUMNS = batchColumns<OutboxRow>({
  * Each new event's place in the dispatcher's queue (outbox_pending, migration
  * 1764000001500-OutboxPending): queued with the event, so the commit statement writes both.
  */
-const PENDING_COLUMNS = batchColumns<OutboxRow>({
-  event_id: ['text', (r) => r.id],
+interface PendingRow {
+  eventId: string;
+  createdAt: string;
+}
+
+const PENDING_COLUMNS = batchColumns<PendingRow>({
+  event_id: ['text', (r) => r.eventId],
   created_at: ['timestamptz', (r) => r.createdAt],
 });
 
-function insertPendingRows(rows: OutboxRow[]): QueuedStatement {
+function insertPendingRows(rows: PendingRow[]): QueuedStatement {
   return batchInsert('outbox_pending', PENDING_COLUMNS, rows);
 }
 
@@ -181,9 +186,9 @@ export class OutboxRepository {
       },
       insertOutboxRows,
     );
-    await this.tx.writeBeforeCommit<OutboxRow>(
+    await this.tx.writeBeforeCommit<PendingRow>(
       'outbox_pending',
-      { id, createdAt: createdAt.toISOString() } as OutboxRow,
+      { eventId: id, createdAt: createdAt.toISOString() },
       insertPendingRows,
     );
     this.metrics.outboxEvent({ type: input.type, data: input.data });
