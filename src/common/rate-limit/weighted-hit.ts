@@ -58,9 +58,9 @@ type HitScript = (
 ) => Promise<[number, number, number, number]>;
 
 /**
- * Registers the script on a connection (ioredis `defineCommand`): each hit then sends EVALSHA with
- * the script's digest, not the script's text, and ioredis sends the text once again only if Redis
- * answers NOSCRIPT (after a restart or SCRIPT FLUSH).
+ * Registers the script on a connection (ioredis `defineCommand`): the script's text goes to Redis
+ * once per connection, every later hit is EVALSHA with its digest, and the text goes again only if
+ * Redis answers NOSCRIPT (after a restart or SCRIPT FLUSH).
  */
 export function defineHit(redis: Redis): void {
   redis.defineCommand('rateLimitHit', { numberOfKeys: 2, lua: WEIGHTED_HIT });
