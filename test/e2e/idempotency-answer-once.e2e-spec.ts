@@ -1,5 +1,6 @@
 import { IdempotencyAnswerOnce1764000001400 } from '../../src/database/migrations/1764000001400-IdempotencyAnswerOnce';
 import { startApp, TestApp } from '../support/app';
+import { inScratchSchema } from '../support/scratch-schema';
 
 /**
  * Migration 1764000001400: a key's answer is kept once, as the text a replay sends. Run here on a
@@ -15,20 +16,15 @@ describe('migration IdempotencyAnswerOnce', () => {
   afterAll(() => t.close());
 
   it('gives a record written before response_raw its text, drops the jsonb copy, and down restores it', async () => {
-    const qr = t.db.createQueryRunner();
-    await qr.connect();
-    await qr.startTransaction();
-    try {
-      await qr.query(`CREATE SCHEMA migration_scratch`);
-      await qr.query(`SET LOCAL search_path TO migration_scratch`);
+    await inScratchSchema(t, async (qr) => {
       await qr.query(
         `CREATE TABLE idempotency_records (key text PRIMARY KEY, response_body jsonb, response_raw text)`,
       );
       await qr.query(
         `INSERT INTO idempotency_records (key, response_body, response_raw) VALUES
-           ('legacy', '{"id": "cs_1", "total": 92500}', NULL),
-           ('current', '{"b": 1, "a": 2}', '{"b":1,"a":2}'),
-           ('bodiless', NULL, NULL)`,
+         ('legacy', '{"id": "cs_1", "total": 92500}', NULL),
+         ('current', '{"b": 1, "a": 2}', '{"b":1,"a":2}'),
+         ('bodiless', NULL, NULL)`,
       );
       const migration = new IdempotencyAnswerOnce1764000001400();
 
@@ -45,8 +41,8 @@ describe('migration IdempotencyAnswerOnce', () => {
       ]);
       const columns = (await qr.query(
         `SELECT column_name FROM information_schema.columns
-          WHERE table_schema = 'migration_scratch' AND table_name = 'idempotency_records'
-          ORDER BY column_name`,
+        WHERE table_schema = 'migration_scratch' AND table_name = 'idempotency_records'
+        ORDER BY column_name`,
       )) as { column_name: string }[];
       expect(columns.map((c) => c.column_name)).toEqual(['key', 'response_raw']);
 
@@ -59,10 +55,7 @@ describe('migration IdempotencyAnswerOnce', () => {
         { key: 'current', response_body: { a: 2, b: 1 } },
         { key: 'legacy', response_body: { id: 'cs_1', total: 92_500 } },
       ]);
-    } finally {
-      await qr.rollbackTransaction();
-      await qr.release();
-    }
+    });
   });
 
   it('the live table keeps the answer once: its text, and no jsonb copy', async () => {

@@ -3,6 +3,7 @@ import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 import { createMandate } from '../factories/mandate.factory';
 import { completeTeaOrder, listTeaAndBiscuits } from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
+import { inScratchSchema } from '../support/scratch-schema';
 import { seedWorkspace } from '../support/seed';
 
 /**
@@ -83,12 +84,7 @@ describe('outbox: events never updated, their queue in outbox_pending', () => {
   });
 
   it('migration: waiting events move to outbox_pending and dispatched_at goes; down puts both back', async () => {
-    const qr = t.db.createQueryRunner();
-    await qr.connect();
-    await qr.startTransaction();
-    try {
-      await qr.query(`CREATE SCHEMA migration_scratch`);
-      await qr.query(`SET LOCAL search_path TO migration_scratch`);
+    await inScratchSchema(t, async (qr) => {
       await qr.query(
         `CREATE TABLE outbox_events (id text PRIMARY KEY, created_at timestamptz NOT NULL, dispatched_at timestamptz)`,
       );
@@ -97,8 +93,8 @@ describe('outbox: events never updated, their queue in outbox_pending', () => {
       );
       await qr.query(
         `INSERT INTO outbox_events (id, created_at, dispatched_at) VALUES
-           ('evt_sent', '2026-11-01T10:00:00Z', '2026-11-01T10:00:01Z'),
-           ('evt_waiting', '2026-11-02T10:00:00Z', NULL)`,
+         ('evt_sent', '2026-11-01T10:00:00Z', '2026-11-01T10:00:01Z'),
+         ('evt_waiting', '2026-11-02T10:00:00Z', NULL)`,
       );
       const migration = new OutboxPending1764000001500();
 
@@ -108,7 +104,7 @@ describe('outbox: events never updated, their queue in outbox_pending', () => {
       ]);
       const columns = (await qr.query(
         `SELECT column_name FROM information_schema.columns
-          WHERE table_schema = 'migration_scratch' AND table_name = 'outbox_events' ORDER BY column_name`,
+        WHERE table_schema = 'migration_scratch' AND table_name = 'outbox_events' ORDER BY column_name`,
       )) as { column_name: string }[];
       expect(columns.map((c) => c.column_name)).toEqual(['created_at', 'id']);
 
@@ -126,9 +122,6 @@ describe('outbox: events never updated, their queue in outbox_pending', () => {
         `SELECT to_regclass('migration_scratch.outbox_events_undispatched_idx') IS NOT NULL AS idx`,
       )) as { idx: boolean }[];
       expect(idx).toBe(true);
-    } finally {
-      await qr.rollbackTransaction();
-      await qr.release();
-    }
+    });
   });
 });
