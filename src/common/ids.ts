@@ -1,6 +1,8 @@
 import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz';
+/** How many characters randomToken draws from: each carries log2 of this many bits. */
+export const TOKEN_ALPHABET_SIZE = ALPHABET.length;
 /** The largest multiple of the alphabet's size below 256: bytes at or above it are skipped, so every character is equally likely. */
 const UNBIASED_BELOW = 256 - (256 % ALPHABET.length);
 

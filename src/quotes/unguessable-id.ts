@@ -1,8 +1,7 @@
-import { randomToken } from '../common/ids';
+import { randomToken, TOKEN_ALPHABET_SIZE } from '../common/ids';
 
 /** 24 uniform base-54 characters: 24 × log2(54) ≈ 138 bits. */
 const LENGTH = 24;
-const ALPHABET_SIZE = 54;
 
 /**
  * An id that is also a capability: a quote id is all the hosted payment page needs (spec §5 rule
@@ -16,4 +15,4 @@ export function unguessableId(prefix: string): string {
 }
 
 /** Bits of randomness in an unguessableId (for tests and docs). */
-export const UNGUESSABLE_ID_BITS = LENGTH * Math.log2(ALPHABET_SIZE);
+export const UNGUESSABLE_ID_BITS = LENGTH * Math.log2(TOKEN_ALPHABET_SIZE);
