@@ -80,13 +80,39 @@ function paramOf(n: number, type: BatchType): string {
 }
 
 /** The one row's values as parameters $1, $2, …, as the arrays would carry them. */
-function oneRow<R>(columns: BatchColumns<R>, row: R) {
-  const names = Object.keys(columns);
-  return {
-    names,
-    exprs: names.map((n, i) => paramOf(i + 1, columns[n][0])),
-    params: names.map((n) => wire(columns[n][0], columns[n][1](row))),
-  };
+function oneRowParams<R>(columns: BatchColumns<R>, row: R): unknown[] {
+  return namesOf(columns).map((n) => wire(columns[n][0], columns[n][1](row)));
+}
+
+/** The parameter expressions of the one-row form, in column order. */
+function oneRowExprs<R>(columns: BatchColumns<R>): string[] {
+  return namesOf(columns).map((n, i) => paramOf(i + 1, columns[n][0]));
+}
+
+/**
+ * Texts built before, by the columns object and what else the text depends on (a kind, the table,
+ * the tail): a writer's one-row text is built once and is then the same string each time, which
+ * the prepared statement's name and the commit's combined text are looked up by (prepared.ts,
+ * `combineStatements` in tx.ts). Columns made per call simply miss and are collected with them.
+ */
+const built = new WeakMap<object, Map<string, string | string[]>>();
+
+function cached<T extends string | string[]>(columns: object, key: string, build: () => T): T {
+  let texts = built.get(columns);
+  if (!texts) {
+    texts = new Map();
+    built.set(columns, texts);
+  }
+  let text = texts.get(key) as T | undefined;
+  if (text === undefined) {
+    text = build();
+    texts.set(key, text);
+  }
+  return text;
+}
+
+function namesOf(columns: object): string[] {
+  return cached(columns, 'names', () => Object.keys(columns));
 }
 
 /** The column read back from the unnest alias, cast to its type where it travelled as text. */
@@ -132,10 +158,14 @@ export function batchInsert<R>(
 ): QueuedStatement {
   const tail = opts.tail ? ` ${opts.tail}` : '';
   if (rows.length === 1) {
-    const one = oneRow(columns, rows[0]);
     return {
-      sql: `INSERT INTO ${table} (${one.names.join(', ')}) VALUES (${one.exprs.join(', ')})${tail}`,
-      params: one.params,
+      sql: cached(
+        columns,
+        `insert ${table}${tail}`,
+        () =>
+          `INSERT INTO ${table} (${namesOf(columns).join(', ')}) VALUES (${oneRowExprs(columns).join(', ')})${tail}`,
+      ),
+      params: oneRowParams(columns, rows[0]),
     };
   }
   const u = unnestOf(columns, rows, { alias: 'r', ordered: opts.ordered });
@@ -165,12 +195,15 @@ export function batchUpdate<R>(
   }
   const rows = [...new Map(queued.map((r) => [keyOf(r), r])).values()];
   if (rows.length === 1) {
-    const one = oneRow(columns, rows[0]);
-    const at = one.names.indexOf(key);
-    const sets = one.names.map((n, i) => `${n} = ${one.exprs[i]}`).filter((_, i) => i !== at);
     return {
-      sql: `UPDATE ${table} AS t SET ${sets.join(', ')} WHERE t.${key} = ${one.exprs[at]}`,
-      params: one.params,
+      sql: cached(columns, `update ${table} ${key}`, () => {
+        const names = namesOf(columns);
+        const exprs = oneRowExprs(columns);
+        const at = names.indexOf(key);
+        const sets = names.map((n, i) => `${n} = ${exprs[i]}`).filter((_, i) => i !== at);
+        return `UPDATE ${table} AS t SET ${sets.join(', ')} WHERE t.${key} = ${exprs[at]}`;
+      }),
+      params: oneRowParams(columns, rows[0]),
     };
   }
   const u = unnestOf(columns, rows, { alias: 'u' });

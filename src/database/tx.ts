@@ -116,13 +116,56 @@ export function combineStatements(statements: QueuedStatement[]): QueuedStatemen
     return statements[0];
   }
   const params: unknown[] = [];
-  const parts = statements.map((statement, i) => {
-    const offset = params.length;
+  let node: CombinedStep | undefined = COMBINED;
+  for (const statement of statements) {
     params.push(...statement.params);
-    const sql = statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    const bySql: CombinedStep | undefined = node && stepOf(node, statement.sql);
+    node = bySql && stepOf(bySql, statement.params.length);
+  }
+  if (node?.sql !== undefined) {
+    return { sql: node.sql, params };
+  }
+  const sql = combinedText(statements);
+  if (node) {
+    node.sql = sql;
+  }
+  return { sql, params };
+}
+
+function combinedText(statements: QueuedStatement[]): string {
+  let offset = 0;
+  const parts = statements.map((statement, i) => {
+    const at = offset;
+    offset += statement.params.length;
+    const sql = statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + at}`);
     return `w${i + 1} AS (${sql})`;
   });
-  return { sql: `WITH ${parts.join(', ')} SELECT 1`, params };
+  return `WITH ${parts.join(', ')} SELECT 1`;
+}
+
+/**
+ * Combined texts already built, found by the texts and parameter counts they were built from: the
+ * commit of a payment sends the same text each time without renumbering it again, and as the same
+ * string, so its prepared statement's name is found without hashing it anew (prepared.ts). The
+ * combinations are the code's own, a few dozen; past MAX_COMBINED_STEPS nothing more is kept.
+ */
+interface CombinedStep {
+  next: Map<string | number, CombinedStep>;
+  sql?: string;
+}
+const COMBINED: CombinedStep = { next: new Map() };
+const MAX_COMBINED_STEPS = 10_000;
+let combinedSteps = 0;
+
+/** The step below `node` for `key`, made if missing while fewer than MAX_COMBINED_STEPS exist. */
+function stepOf(node: CombinedStep, key: string | number): CombinedStep | undefined {
+  let next = node.next.get(key);
+  if (!next && combinedSteps < MAX_COMBINED_STEPS) {
+    next = { next: new Map() };
+    node.next.set(key, next);
+    combinedSteps += 1;
+  }
+  return next;
 }
 
 /** TypeORM's view of its runner's transaction (PostgresQueryRunner: isTransactionActive, transactionDepth). */

@@ -80,6 +80,27 @@ describe('batch writers (src/database/batch.ts)', () => {
     expect(s.params[1]).toEqual([999, 250]);
   });
 
+  it('builds a one-row text once per table, tail and key: the same columns give each its own', () => {
+    const one = rows.slice(0, 1);
+    const texts = () => [
+      batchInsert('things', COLUMNS, one).sql,
+      batchInsert('others', COLUMNS, one).sql,
+      batchInsert('things', COLUMNS, one, { tail: 'RETURNING id' }).sql,
+      batchUpdate('things', 'id', COLUMNS, one).sql,
+      batchUpdate('things', 'amount_paise', COLUMNS, one).sql,
+      batchUpdate('others', 'id', COLUMNS, one).sql,
+    ];
+    const first = texts();
+    expect(new Set(first).size).toBe(first.length);
+    expect(first[1]).toMatch(/^INSERT INTO others /);
+    expect(first[2]).toMatch(/ RETURNING id$/);
+    expect(first[4]).toMatch(/ WHERE t\.amount_paise = \$2::bigint$/);
+    expect(first[5]).toMatch(/^UPDATE others AS t /);
+    expect(texts()).toEqual(first);
+    // Each call still sends its own row's values.
+    expect(batchInsert('things', COLUMNS, rows.slice(1)).params).toEqual(['b', 250, null, null]);
+  });
+
   it('refuses a column name that is not a plain identifier', () => {
     expect(() => batchColumns<Row>({ 'id; DROP TABLE x': ['text', (r) => r.id] })).toThrow(
       /not a plain SQL identifier/,
