@@ -90,20 +90,22 @@ function oneRowExprs<R>(columns: BatchColumns<R>): string[] {
 }
 
 /**
- * Texts built before, by the columns object and what else the text depends on (a kind, the table,
- * the tail): a writer's one-row text is built once and is then the same string each time, which
- * the prepared statement's name and the commit's combined text are looked up by (prepared.ts,
- * `combineStatements` in tx.ts). Columns made per call simply miss and are collected with them.
+ * Texts built before, by the columns object and what else the text depends on (the kind, the
+ * table, the tail or key): a writer's one-row text is built once and is then the same string each
+ * time, which the prepared statement's name and the commit's combined text are looked up by
+ * (prepared.ts, `combineStatements` in tx.ts). Columns made per call simply miss and are collected
+ * with them.
  */
-const built = new WeakMap<object, Map<string, string | string[]>>();
+const builtTexts = new WeakMap<object, Map<string, string>>();
+const columnNames = new WeakMap<object, string[]>();
 
-function cached<T extends string | string[]>(columns: object, key: string, build: () => T): T {
-  let texts = built.get(columns);
+function cachedText(columns: object, key: string, build: () => string): string {
+  let texts = builtTexts.get(columns);
   if (!texts) {
     texts = new Map();
-    built.set(columns, texts);
+    builtTexts.set(columns, texts);
   }
-  let text = texts.get(key) as T | undefined;
+  let text = texts.get(key);
   if (text === undefined) {
     text = build();
     texts.set(key, text);
@@ -112,7 +114,12 @@ function cached<T extends string | string[]>(columns: object, key: string, build
 }
 
 function namesOf(columns: object): string[] {
-  return cached(columns, 'names', () => Object.keys(columns));
+  let names = columnNames.get(columns);
+  if (!names) {
+    names = Object.keys(columns);
+    columnNames.set(columns, names);
+  }
+  return names;
 }
 
 /** The column read back from the unnest alias, cast to its type where it travelled as text. */
@@ -131,7 +138,7 @@ export function unnestOf<R>(
   rows: readonly R[],
   opts: { alias: string; ordered?: boolean; first?: number },
 ): { from: string; select: string; names: string[]; params: unknown[][] } {
-  const names = Object.keys(columns);
+  const names = namesOf(columns);
   const first = opts.first ?? 1;
   const arrays = names.map((n, i) => `$${first + i}::${ARRAY_TYPE[columns[n][0]]}[]`);
   const aliases = opts.ordered ? [...names, 'n'] : names;
@@ -159,7 +166,7 @@ export function batchInsert<R>(
   const tail = opts.tail ? ` ${opts.tail}` : '';
   if (rows.length === 1) {
     return {
-      sql: cached(
+      sql: cachedText(
         columns,
         `insert ${table}${tail}`,
         () =>
@@ -196,7 +203,7 @@ export function batchUpdate<R>(
   const rows = [...new Map(queued.map((r) => [keyOf(r), r])).values()];
   if (rows.length === 1) {
     return {
-      sql: cached(columns, `update ${table} ${key}`, () => {
+      sql: cachedText(columns, `update ${table} ${key}`, () => {
         const names = namesOf(columns);
         const exprs = oneRowExprs(columns);
         const at = names.indexOf(key);
