@@ -184,14 +184,22 @@ export class SelectedFulfillmentOptionDto {
 
 /** ACP `Address` (closed). */
 export class AddressDto {
-  @ApiProperty() @IsDefined() @IsString() @MaxLength(256) name: string;
-  @ApiProperty() @IsDefined() @IsString() @MaxLength(60) line_one: string;
-  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(60) line_two?: string;
-  @ApiProperty() @IsDefined() @IsString() @MaxLength(60) city: string;
-  @ApiProperty() @IsDefined() @IsString() @MaxLength(60) state: string;
-  @ApiProperty() @IsDefined() @IsString() @Length(2, 2) country: string;
-  @ApiProperty() @IsDefined() @IsString() @MaxLength(20) postal_code: string;
-  @ApiPropertyOptional() @Optional() @IsString() @MaxLength(256) company?: string;
+  @ApiProperty({ maxLength: 256 }) @IsDefined() @IsString() @MaxLength(256) name: string;
+  @ApiProperty({ maxLength: 60 }) @IsDefined() @IsString() @MaxLength(60) line_one: string;
+  @ApiPropertyOptional({ maxLength: 60 }) @Optional() @IsString() @MaxLength(60) line_two?: string;
+  @ApiProperty({ maxLength: 60 }) @IsDefined() @IsString() @MaxLength(60) city: string;
+  @ApiProperty({ maxLength: 60 }) @IsDefined() @IsString() @MaxLength(60) state: string;
+  @ApiProperty({ minLength: 2, maxLength: 2 })
+  @IsDefined()
+  @IsString()
+  @Length(2, 2)
+  country: string;
+  @ApiProperty({ maxLength: 20 }) @IsDefined() @IsString() @MaxLength(20) postal_code: string;
+  @ApiPropertyOptional({ maxLength: 256 })
+  @Optional()
+  @IsString()
+  @MaxLength(256)
+  company?: string;
 }
 
 /**

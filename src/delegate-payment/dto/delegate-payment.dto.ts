@@ -117,7 +117,12 @@ export class RiskSignalDto {
   action: 'blocked' | 'manual_review' | 'authorized';
 }
 
-export class AddressDto {
+/**
+ * The PSP's `billing_address` (closed). Its own name: checkout's `AddressDto`
+ * (src/checkout/dto/checkout-request.parts.ts) differs (it has `company`, `state` is shorter), and
+ * two classes of one name would share one schema in openapi/openapi.json.
+ */
+export class BillingAddressDto {
   @ApiProperty({ maxLength: 256 }) @IsDefined() @IsString() @MaxLength(256) name: string;
   @ApiProperty({ maxLength: 60 }) @IsDefined() @IsString() @MaxLength(60) line_one: string;
   @ApiPropertyOptional({ maxLength: 60 })
@@ -148,12 +153,12 @@ export class DelegatePaymentDto {
   @Type(() => AllowanceDto)
   allowance: AllowanceDto;
 
-  @ApiPropertyOptional({ type: () => AddressDto })
+  @ApiPropertyOptional({ type: () => BillingAddressDto })
   @ValidateIf(present('billing_address'))
   @IsObject()
   @ValidateNested()
-  @Type(() => AddressDto)
-  billing_address?: AddressDto;
+  @Type(() => BillingAddressDto)
+  billing_address?: BillingAddressDto;
 
   @ApiProperty({ type: () => [RiskSignalDto], description: 'May be empty' })
   @IsDefined()

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { NestFactory } from '@nestjs/core';
@@ -22,3 +22,35 @@ describe('openapi/openapi.json', () => {
     expect(committed).toBe(live);
   });
 });
+
+/**
+ * The document names a request or response schema after its class, and of two classes with one
+ * name it keeps whichever module registered first: the other's fields would be documented wrong,
+ * and moving a module would swap them. So a class that declares API properties has its own name.
+ */
+describe('schema names', () => {
+  it('no two classes with API properties share a name', () => {
+    const byName = new Map<string, string[]>();
+    for (const file of sourceFiles(join(__dirname, '..', '..', '..', 'src'))) {
+      const text = readFileSync(file, 'utf8');
+      if (!text.includes('@ApiProperty')) {
+        continue;
+      }
+      for (const m of text.matchAll(/^export class (\w+)/gm)) {
+        byName.set(m[1], [...(byName.get(m[1]) ?? []), file]);
+      }
+    }
+    const shared = [...byName].filter(([, files]) => files.length > 1).map(([name]) => name);
+    expect(shared).toEqual([]);
+  });
+});
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? sourceFiles(join(dir, e.name))
+      : e.name.endsWith('.ts')
+        ? [join(dir, e.name)]
+        : [],
+  );
+}
