@@ -131,7 +131,7 @@ export class BillingAddressDto {
   @MaxLength(60)
   line_two?: string;
   @ApiProperty({ maxLength: 60 }) @IsDefined() @IsString() @MaxLength(60) city: string;
-  @ApiProperty() @IsDefined() @IsString() @MaxLength(100) state: string;
+  @ApiProperty({ maxLength: 100 }) @IsDefined() @IsString() @MaxLength(100) state: string;
   @ApiProperty({ minLength: 2, maxLength: 2 })
   @IsDefined()
   @IsString()
