@@ -67,9 +67,6 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
       commandTimeout: config.rateLimitRedisTimeoutMs,
       connectTimeout: CONNECT_WAIT_MS,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-      // Hits counted while an earlier batch is on its way go out together in one write, not one
-      // write each (bench/README.md, "The limiter's writes"); each is still its own atomic script.
-      enableAutoPipelining: true,
     });
     this.redis.on('error', (err: Error) => this.warn(`redis: ${err.message}`));
     defineHit(this.redis);
