@@ -6,8 +6,7 @@ import { startApp, TestApp } from '../support/app';
  * Express tries an app's routes one by one, in the order Nest registered them (module by module,
  * src/app.module.ts), until one matches: the purchase's three routes are registered early so each
  * of its requests is matched after few others (bench/README.md "Routes tried per request"). This
- * pins how early, and that moving them changed no answer: no route registered before them matches
- * their paths.
+ * pins how early, and that the order changes no answer: no two routes take the same method and path.
  */
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
