@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+
+import { tsFilesUnder } from '../../support/source-files';
 
 const SRC = join(__dirname, '..', '..', '..', 'src');
 const COMMON = join(SRC, 'common');
@@ -11,16 +13,6 @@ const COMMON = join(SRC, 'common');
  * feature's data it declares a port (e.g. CredentialLookup) that the feature implements.
  */
 const ALLOWED = ['common', 'database', 'config', 'rules'];
-
-function tsFilesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) {
-      return tsFilesUnder(full);
-    }
-    return name.endsWith('.ts') ? [full] : [];
-  });
-}
 
 /** Relative module specifiers of `import … from`, `export … from`, `import '…'` and `import()`. */
 function relativeSpecifiers(text: string): string[] {

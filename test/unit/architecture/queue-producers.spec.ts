@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 import { JOB_PRESETS, QUEUES } from '../../../src/common/queues/queues';
+import { tsFilesUnder } from '../../support/source-files';
 
 /**
  * One producer per queue (docs/architecture.md "Queues"): only a `*.producer.ts` file calls `add`
@@ -28,17 +29,7 @@ const PRODUCERS: Record<string, string> = {
  */
 const WITHOUT_PRODUCER: readonly string[] = [QUEUES.maintenance];
 
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) {
-      return tsFiles(path);
-    }
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
-
-const files = tsFiles(SRC).map((path) => ({
+const files = tsFilesUnder(SRC).map((path) => ({
   path: relative(ROOT, path).split('\\').join('/'),
   text: readFileSync(path, 'utf8'),
 }));

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 import { accountParts } from '../../../src/accounts/accounts.repository';
@@ -18,6 +18,7 @@ import { offerParts } from '../../../src/seller/seller.repository';
 import { ucpOrderWebhookParts } from '../../../src/ucp/orders/ucp-order.repository';
 import { deliveryParts } from '../../../src/webhooks/webhook-delivery.repository';
 import { endpointParts } from '../../../src/webhooks/webhook-endpoint.repository';
+import { tsFilesUnder } from '../../support/source-files';
 
 /**
  * SQL parts are fragments (docs/architecture.md "Table owners"): every member of every `*Parts`
@@ -59,16 +60,9 @@ const PARTS: Record<string, Record<string, (...args: never[]) => unknown>> = {
 
 const ROOT = join(__dirname, '..', '..', '..');
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
-  });
-}
-
 describe('SQL parts are fragments', () => {
   it('lists every *Parts object in src/', () => {
-    const found = sources(join(ROOT, 'src')).flatMap((path) =>
+    const found = tsFilesUnder(join(ROOT, 'src')).flatMap((path) =>
       [...readFileSync(path, 'utf8').matchAll(/export const (\w+Parts)\s*=/g)].map(
         (m) => `${m[1]} (${relative(ROOT, path)})`,
       ),

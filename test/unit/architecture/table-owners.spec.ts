@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+
+import { tsFilesUnder } from '../../support/source-files';
 
 /**
  * One owner per table (docs/architecture.md "Table owners"): a table's SQL lives in one file, and
@@ -74,16 +76,9 @@ const OWNERS: Record<string, string> = {
  */
 const EXCEPTIONS: Record<string, Record<string, string>> = {};
 
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    return statSync(full).isDirectory() ? files(full) : full.endsWith('.ts') ? [full] : [];
-  });
-}
-
 const rel = (f: string) => relative(ROOT, f).split('\\').join('/');
-const migrationFiles = files(join(ROOT, 'src', 'database', 'migrations'));
-const sourceFiles = files(join(ROOT, 'src')).filter(
+const migrationFiles = tsFilesUnder(join(ROOT, 'src', 'database', 'migrations'));
+const sourceFiles = tsFilesUnder(join(ROOT, 'src')).filter(
   (f) => !rel(f).startsWith('src/database/migrations/') && !f.endsWith('.entity.ts'),
 );
 
@@ -100,7 +95,7 @@ const TABLES = [
 
 /** Entity class → table, from `@Entity('table') export class Name`. */
 const ENTITIES = new Map(
-  files(join(ROOT, 'src'))
+  tsFilesUnder(join(ROOT, 'src'))
     .filter((f) => f.endsWith('.entity.ts'))
     .flatMap((f) =>
       [...readFileSync(f, 'utf8').matchAll(/@Entity\('([a-z_]+)'\)\s*export class (\w+)/g)].map(

@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { tsFilesUnder } from '../../support/source-files';
+
 /**
  * docs/architecture.md promises that every file, class and function it names exists, and that it
  * reads well: each module appears once in the module map (with its own section below), and no
@@ -34,16 +36,7 @@ const ROOT_DIRS = ['src', 'test', 'docs', 'views', 'bench', 'scripts', 'openapi'
 const FILE_EXTENSION = /\.(ts|js|mjs|cjs|json|md|hbs|css|sql|ya?ml)$/;
 
 function sourceTexts(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) {
-      out.push(...sourceTexts(full));
-    } else if (name.endsWith('.ts')) {
-      out.push(readFileSync(full, 'utf8'));
-    }
-  }
-  return out;
+  return tsFilesUnder(dir).map((path) => readFileSync(path, 'utf8'));
 }
 
 /** Inline code spans of the page, outside fenced blocks. */

@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { NestFactory } from '@nestjs/core';
 
 import { AppModule } from '../../../src/app.module';
 import { buildOpenApiDocument, serialiseOpenApi } from '../../../src/openapi/openapi.document';
+import { tsFilesUnder } from '../../support/source-files';
 
 describe('openapi/openapi.json', () => {
   it('matches the contract generated from the decorators (run `npm run openapi` when this fails)', async () => {
@@ -31,7 +32,7 @@ describe('openapi/openapi.json', () => {
 describe('schema names', () => {
   it('no two classes with API properties share a name', () => {
     const byName = new Map<string, string[]>();
-    for (const file of sourceFiles(join(__dirname, '..', '..', '..', 'src'))) {
+    for (const file of tsFilesUnder(join(__dirname, '..', '..', '..', 'src'))) {
       const text = readFileSync(file, 'utf8');
       if (!text.includes('@ApiProperty')) {
         continue;
@@ -44,13 +45,3 @@ describe('schema names', () => {
     expect(shared).toEqual([]);
   });
 });
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory()
-      ? sourceFiles(join(dir, e.name))
-      : e.name.endsWith('.ts')
-        ? [join(dir, e.name)]
-        : [],
-  );
-}
