@@ -111,6 +111,6 @@ export class AppModule implements NestModule {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(...httpPipeline(this.config.bodyLimit)).forRoutes('*');
+    consumer.apply(httpPipeline(this.config.bodyLimit)).forRoutes('*');
   }
 }

@@ -108,13 +108,46 @@ function jsonBodies(bodyLimit: string): Middleware {
 }
 
 /**
- * Middleware in the order every request meets it. Registered through Nest's MiddlewareConsumer
- * (not app.use) so parser errors reach the global exception filter and get our error bodies.
- * The raw bytes are kept on req.rawBody for HMAC checks over exactly what was sent. The last
- * steps refuse hostile input (hostile-input.ts) and identity numbers (identity-edge.ts) before any
- * guard or handler sees the request.
+ * Runs the steps in order as one middleware: each step's next() starts the following one, and an
+ * error, passed to next() or thrown, skips the rest and goes on as Express would pass it on. One
+ * router entry instead of one per step: Express matches each entry's path against every request,
+ * and Nest wraps each registered middleware in its own proxy (bench/README.md "One router entry
+ * for the pipeline").
  */
-export function httpPipeline(bodyLimit: string): Middleware[] {
+export function inOrder(steps: readonly Middleware[]): Middleware {
+  return (req, res, done) => {
+    let at = 0;
+    const next = (err?: unknown): void => {
+      if (err !== undefined && err !== null) {
+        return done(err);
+      }
+      const step = steps[at++];
+      if (step === undefined) {
+        return done();
+      }
+      try {
+        step(req, res, next);
+      } catch (thrown) {
+        done(thrown);
+      }
+    };
+    next();
+  };
+}
+
+/**
+ * The middleware every request meets, as one step (inOrder). Registered through Nest's
+ * MiddlewareConsumer (not app.use) so parser errors reach the global exception filter and get our
+ * error bodies. The raw bytes are kept on req.rawBody for HMAC checks over exactly what was sent.
+ * The last steps refuse hostile input (hostile-input.ts) and identity numbers (identity-edge.ts)
+ * before any guard or handler sees the request.
+ */
+export function httpPipeline(bodyLimit: string): Middleware {
+  return inOrder(httpPipelineSteps(bodyLimit));
+}
+
+/** httpPipeline's steps, in the order a request meets them. */
+function httpPipelineSteps(bodyLimit: string): Middleware[] {
   return [
     requestIdMiddleware,
     idempotencyKeyEchoMiddleware,
