@@ -136,19 +136,14 @@ export function inOrder(steps: readonly Middleware[]): Middleware {
 }
 
 /**
- * The middleware every request meets, as one step (inOrder). Registered through Nest's
- * MiddlewareConsumer (not app.use) so parser errors reach the global exception filter and get our
- * error bodies. The raw bytes are kept on req.rawBody for HMAC checks over exactly what was sent.
- * The last steps refuse hostile input (hostile-input.ts) and identity numbers (identity-edge.ts)
- * before any guard or handler sees the request.
+ * The middleware every request meets: its steps in the order a request meets them, run as one
+ * (inOrder). Registered through Nest's MiddlewareConsumer (not app.use) so parser errors reach the
+ * global exception filter and get our error bodies. The raw bytes are kept on req.rawBody for HMAC
+ * checks over exactly what was sent. The last steps refuse hostile input (hostile-input.ts) and
+ * identity numbers (identity-edge.ts) before any guard or handler sees the request.
  */
 export function httpPipeline(bodyLimit: string): Middleware {
-  return inOrder(httpPipelineSteps(bodyLimit));
-}
-
-/** httpPipeline's steps, in the order a request meets them. */
-function httpPipelineSteps(bodyLimit: string): Middleware[] {
-  return [
+  return inOrder([
     requestIdMiddleware,
     idempotencyKeyEchoMiddleware,
     refuseOversizedContentLength,
@@ -167,5 +162,5 @@ function httpPipelineSteps(bodyLimit: string): Middleware[] {
     languageMiddleware,
     refuseHostileInput,
     refuseIdentityNumbersExceptRaw,
-  ];
+  ]);
 }
