@@ -5,13 +5,16 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 
 import { CredentialKind } from '../common/credentials/revocable-credentials';
 import { newId } from '../common/ids';
-import { sql, SqlFragment, textOf } from '../database/fragment';
+import { param, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
+import { queryFragment } from '../database/sql';
 import { Tx } from '../database/tx';
 import { deleteSessionsOf } from '../web/person-session.repository';
 import { agentParts } from './agent.repository';
 import { ApiKey } from './entities/api-key.entity';
 import { Person } from './entities/person.entity';
 import { Workspace } from './entities/workspace.entity';
+import type { AgentStatus, PartyState, WorkspaceStatus } from './party-lifecycle';
 
 /** API keys for RevocableCredentials (list, revoke). */
 export const API_KEYS: CredentialKind<ApiKey> = {
@@ -27,7 +30,34 @@ export const accountParts = {
     sql`SELECT p.id AS person_id, p.email, p.name, p.role, w.id AS workspace_id, w.name AS workspace_name,
             w.kind AS workspace_kind
        FROM persons p JOIN workspaces w ON w.id = p.workspace_id`,
+  /** A workspace's lifecycle status (src/accounts/party-lifecycle.ts), as a scalar subquery. */
+  workspaceStatusOf: (id: SqlOperand): SqlFragment =>
+    sql`(SELECT status FROM workspaces WHERE id = ${id})`,
 };
+
+/**
+ * The lifecycle states (src/accounts/party-lifecycle.ts) of these agents and of their workspaces,
+ * by agent id, not locked; unknown ids are left out.
+ */
+export async function partyStatesOf(
+  m: EntityManager,
+  agentIds: string[],
+): Promise<Map<string, PartyState & { workspaceId: string }>> {
+  const rows = await queryFragment<
+    {
+      id: string;
+      workspaceId: string;
+      agentStatus: AgentStatus;
+      workspaceStatus: WorkspaceStatus;
+    }[]
+  >(
+    m,
+    sql`SELECT a.id, a.workspace_id AS "workspaceId", a.status AS "agentStatus",
+               w.status AS "workspaceStatus"
+          FROM (${agentParts.factsOfMany(param(agentIds))}) a JOIN workspaces w ON w.id = a.workspace_id`,
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
 
 /** The live API key with this secret's hash, or null: the credential lookup. */
 export function findLiveApiKeyByHash(m: EntityManager, hash: string): Promise<ApiKey | null> {
@@ -245,10 +275,14 @@ export const personalDataAccounts = {
     );
   },
 
-  /** A workspace whose last person was erased: renamed, marked, records held until holdUntil. */
+  /**
+   * A workspace whose last person was erased: renamed, closed (src/accounts/party-lifecycle.ts),
+   * records held until holdUntil.
+   */
   async closeWorkspace(m: EntityManager, workspaceId: string, now: Date, holdUntil: Date) {
     await m.query(
-      `UPDATE workspaces SET name = 'Erased workspace', erased_at = $2, legal_hold_until = $3
+      `UPDATE workspaces SET name = 'Erased workspace', erased_at = $2, legal_hold_until = $3,
+              status = 'closed'
         WHERE id = $1`,
       [workspaceId, now, holdUntil],
     );
@@ -336,3 +370,9 @@ export class AccountsRepository {
     });
   }
 }
+
+/** Erasure's reach into api_keys: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const apiKeysPersonalRows = personalRows('api_keys', 't.workspace_id = s.ws');
+
+/** Erasure's reach into workspaces: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const workspacesPersonalRows = personalRows('workspaces', 't.id = s.ws');

@@ -4,6 +4,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 
 import { Cursor, newestFirst } from '../common/pagination';
 import { sql, SqlFragment, SqlOperand } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { Tx } from '../database/tx';
 import { Agent } from './entities/agent.entity';
 
@@ -13,12 +14,18 @@ import { Agent } from './entities/agent.entity';
  * value via `param()` or the `sql` tag), which the caller renders with its statement.
  */
 export const agentParts = {
-  /** The buyer agent locked for a payment (the lock order's buyer step): id, workspace_id, name. */
+  /**
+   * The buyer agent locked for a payment (the lock order's buyer step): id, workspace_id, name and
+   * status (src/accounts/party-lifecycle.ts).
+   */
   lockForPayment: (id: SqlOperand): SqlFragment =>
-    sql`SELECT id, workspace_id, name FROM agents WHERE id = ${id} FOR NO KEY UPDATE`,
-  /** An agent's id, workspace_id and name, not locked. */
+    sql`SELECT id, workspace_id, name, status FROM agents WHERE id = ${id} FOR NO KEY UPDATE`,
+  /** An agent's id, workspace_id, name and status, not locked. */
   facts: (id: SqlOperand): SqlFragment =>
-    sql`SELECT id, workspace_id, name FROM agents WHERE id = ${id}`,
+    sql`SELECT id, workspace_id, name, status FROM agents WHERE id = ${id}`,
+  /** Agents' id, workspace_id, name and status, for an array of ids, not locked. */
+  factsOfMany: (ids: SqlOperand): SqlFragment =>
+    sql`SELECT id, workspace_id, name, status FROM agents WHERE id = ANY(${ids})`,
   /** Enabled agents (id, workspace_id, name, role, created_at), as a derived table's query. */
   enabled: (): SqlFragment =>
     sql`SELECT id, workspace_id, name, role, created_at FROM agents WHERE disabled_at IS NULL`,
@@ -37,7 +44,8 @@ export const personalDataAgents = {
   /** Disables every agent of the workspace and blanks their names; returns their ids. */
   async disableAll(m: EntityManager, workspaceId: string, now: Date): Promise<string[]> {
     const rows = await m.query<{ id: string }[]>(
-      `WITH u AS (UPDATE agents SET disabled_at = COALESCE(disabled_at, $2), name = 'Erased agent'
+      `WITH u AS (UPDATE agents SET disabled_at = COALESCE(disabled_at, $2), name = 'Erased agent',
+                          status = 'disabled'
                    WHERE workspace_id = $1 RETURNING id)
        SELECT id FROM u`,
       [workspaceId, now],
@@ -114,3 +122,6 @@ export class AgentRepository {
     return (await this.findById(id))?.name ?? id;
   }
 }
+
+/** Erasure's reach into agents: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const agentsPersonalRows = personalRows('agents', 't.workspace_id = s.ws');

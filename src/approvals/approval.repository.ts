@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import { sql, SqlFragment } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { Tx } from '../database/tx';
 import { Approval, ApprovalKind } from './approval.entity';
 
@@ -85,3 +86,9 @@ export class ApprovalRepository {
     await this.tx.manager.update(Approval, { id }, changes);
   }
 }
+
+/** Erasure's reach into approvals: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const approvalsPersonalRows = personalRows(
+  'approvals',
+  't.workspace_id = s.ws OR t.subject_id = ANY(s.intents)',
+);

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
 import { col, render, sql, SqlFragment, SqlOperand } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { query, Sql } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import { offerParts } from '../seller/seller.repository';
@@ -22,36 +22,6 @@ export const checkoutParts = {
  * The owner of checkout_sessions (docs/architecture.md "Table owners"): the only file that queries
  * the table (CheckoutStoreModule exports it); joins the ambient transaction (Tx).
  */
-/**
- * Erasure (docs/personal-data.md "What we keep after erasure, and why"): the ACP buyer contact and
- * the ACP fulfillment details (contact and address, `fulfillment_details`) of the given checkout
- * sessions (those a workspace's buyer agents paid) are removed, both, when either holds any of the
- * person's identifiers (email, phone, name; case-insensitive): the address of a purchase whose
- * contact is the person is the person's too, and an address alone names nobody to match. The
- * session, its order and its payment stay as records; no signed chain holds the contact. Returns
- * how many sessions changed.
- */
-export async function eraseBuyerContact(
-  m: EntityManager,
-  sessionIds: string[],
-  identifiers: string[],
-): Promise<number> {
-  const needles = identifiers.filter((x) => x.trim().length >= 3).map((x) => x.toLowerCase());
-  if (needles.length === 0 || sessionIds.length === 0) {
-    return 0;
-  }
-  const [, count] = await m.query<[unknown[], number]>(
-    `UPDATE checkout_sessions s SET buyer = NULL, fulfillment_details = NULL
-      WHERE s.id = ANY($1::text[])
-        AND (s.buyer IS NOT NULL OR s.fulfillment_details IS NOT NULL)
-        AND EXISTS (SELECT 1 FROM unnest($2::text[]) n
-                     WHERE position(n IN lower(coalesce(s.buyer::text, ''))) > 0
-                        OR position(n IN lower(coalesce(s.fulfillment_details::text, ''))) > 0)`,
-    [sessionIds, needles],
-  );
-  return count;
-}
-
 @Injectable()
 export class CheckoutSessionRepository {
   constructor(
@@ -69,6 +39,22 @@ export class CheckoutSessionRepository {
 
   findById(id: string): Promise<CheckoutSession | null> {
     return this.tx.manager.findOneBy(CheckoutSession, { id });
+  }
+
+  /**
+   * Ids of this seller workspace's sessions that may still be paid or canceled (not completed,
+   * canceled, expired or mid-complete), oldest first (no locks): what a closure cancels
+   * (docs/architecture.md "Party lifecycle").
+   */
+  async liveOfWorkspace(workspaceId: string): Promise<string[]> {
+    const rows = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT id FROM checkout_sessions
+        WHERE workspace_id = $1
+          AND status IN ('not_ready_for_payment', 'ready_for_payment', 'pending_approval')
+        ORDER BY created_at, id`,
+      [workspaceId],
+    );
+    return rows.map((r) => r.id);
   }
 
   /** SELECT … FOR NO KEY UPDATE: every state change of a session runs under this lock (lock order: docs/architecture.md). */
@@ -234,3 +220,9 @@ function insertSessions(rows: CheckoutSession[]): QueuedStatement {
 function updateSessions(queued: CheckoutSession[]): QueuedStatement {
   return batchUpdate('checkout_sessions', 'id', MUTABLE_COLUMNS, queued);
 }
+
+/** Erasure's reach into checkout_sessions: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const checkoutSessionsPersonalRows = personalRows(
+  'checkout_sessions',
+  't.workspace_id = s.ws OR t.intent_id = ANY(s.intents) OR t.id = ANY(s.sessions)',
+);

@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 
 import { AccountsService } from '../accounts/accounts.service';
+import { CLOSED_SELLER, EndedForClosure, PartyClosure } from '../accounts/party-closure.service';
 import { AuditLog } from '../common/audit';
 import type { ProtocolKeyPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
@@ -35,7 +36,7 @@ import type { UpdateCheckoutSessionDto } from './dto/update-checkout-session.dto
  * of the seller agent it is bound to; any other session id is 404, exactly like an unknown one.
  */
 @Injectable()
-export class CheckoutService {
+export class CheckoutService implements OnModuleInit {
   constructor(
     private readonly tx: Tx,
     private readonly clock: Clock,
@@ -46,7 +47,57 @@ export class CheckoutService {
     private readonly intents: PaymentIntentRepository,
     private readonly waiting: WaitingPayments,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly closure: PartyClosure,
   ) {}
+
+  onModuleInit(): void {
+    this.closure.register('checkout-sessions', 30, (w) =>
+      this.cancelForClosure(w.workspaceId, w.now),
+    );
+  }
+
+  /**
+   * A seller workspace closes (PartyClosure, docs/architecture.md "Party lifecycle"): its sessions
+   * that could still be paid are canceled, a payment waiting for a person already declined (the
+   * waiting-payments step runs first), with a message saying why. The agent platform that holds a
+   * session reads it there (no workspace of ours to tell by event).
+   */
+  private async cancelForClosure(workspaceId: string, now: Date): Promise<EndedForClosure[]> {
+    const ended: EndedForClosure[] = [];
+    for (const id of await this.repo.liveOfWorkspace(workspaceId)) {
+      const session = await this.repo.lockById(id);
+      if (!session || !canCancel(effectiveStatus(session, now))) {
+        continue;
+      }
+      if (session.status === 'pending_approval' && session.intentId) {
+        await this.waiting.cancelPending(session.intentId, CLOSED_SELLER.reason);
+      }
+      Object.assign(session, {
+        status: 'canceled',
+        canceledAt: now,
+        updatedAt: now,
+        messages: [
+          {
+            type: 'error',
+            severity: 'high',
+            code: CLOSED_SELLER.code,
+            content_type: 'plain',
+            content: 'The seller closed their account; this checkout session was canceled.',
+          },
+        ],
+      });
+      await this.repo.save(session);
+      await this.audit.record(
+        workspaceId,
+        { type: 'system', id: 'lifecycle' },
+        'checkout.canceled',
+        id,
+        { reason_code: CLOSED_SELLER.code },
+      );
+      ended.push({ kind: 'checkout_session', id, counterparty: null, words: CLOSED_SELLER.reason });
+    }
+    return ended;
+  }
 
   async createSession(
     caller: ProtocolKeyPrincipal,

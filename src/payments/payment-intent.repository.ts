@@ -7,6 +7,7 @@ import { Cursor, newestFirst } from '../common/pagination';
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
 import { col, param, sql, SqlFragment, SqlOperand } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { query, Sql } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import { tokenParts } from '../delegate-payment/delegated-token.repository';
@@ -146,10 +147,14 @@ export class PaymentIntentRepository {
 
   /** Payments waiting for approval on this mandate or token (no locks). */
   waitingOn(
-    on: { mandateId: string } | { tokenId: string },
+    on: { mandateId: string } | { tokenId: string } | { workspaceId: string },
   ): Promise<{ id: string; source_kind: IntentSourceKind; source_id: string }[]> {
     const on_ =
-      'mandateId' in on ? sql`mandate_id = ${on.mandateId}` : sql`token_id = ${on.tokenId}`;
+      'mandateId' in on
+        ? sql`mandate_id = ${on.mandateId}`
+        : 'tokenId' in on
+          ? sql`token_id = ${on.tokenId}`
+          : sql`(buyer_workspace_id = ${on.workspaceId} OR seller_workspace_id = ${on.workspaceId})`;
     return this.sql.rows(
       query<{ id: string; source_kind: IntentSourceKind; source_id: string }>(
         sql`SELECT id, source_kind, source_id FROM payment_intents
@@ -333,3 +338,6 @@ function updateOutcomes(queued: PaymentIntent[]): QueuedStatement {
 
 /** The statuses whose amounts count towards the daily cap (the buyer_daily_spend trigger's). */
 const COMMITTED_STATUSES: readonly IntentStatus[] = ['requires_approval', 'processing', 'settled'];
+
+/** Erasure's reach into payment_intents: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const paymentIntentsPersonalRows = personalRows('payment_intents', 't.id = ANY(s.intents)');

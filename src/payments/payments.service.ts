@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
+import { accountParts } from '../accounts/accounts.repository';
 import { agentParts } from '../accounts/agent.repository';
+import type { AgentStatus, WorkspaceStatus } from '../accounts/party-lifecycle';
 import { Approval } from '../approvals/approval.entity';
 import { ApprovalsService } from '../approvals/approvals.service';
 import { AuditLog } from '../common/audit';
@@ -8,7 +10,7 @@ import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { entityFromJson } from '../database/entity-from-json';
-import { param, sql, SqlOperand } from '../database/fragment';
+import { col, param, sql, SqlOperand } from '../database/fragment';
 import { fragmentStatement, Sql, Statement } from '../database/sql';
 import { Tx } from '../database/tx';
 import { tokenParts } from '../delegate-payment/delegated-token.repository';
@@ -20,6 +22,7 @@ import { PAYMENT_RAIL, PaymentRail, RailDebitRequest, RailResult } from '../rail
 import { ReceiptsService } from '../receipts/receipts.service';
 import { Decline, evaluateBuyerRules, indianDay } from './buyer-rules';
 import { PaymentIntent } from './entities/payment-intent.entity';
+import { partyRefusal } from './party-gate';
 import { PaymentAttempt } from './payment-attempt';
 import { PaymentIntentRepository } from './payment-intent.repository';
 import { PaymentSources } from './payment-sources';
@@ -206,6 +209,12 @@ export class PaymentsService implements OnModuleInit {
       if (!buyer || !seller || (req.mandateId !== null && !mandate)) {
         throw new Error('pay() called with unknown buyer, seller or mandate');
       }
+      // The lifecycle gate: both sides active, read with the buyer's lock (a refusal rolls back
+      // the caller's transaction, so nothing moves).
+      const refusal = partyRefusal(buyer, seller);
+      if (refusal) {
+        throw refusal;
+      }
       const onPage = req.authorisedBy === 'person_on_page';
       const scheduled = req.authorisedBy === 'recurring_notice';
       if (scheduled !== (source.kind === 'recurring')) {
@@ -371,9 +380,17 @@ export class PaymentsService implements OnModuleInit {
   private async lockParties(statement: Statement<LockedPartyRow>): Promise<LockedParties> {
     const m = this.tx.manager;
     const rows = await this.sql.rows(statement);
-    const find = (role: 'buyer' | 'seller') => {
+    const find = (role: 'buyer' | 'seller'): AgentFacts | null => {
       const row = rows.find((r) => r.role === role);
-      return row ? { id: row.id, workspaceId: row.workspaceId, name: row.name } : null;
+      return row
+        ? {
+            id: row.id,
+            workspaceId: row.workspaceId,
+            name: row.name,
+            agentStatus: row.agentStatus,
+            workspaceStatus: row.workspaceStatus,
+          }
+        : null;
     };
     const mandate = rows.find((r) => r.role === 'mandate')?.mandate;
     return {
@@ -633,11 +650,13 @@ export class PaymentsService implements OnModuleInit {
   }
 }
 
-/** What pay() needs of the buyer and seller agents. */
+/** What pay() needs of the buyer and seller agents, their lifecycle states included. */
 interface AgentFacts {
   id: string;
   workspaceId: string;
   name: string;
+  agentStatus: AgentStatus;
+  workspaceStatus: WorkspaceStatus;
 }
 
 /** What the rail is asked for an intent (the same on every call, so repeats are idempotent). */
@@ -664,9 +683,13 @@ const lockBuyerAndMandate = fragmentStatement<LockedPartyRow, [SqlOperand, SqlOp
   (buyer, seller, mandate) =>
     sql`WITH buyer AS (${agentParts.lockForPayment(buyer)}),
         md AS (${mandateParts.lockAfter(mandate, sql`EXISTS (SELECT 1 FROM buyer)`)})
-   SELECT 'buyer' AS role, id, workspace_id AS "workspaceId", name, NULL::json AS mandate FROM buyer
+   SELECT 'buyer' AS role, id, workspace_id AS "workspaceId", name, status AS "agentStatus",
+          ${accountParts.workspaceStatusOf(col('buyer.workspace_id'))} AS "workspaceStatus",
+          NULL::json AS mandate FROM buyer
    UNION ALL
-   SELECT 'seller', id, workspace_id, name, NULL FROM (${agentParts.facts(seller)}) AS seller
+   SELECT 'seller', id, workspace_id, name, status,
+          ${accountParts.workspaceStatusOf(col('seller.workspace_id'))}, NULL
+     FROM (${agentParts.facts(seller)}) AS seller
    UNION ALL
-   SELECT 'mandate', NULL, NULL, NULL, row_to_json(md) FROM md`,
+   SELECT 'mandate', NULL, NULL, NULL, NULL, NULL, row_to_json(md) FROM md`,
 );

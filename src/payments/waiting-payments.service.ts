@@ -1,6 +1,12 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 
 import { AgentRepository } from '../accounts/agent.repository';
+import {
+  CLOSED_BUYER,
+  CLOSED_SELLER,
+  EndedForClosure,
+  PartyClosure,
+} from '../accounts/party-closure.service';
 import { Approval } from '../approvals/approval.entity';
 import {
   ApprovalDecision,
@@ -9,6 +15,7 @@ import {
 } from '../approvals/approvals.service';
 import { AuditLog } from '../common/audit';
 import { Clock } from '../common/clock';
+import { formatRupees } from '../common/money';
 import { Sweeper } from '../common/sweeper/sweeper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
@@ -17,6 +24,7 @@ import { MandateRepository } from '../mandates/mandate.repository';
 import { BusinessMetrics } from '../metrics/business-metrics';
 import { evaluateBuyerRules } from './buyer-rules';
 import { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
+import { partyRefusalOf } from './party-gate';
 import { PaymentAttempt } from './payment-attempt';
 import { PaymentIntentRepository } from './payment-intent.repository';
 import { PaymentSources } from './payment-sources';
@@ -52,6 +60,7 @@ export class WaitingPayments implements OnModuleInit {
     private readonly pipeline: PaymentsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: BusinessMetrics,
+    private readonly closure: PartyClosure,
   ) {}
 
   onModuleInit(): void {
@@ -66,6 +75,44 @@ export class WaitingPayments implements OnModuleInit {
       () => this.declineWaitingOnEnded(),
       { everyMs: 5000 },
     );
+    // First in a closure: a payment waiting for a person is declined before its source is
+    // canceled (docs/architecture.md "Party lifecycle").
+    this.closure.register('waiting-payments', 10, (w) =>
+      this.declineWaitingOfClosed(w.workspaceId),
+    );
+  }
+
+  /**
+   * A workspace closes (PartyClosure): every payment waiting for a person with it as buyer or
+   * seller is declined `seller_unavailable` / `buyer_unavailable`, its approval withdrawn and its
+   * source told; in the closing transaction, sources locked first (the lock order).
+   */
+  private async declineWaitingOfClosed(workspaceId: string): Promise<EndedForClosure[]> {
+    const ended: EndedForClosure[] = [];
+    for (const row of await this.intents.waitingOn({ workspaceId })) {
+      const source = this.sources.get(row.source_kind);
+      const locked = source ? await source.lock(row.source_id) : null;
+      const intent = await this.intents.lock(row.id);
+      if (!intent || intent.status !== 'requires_approval') {
+        continue;
+      }
+      const sellerClosed = intent.sellerWorkspaceId === workspaceId;
+      const why = sellerClosed ? CLOSED_SELLER : CLOSED_BUYER;
+      await this.declineIntent(intent, why);
+      await this.approvals.withdraw('payment', intent.id, withdrawnNote(why));
+      const attempt = PaymentAttempt.resume(intent);
+      attempt.lockedSource(locked);
+      await source?.onDeclined(intent, attempt);
+      ended.push({
+        kind: 'payment_intent',
+        id: intent.id,
+        counterparty: sellerClosed
+          ? { workspaceId: intent.buyerWorkspaceId, agentId: intent.buyerAgentId }
+          : { workspaceId: intent.sellerWorkspaceId, agentId: intent.sellerAgentId },
+        words: `${why.reason}: the payment of ${formatRupees(intent.amountPaise)} waiting for approval was declined; no money moved.`,
+      });
+    }
+    return ended;
   }
 
   /**
@@ -248,7 +295,16 @@ export class WaitingPayments implements OnModuleInit {
     }
     const source = this.sources.get(intent.sourceKind);
     if (decision === 'approved') {
-      const refused = await this.recheckRules(intent);
+      // pay()'s lifecycle gate again (docs/architecture.md "Party lifecycle"): a party closed or
+      // suspended while the payment waited ends it declined, never a retried error.
+      const party = await partyRefusalOf(
+        this.tx.manager,
+        intent.buyerAgentId,
+        intent.sellerAgentId,
+      );
+      const refused = party
+        ? { code: party.code, reason: party.message.replace(/\.$/, '') }
+        : await this.recheckRules(intent);
       if (refused) {
         await this.declineIntent(intent, refused);
         await source?.onDeclined(intent, locked);

@@ -12,6 +12,7 @@ import { gatewayErrors } from '../gateway/gateway.errors';
 import { GatewayWebhooksService } from '../gateway/gateway-webhooks.service';
 import type { Decline } from '../payments/buyer-rules';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { partyRefusalOf } from '../payments/party-gate';
 import { PaymentAttempt } from '../payments/payment-attempt';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentSources } from '../payments/payment-sources';
@@ -458,6 +459,15 @@ export class PublicPayService implements OnModuleInit {
           intent.id,
         );
       }
+      // A seller or buyer no longer active (docs/architecture.md "Party lifecycle"): the capture
+      // is refunded in full, never settled to a closed party.
+      const party = await partyRefusalOf(this.tx.manager, quote.buyerAgentId, quote.sellerAgentId);
+      if (party) {
+        return this.refundCapture(payment, quote, checkout, {
+          code: party.code,
+          reason: `${party.message} Your payment is refunded in full.`,
+        });
+      }
       // The quote as it stood when the person paid at the gateway (a webhook may come later).
       const blocked = whyNotPayable(effectiveStatus(quote, paidAt(payment, this.clock.now())));
       if (blocked) {
@@ -596,6 +606,19 @@ export class PublicPayService implements OnModuleInit {
       const now = this.clock.now();
       const quoteStatus = effectiveStatus(quote, now);
       const status = effectiveCheckoutStatus(checkout, quoteStatus, now);
+      // pay()'s lifecycle gate, answered before the checkout's own state (a closure cancels the
+      // quote, which would otherwise read as an expired checkout): docs/architecture.md
+      // "Party lifecycle". A paid checkout still answers as paid.
+      if (status !== 'paid') {
+        const party = await partyRefusalOf(
+          this.tx.manager,
+          quote.buyerAgentId,
+          quote.sellerAgentId,
+        );
+        if (party) {
+          throw party;
+        }
+      }
       switch (status) {
         case 'paid':
           if (outcome === 'success') {
@@ -727,7 +750,17 @@ export class PublicPayService implements OnModuleInit {
     buyerName: string,
     now: Date,
   ): Promise<NotPayable | null> {
-    const blocked = whyNotPayable(effectiveStatus(quote, now));
+    const status = effectiveStatus(quote, now);
+    // pay()'s lifecycle gate asked beforehand (docs/architecture.md "Party lifecycle"), before
+    // the quote's own status: a closed seller's quote was canceled by the closure, and the
+    // person reads why. A paid quote stays paid.
+    if (status !== 'paid') {
+      const party = await partyRefusalOf(this.tx.manager, quote.buyerAgentId, quote.sellerAgentId);
+      if (party) {
+        return { code: party.code, reason: party.message };
+      }
+    }
+    const blocked = whyNotPayable(status);
     if (blocked) {
       return blocked;
     }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 
+import { personalRows } from '../database/personal-rows';
 import { Tx } from '../database/tx';
 import { Quote } from './quote.entity';
 
@@ -43,6 +44,21 @@ export class QuoteRepository {
     });
   }
 
+  /**
+   * Ids of the open or pending_approval quotes this workspace sells or buys on, oldest first (no
+   * locks): what a closure cancels (docs/architecture.md "Party lifecycle").
+   */
+  async openOfWorkspace(workspaceId: string): Promise<string[]> {
+    const rows = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT id FROM quotes
+        WHERE (seller_workspace_id = $1 OR buyer_workspace_id = $1)
+          AND status IN ('open', 'pending_approval')
+        ORDER BY created_at, id`,
+      [workspaceId],
+    );
+    return rows.map((r) => r.id);
+  }
+
   findByIntent(intentId: string): Promise<Quote | null> {
     return this.tx.manager.findOneBy(Quote, { intentId });
   }
@@ -54,3 +70,9 @@ export class QuoteRepository {
     await this.tx.manager.update(Quote, { id }, changes);
   }
 }
+
+/** Erasure's reach into quotes: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const quotesPersonalRows = personalRows(
+  'quotes',
+  't.seller_workspace_id = s.ws OR t.buyer_workspace_id = s.ws',
+);

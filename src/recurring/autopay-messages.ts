@@ -121,3 +121,29 @@ export function postDebitAlertText(f: AlertFacts): MessageText {
       `${f.reason}. ${f.retry?.words ?? ''}${receipt} ${grievanceWords(f.grievance)}`,
   };
 }
+
+export interface PartyClosedFacts {
+  sellerName: string;
+  amountPaise: number;
+  debitAt: Date;
+  /** Who closed: the seller, or the buyer's own workspace. */
+  side: 'seller' | 'buyer';
+}
+
+/**
+ * A scheduled debit that will not happen because a party closed their account
+ * (docs/architecture.md "Party lifecycle"): the buyer's person reads it with their notifications.
+ */
+export function partyClosedText(f: PartyClosedFacts): MessageText {
+  const amount = formatRupees(f.amountPaise);
+  const when = formatIst(f.debitAt);
+  return f.side === 'seller'
+    ? {
+        title: `AutoPay: ${f.sellerName} closed their account`,
+        body: `This seller closed their account; the debit of ${amount} on ${when} will not happen. Nothing is debited.`,
+      }
+    : {
+        title: `AutoPay: the ${amount} debit by ${f.sellerName} will not happen`,
+        body: `Your account was closed; the debit of ${amount} by ${f.sellerName} on ${when} will not happen. Nothing is debited.`,
+      };
+}

@@ -10,6 +10,7 @@ import {
   GrievanceFacts,
   grievanceWords,
   MessageText,
+  partyClosedText,
   postDebitAlertText,
   preDebitNoticeText,
   retryAfterFailure,
@@ -34,7 +35,7 @@ interface GrievanceConfig {
 
 /** One of the person's AutoPay notifications, as /app/autopay lists them. */
 export interface PersonNotification {
-  kind: 'pre_debit_notice' | 'post_debit_alert';
+  kind: 'pre_debit_notice' | 'post_debit_alert' | 'party_closed';
   chargeId: string;
   at: Date;
   text: MessageText;
@@ -240,6 +241,20 @@ export class AutopayNotices {
         at: c.noticeAt,
         text: this.noticeText(c, seller),
       });
+      const closedSide = closedSideOf(c);
+      if (closedSide && c.cancelledAt) {
+        out.push({
+          kind: 'party_closed',
+          chargeId: c.id,
+          at: c.cancelledAt,
+          text: partyClosedText({
+            sellerName: seller,
+            amountPaise: c.amountPaise,
+            debitAt: c.debitAt,
+            side: closedSide,
+          }),
+        });
+      }
       if (c.alertedAt) {
         out.push({
           kind: 'post_debit_alert',
@@ -257,4 +272,19 @@ export class AutopayNotices {
       (await this.mandates.agentNames([c.sellerAgentId])).get(c.sellerAgentId) ?? c.sellerAgentId
     );
   }
+}
+
+/**
+ * The side whose closure cancelled this charge (docs/architecture.md "Party lifecycle"), from the
+ * code the closure records (src/accounts/party-closure.service.ts CLOSED_SELLER / CLOSED_BUYER).
+ */
+export function closedSideOf(c: RecurringCharge): 'seller' | 'buyer' | null {
+  if (c.status !== 'cancelled') {
+    return null;
+  }
+  return c.failureCode === 'seller_unavailable'
+    ? 'seller'
+    : c.failureCode === 'buyer_unavailable'
+      ? 'buyer'
+      : null;
 }

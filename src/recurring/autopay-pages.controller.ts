@@ -10,7 +10,7 @@ import { AppLayout } from '../web/app-layout.service';
 import { AppController, CurrentPerson, SignedIn } from '../web/current-person.decorator';
 import { DecisionForm } from '../web/dto/app-forms.dto';
 import type { SignedInPerson } from '../web/signed-in-person';
-import { AutopayNotices } from './autopay-notices';
+import { AutopayNotices, closedSideOf } from './autopay-notices';
 import { CANCELLABLE, ChargeStatus, RecurringCharge } from './recurring-charge.entity';
 import { RecurringChargesService } from './recurring-charges.service';
 
@@ -170,6 +170,7 @@ export class AutopayPagesController implements OnModuleInit {
             : null,
       cancellable: CANCELLABLE.includes(c.status),
       failureReason: c.failureReason,
+      closedSide: closedSideOf(c),
       intentId: c.intentId,
     }));
   }
@@ -183,7 +184,7 @@ type ChargeView = Awaited<ReturnType<AutopayPagesController['views']>>[number];
  */
 function notificationWords(
   tr: Translator,
-  kind: 'pre_debit_notice' | 'post_debit_alert',
+  kind: 'pre_debit_notice' | 'post_debit_alert' | 'party_closed',
   at: Date,
   c: ChargeView | undefined,
 ): { title: string; body: string } {
@@ -193,6 +194,14 @@ function notificationWords(
   const n = (key: string, vars: Record<string, string> = {}) =>
     tr.t(`autopay.notifications.${key}`, vars);
   const facts = { amount: c.amount, seller: c.seller, reason: c.reason, when: c.debitAt };
+  if (kind === 'party_closed') {
+    // docs/architecture.md "Party lifecycle": the debit will not happen.
+    const side = c.closedSide === 'buyer' ? 'buyer' : 'seller';
+    return {
+      title: n(`${side}_closed_title`, facts),
+      body: n(`${side}_closed_body`, facts),
+    };
+  }
   if (kind === 'pre_debit_notice') {
     const first = c.firstDebit
       ? c.withRegistration

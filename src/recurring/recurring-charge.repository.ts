@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { Cursor, newestFirst } from '../common/pagination';
 import { col, param, sql } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { queryFragment } from '../database/sql';
 import { Tx } from '../database/tx';
 import { mandateParts } from '../mandates/mandate.repository';
@@ -107,6 +108,22 @@ export class RecurringChargeRepository {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * Ids of the live charges (awaiting_authorisation, scheduled) this workspace is the seller or the
+   * buyer of, oldest debit first (no locks): what a closure cancels (docs/architecture.md
+   * "Party lifecycle").
+   */
+  async liveOfWorkspace(workspaceId: string): Promise<string[]> {
+    const rows = await this.tx.manager.query<{ id: string }[]>(
+      `SELECT id FROM recurring_charges
+        WHERE (seller_workspace_id = $1 OR buyer_workspace_id = $1)
+          AND status IN ('awaiting_authorisation', 'scheduled')
+        ORDER BY debit_at, id`,
+      [workspaceId],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** Whether any debit on the mandate settled (a charge scheduled before one is its first debit). */
   async hasSettled(mandateId: string): Promise<boolean> {
     const rows = await this.tx.manager.query<unknown[]>(
@@ -176,3 +193,9 @@ export class RecurringChargeRepository {
     return newestFirst(qb, 'c', limit, cursor).getMany();
   }
 }
+
+/** Erasure's reach into recurring_charges: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const recurringChargesPersonalRows = personalRows(
+  'recurring_charges',
+  't.buyer_workspace_id = s.ws OR t.seller_workspace_id = s.ws',
+);

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
 import { canSell } from '../accounts/entities/agent.entity';
+import {
+  CLOSED_BUYER,
+  CLOSED_SELLER,
+  EndedForClosure,
+  PartyClosure,
+} from '../accounts/party-closure.service';
 import type { Approval } from '../approvals/approval.entity';
 import {
   ApprovalDecision,
@@ -19,6 +25,7 @@ import { Tx } from '../database/tx';
 import { MandatesService } from '../mandates/mandates.service';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { partyRefusalOf } from '../payments/party-gate';
 import { PaymentAttempt } from '../payments/payment-attempt';
 import { PaymentSources } from '../payments/payment-sources';
 import { PaymentsService } from '../payments/payments.service';
@@ -96,9 +103,11 @@ export class RecurringChargesService implements OnModuleInit {
     private readonly notices: AutopayNotices,
     private readonly debitJobs: RecurringDebitProducer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly closure: PartyClosure,
   ) {}
 
   onModuleInit(): void {
+    this.closure.register('recurring-charges', 40, (w) => this.cancelForClosure(w.workspaceId));
     this.sources.register('recurring', {
       lock: (id, opts) => this.charges.lock(id, opts),
       onSettled: (intent) => this.onIntentOutcome(intent),
@@ -508,8 +517,68 @@ export class RecurringChargesService implements OnModuleInit {
         this.enqueueAfterCommit(charge);
         return 'deferred';
       }
+      // pay()'s lifecycle gate asked first (docs/architecture.md "Party lifecycle"): a party that
+      // may not transact ends the charge declined, never an error the job retries forever.
+      const party = await partyRefusalOf(
+        this.tx.manager,
+        charge.buyerAgentId,
+        charge.sellerAgentId,
+      );
+      if (party) {
+        return this.declineUnavailable(charge, party.code, party.message, now);
+      }
       return this.debit(charge, now);
     });
+  }
+
+  /** A due charge whose seller or buyer may not transact: declined with no intent, the person told. */
+  private async declineUnavailable(
+    charge: RecurringCharge,
+    code: string,
+    reason: string,
+    now: Date,
+  ): Promise<'declined'> {
+    await this.move(charge, { status: 'declined', failureCode: code, failureReason: reason }, now);
+    await this.notices.postDebitAlert(charge, null);
+    await this.audit.record(
+      charge.buyerWorkspaceId,
+      SYSTEM,
+      'recurring_charge.declined',
+      charge.id,
+      {
+        code,
+      },
+    );
+    return 'declined';
+  }
+
+  /**
+   * A workspace closes (PartyClosure): its live charges, as seller and as buyer, are cancelled
+   * (the buyer's endpoints hear `recurring.charge_cancelled`, an authorisation waiting is
+   * withdrawn, and the buyer's person reads that the debit will not happen); the seller of a
+   * closed buyer's charge is told by `party.closed`.
+   */
+  private async cancelForClosure(workspaceId: string): Promise<EndedForClosure[]> {
+    const ended: EndedForClosure[] = [];
+    for (const id of await this.charges.liveOfWorkspace(workspaceId)) {
+      const charge = await this.charges.lock(id);
+      if (!charge || !isCancellable(charge.status)) {
+        continue;
+      }
+      const sellerClosed = charge.sellerWorkspaceId === workspaceId;
+      const why = sellerClosed ? CLOSED_SELLER : CLOSED_BUYER;
+      const reason = `${why.reason}; the debit of ${formatRupees(charge.amountPaise)} on ${formatIst(charge.debitAt)} will not happen`;
+      await this.end(charge, 'cancelled', LIFECYCLE, { code: why.code, reason });
+      ended.push({
+        kind: 'recurring_charge',
+        id: charge.id,
+        counterparty: sellerClosed
+          ? { workspaceId: charge.buyerWorkspaceId, agentId: charge.buyerAgentId }
+          : { workspaceId: charge.sellerWorkspaceId, agentId: charge.sellerAgentId },
+        words: `${reason}.`,
+      });
+    }
+    return ended;
   }
 
   private async debit(charge: RecurringCharge, now: Date): Promise<'debiting' | 'declined'> {
@@ -780,3 +849,5 @@ export class RecurringChargesService implements OnModuleInit {
 }
 
 const SYSTEM: AuditActor = { type: 'system', id: 'autopay' };
+/** Who cancels a closed party's charges (PartyClosure). */
+const LIFECYCLE: AuditActor = { type: 'system', id: 'lifecycle' };

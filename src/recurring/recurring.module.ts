@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { AccountsModule } from '../accounts/accounts.module';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { MandatesModule } from '../mandates/mandates.module';
 import { OutboxModule } from '../outbox/outbox.module';
@@ -19,7 +20,14 @@ import { RecurringDebitProducer } from './recurring-debit.producer';
  * /app/autopay page. Imported in AppModule before AppNotFoundModule.
  */
 @Module({
-  imports: [OutboxModule, PaymentsModule, MandatesModule, ApprovalsModule, WebModule],
+  imports: [
+    AccountsModule,
+    OutboxModule,
+    PaymentsModule,
+    MandatesModule,
+    ApprovalsModule,
+    WebModule,
+  ],
   controllers: [RecurringChargesController, AutopayPagesController],
   providers: [
     RecurringChargeRepository,

@@ -21,6 +21,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'capture.refund_started',
   'capture.refunded',
   'personal_data.breach_notice',
+  'party.closed',
 ] as const;
 
 export const ALL_EVENTS = '*';
