@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { accountParts } from '../accounts/accounts.repository';
 import { agentParts } from '../accounts/agent.repository';
 import { textOf } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { Tx } from '../database/tx';
 
 /** Whom a breach touches: chosen persons, and every person of chosen workspaces. */
@@ -206,3 +207,6 @@ export class BreachRegisterRepository {
     );
   }
 }
+
+/** Erasure's reach into breach_notices: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const breachNoticesPersonalRows = personalRows('breach_notices', 't.person_id = s.person');

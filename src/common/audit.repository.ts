@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 
 import { batchColumns, batchInsert } from '../database/batch';
+import { personalRows } from '../database/personal-rows';
 import { QueuedStatement } from '../database/tx';
 
 /** One audit_events row as AuditLog queues it. */
@@ -51,3 +52,6 @@ export async function auditEventsOf(m: EntityManager, workspaceId: string, limit
     [workspaceId, limit],
   );
 }
+
+/** Erasure's reach into audit_events: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const auditEventsPersonalRows = personalRows('audit_events', 't.workspace_id = s.ws');

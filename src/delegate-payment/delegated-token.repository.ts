@@ -4,6 +4,7 @@ import { agentParts } from '../accounts/agent.repository';
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
 import { col, sql, SqlFragment, SqlOperand } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { query, Sql, statement } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import type { MandateStatus } from '../mandates/mandate.entity';
@@ -207,3 +208,9 @@ const USED_COLUMNS = batchColumns<{ id: string; usedAt: Date }>({
 function markUsed(rows: { id: string; usedAt: Date }[]): QueuedStatement {
   return batchUpdate('delegated_tokens', 'id', USED_COLUMNS, rows);
 }
+
+/** Erasure's reach into delegated_tokens: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const delegatedTokensPersonalRows = personalRows(
+  'delegated_tokens',
+  't.workspace_id = s.ws',
+);

@@ -4,6 +4,7 @@ import { EntityManager, In } from 'typeorm';
 import { findPersonInWorkspace, personNames } from '../accounts/accounts.repository';
 import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
+import { personalRows } from '../database/personal-rows';
 import { Tx } from '../database/tx';
 import { ForexDocument } from './entities/forex-document.entity';
 import { ForexFile } from './entities/forex-file.entity';
@@ -229,3 +230,12 @@ export async function markDocumentsDeleted(
     [ids, at],
   );
 }
+
+/** Erasure's reach into forex_documents: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const forexDocumentsPersonalRows = personalRows(
+  'forex_documents',
+  't.file_id IN (SELECT f.id FROM forex_files f WHERE f.person_id = s.person)',
+);
+
+/** Erasure's reach into forex_files: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const forexFilesPersonalRows = personalRows('forex_files', 't.person_id = s.person');

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { sql, SqlFragment } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { Tx } from '../database/tx';
 
 export type CaptureRefundStatus = 'due' | 'requested' | 'refunded';
@@ -220,3 +221,9 @@ export class CaptureRefundRepository {
     );
   }
 }
+
+/** Erasure's reach into gateway_capture_refunds: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const gatewayCaptureRefundsPersonalRows = personalRows(
+  'gateway_capture_refunds',
+  't.buyer_workspace_id = s.ws OR t.seller_workspace_id = s.ws',
+);

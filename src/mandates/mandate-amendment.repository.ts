@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { Cursor, newestFirst } from '../common/pagination';
 import { col, param, sql } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { queryFragment } from '../database/sql';
 import { Tx } from '../database/tx';
 import { gatewayParts } from '../rails/gateway/gateway.repository';
@@ -100,3 +101,9 @@ export class MandateAmendmentRepository {
     return row.has;
   }
 }
+
+/** Erasure's reach into mandate_amendments: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const mandateAmendmentsPersonalRows = personalRows(
+  'mandate_amendments',
+  't.workspace_id = s.ws',
+);

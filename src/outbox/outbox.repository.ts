@@ -6,6 +6,7 @@ import { newId } from '../common/ids';
 import { Cursor, newestFirst } from '../common/pagination';
 import { batchColumns, batchInsert } from '../database/batch';
 import { sql, SqlFragment, SqlOperand } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { queryPrepared } from '../database/prepared';
 import { QueuedStatement, Tx } from '../database/tx';
 import { BusinessMetrics } from '../metrics/business-metrics';
@@ -195,3 +196,9 @@ export class OutboxRepository {
     return event;
   }
 }
+
+/** Erasure's reach into outbox_events: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const outboxEventsPersonalRows = personalRows(
+  'outbox_events',
+  't.workspace_id = s.ws OR t.agent_id = ANY(s.agents)',
+);

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { AccountsModule } from '../accounts/accounts.module';
 import { ChainsModule } from '../chains/chains.module';
 import { MandatesModule } from '../mandates/mandates.module';
 import { WebModule } from '../web/web.module';
@@ -14,7 +15,7 @@ import { YourDataPages } from './your-data.pages';
  * personal_data_erasures.
  */
 @Module({
-  imports: [WebModule, ChainsModule, MandatesModule],
+  imports: [AccountsModule, WebModule, ChainsModule, MandatesModule],
   controllers: [YourDataController],
   providers: [PersonalDataService, PersonalDataRepository, YourDataPages],
 })

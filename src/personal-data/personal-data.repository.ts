@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 
 import { newId } from '../common/ids';
 import { Tx } from '../database/tx';
+import type { OldIdentifier } from './identifiers';
 
 /** What a person agreed to (consent_records.kind). */
 export type ConsentKind = 'mandate' | 'protocol_key' | 'forex_declaration';
@@ -83,6 +84,60 @@ export async function recordConsentWithdrawn(
       WHERE kind = $1 AND subject_id = $2 AND withdrawn_at IS NULL`,
     [kind, subjectId, at],
   );
+}
+
+/**
+ * Keyed hashes of values a person corrected (never the values; migration
+ * 1764000001800-PersonalDataOldIdentifiers), in the caller's transaction.
+ */
+export async function recordOldIdentifiers(
+  m: EntityManager,
+  personId: string,
+  old: OldIdentifier[],
+  at: Date,
+): Promise<void> {
+  for (const o of old) {
+    await m.query(
+      `INSERT INTO personal_data_old_identifiers (id, person_id, kind, words, digest, recorded_at)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (person_id, kind, digest) DO NOTHING`,
+      [newId('oid'), personId, o.kind, o.words, o.digest, at],
+    );
+  }
+}
+
+export async function oldIdentifiersOf(
+  m: EntityManager,
+  personId: string,
+): Promise<OldIdentifier[]> {
+  const rows = await m.query<OldIdentifier[]>(
+    `SELECT kind, words, digest FROM personal_data_old_identifiers
+      WHERE person_id = $1 ORDER BY id`,
+    [personId],
+  );
+  return rows;
+}
+
+/** Counts per kind, for the download (the hashes are not the person's to read back). */
+export async function oldIdentifierCounts(
+  m: EntityManager,
+  personId: string,
+): Promise<Record<string, number>> {
+  const rows = await m.query<{ kind: string; n: number }[]>(
+    `SELECT kind, count(*)::int AS n FROM personal_data_old_identifiers
+      WHERE person_id = $1 GROUP BY kind ORDER BY kind`,
+    [personId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
+}
+
+/** Erasure's last step on them: the hashes served only to find old copies. */
+export async function deleteOldIdentifiers(m: EntityManager, personId: string): Promise<number> {
+  const [, n] = await m.query<[unknown[], number]>(
+    'DELETE FROM personal_data_old_identifiers WHERE person_id = $1',
+    [personId],
+  );
+  return n;
 }
 
 /** The only SQL on consent_records and personal_data_erasures besides the two writers above. */

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
 import { personalDataAccounts } from '../accounts/accounts.repository';
 import { personalDataAgents } from '../accounts/agent.repository';
+import { PartyClosure } from '../accounts/party-closure.service';
 import { approvalsOfWorkspace } from '../approvals/approval.repository';
 import { ChainService } from '../chains/chain.service';
-import { eraseBuyerContact } from '../checkout/checkout-session.repository';
 import { AuditActor, AuditLog } from '../common/audit';
 import { auditEventsOf } from '../common/audit.repository';
 import { Clock } from '../common/clock';
@@ -13,6 +14,7 @@ import { commonErrors } from '../common/errors/app-error';
 import { deleteRecordsOfOwners } from '../common/idempotency/idempotency-record.repository';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig, DataRightsConfig, DEFAULT_DATA_RIGHTS } from '../config/app.config';
+import type { PersonScope } from '../database/personal-rows';
 import { Tx } from '../database/tx';
 import { personalDataForex } from '../forex/forex-file.repository';
 import { mandatesOfWorkspace } from '../mandates/mandate.repository';
@@ -23,13 +25,36 @@ import { personalDataProtocolKeys } from '../protocol-keys/protocol-key.reposito
 import { refundsOfIntents } from '../refunds/refund.repository';
 import { deleteSessionsOf, sessionsOf } from '../web/person-session.repository';
 import type { SignedInPerson } from '../web/signed-in-person';
+import {
+  CATEGORY_LABEL,
+  erasureText,
+  personalColumns,
+  personalTables,
+  retentionText,
+} from './data-map';
+import {
+  identifierDigest,
+  identifierKey,
+  IdentifierMatcher,
+  nameWords,
+  normaliseEmail,
+  normaliseName,
+  normalisePhone,
+  OldIdentifier,
+} from './identifiers';
 import { holdUntil, LEGAL_HOLDS } from './legal-holds';
+import { eraseByMap, storeOf } from './map-erasure';
 import {
   ConsentRecord,
+  deleteOldIdentifiers,
   KeptRecord,
+  oldIdentifierCounts,
+  oldIdentifiersOf,
   PersonalDataRepository,
   recordConsentWithdrawn,
+  recordOldIdentifiers,
 } from './personal-data.repository';
+import { ROW_STORES } from './row-stores';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** An Indian mobile number: optional +91, then 10 digits starting 6-9 (spaces and hyphens allowed). */
@@ -68,6 +93,7 @@ export class PersonalDataService {
     private readonly revocations: CredentialRevocations,
     private readonly repo: PersonalDataRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly closure: PartyClosure,
   ) {}
 
   get rights(): DataRightsConfig {
@@ -128,6 +154,15 @@ export class PersonalDataService {
           : null,
       });
     }
+    const held = await this.heldByMap(
+      m,
+      await this.scopeOf(
+        m,
+        person,
+        intents.map((i) => i.id),
+      ),
+      person.personId,
+    );
     const forex = [];
     for (const f of files) {
       forex.push({
@@ -252,6 +287,11 @@ export class PersonalDataService {
         succeeded_at: iso(r.succeededAt),
       })),
       forex_files: forex,
+      checkout_sessions: held.sessions.map((r) => ({ id: r.key, ...r.values })),
+      quotes: held.quotes.map((r) => ({ id: r.key, ...r.values })),
+      webhook_endpoints: held.endpoints.map((r) => ({ id: r.key, ...r.values })),
+      // Values you corrected: only how many we keep as keyed hashes (never the values).
+      corrected_values: held.corrected,
       consents: consents.map(consentJson),
       activity: audit.map((e) => ({
         at: iso(e.at),
@@ -261,6 +301,9 @@ export class PersonalDataService {
         subject_id: e.subject_id,
         data: e.data,
       })),
+      // Per entry of the personal-data map (data-map.ts): what we hold, why, how long, and what
+      // erasure does; `rows` counts this workspace's rows holding it where the owner has a store.
+      data_map: held.map,
     };
   }
 
@@ -298,6 +341,13 @@ export class PersonalDataService {
       if (fields.length === 0) {
         return;
       }
+      // What erasure needs to find copies of the old values later: their keyed hashes only.
+      await recordOldIdentifiers(
+        m,
+        person.personId,
+        this.oldIdentifiers(before, fields),
+        this.clock.now(),
+      );
       await personalDataAccounts.correct(m, person.personId, after);
       await this.audit.record(
         person.workspaceId,
@@ -353,17 +403,24 @@ export class PersonalDataService {
         null,
       );
       await personalDataForex.eraseOfPerson(m, person.personId, now);
-      // The ACP buyer contact an agent platform gave for the workspace's purchases, when it is
-      // this person's (read before the person's own fields are erased below).
+      // Every column the personal-data map walks (data-map.ts): the person's identifiers, current
+      // and corrected-away, found normalised in the rows of the workspace's scope (read before
+      // the person's own fields are erased below).
       const profile = await personalDataAccounts.profile(m, person.personId);
-      await eraseBuyerContact(
+      await eraseByMap(
         m,
-        intents
-          .filter((i) => i.sourceKind === 'checkout' && i.buyerWorkspaceId === ws)
-          .map((i) => i.sourceId),
-        [profile?.email, profile?.phone, profile?.name].filter((x): x is string => Boolean(x)),
+        await this.scopeOf(
+          m,
+          person,
+          intents.map((i) => i.id),
+        ),
+        await this.matcherOf(m, person.personId, profile),
       );
       if (closing) {
+        // The lifecycle's closing cascade first (docs/architecture.md "Party lifecycle"): open
+        // quotes, pay links, checkout sessions, charges and waiting payments end, sources locked
+        // before the mandates and agents below (the lock order); counterparties are told.
+        await this.closure.close(ws, now);
         for (const md of mandates.filter((x) => isRevocable(x.status))) {
           await this.mandates.revoke(ws, md.id, actor);
         }
@@ -381,6 +438,7 @@ export class PersonalDataService {
       }
       await deleteSessionsOf(m, person.personId);
       await personalDataAccounts.erasePerson(m, person.personId, now);
+      await deleteOldIdentifiers(m, person.personId);
       await this.repo.insertErasure({
         id: newId('era'),
         workspaceId: ws,
@@ -396,6 +454,117 @@ export class PersonalDataService {
       });
       return { erasedAt: now.toISOString(), workspaceClosed: closing, kept };
     });
+  }
+
+  /** The download's view of the map, and the records it adds to the older sections. */
+  private async heldByMap(m: EntityManager, scope: PersonScope, personId: string) {
+    const map = [];
+    for (const t of personalTables()) {
+      const cols = personalColumns(t);
+      const store = ROW_STORES[t.table];
+      const rows = store
+        ? await store.read(
+            m,
+            scope,
+            cols.map((c) => c.column),
+          )
+        : null;
+      for (const c of cols) {
+        map.push({
+          table: t.table,
+          column: c.column,
+          json_paths: c.paths ?? null,
+          category: c.category,
+          category_label: CATEGORY_LABEL[c.category],
+          purpose: c.purpose,
+          retention: retentionText(c.retention),
+          erasure: erasureText(c.erasure),
+          in_download: t.download,
+          rows: rows ? rows.filter((r) => r.values[c.column] !== null).length : null,
+        });
+      }
+    }
+    return {
+      map,
+      sessions: await storeOf('checkout_sessions').read(m, scope, [
+        'status',
+        'buyer',
+        'fulfillment_details',
+        'created_at',
+      ]),
+      quotes: await storeOf('quotes').read(m, scope, ['status', 'seller_name', 'line_items']),
+      endpoints: await storeOf('webhook_endpoints').read(m, scope, ['url', 'description']),
+      corrected: await oldIdentifierCounts(m, personId),
+    };
+  }
+
+  private get identifierKey(): Buffer {
+    return identifierKey(this.config.webhookSecretKey);
+  }
+
+  /** Keyed hashes of the values a correction replaces (docs/personal-data.md "Corrected values"). */
+  private oldIdentifiers(
+    before: { name: string; email: string; phone: string | null },
+    fields: ('name' | 'email' | 'phone')[],
+  ): OldIdentifier[] {
+    const key = this.identifierKey;
+    const out: OldIdentifier[] = [];
+    if (fields.includes('name')) {
+      const n = normaliseName(before.name);
+      out.push({ kind: 'name', words: nameWords(n), digest: identifierDigest(key, 'name', n) });
+    }
+    if (fields.includes('email')) {
+      const e = normaliseEmail(before.email);
+      out.push({ kind: 'email', words: null, digest: identifierDigest(key, 'email', e) });
+    }
+    const phone = fields.includes('phone') && before.phone ? normalisePhone(before.phone) : null;
+    if (phone) {
+      out.push({ kind: 'phone', words: null, digest: identifierDigest(key, 'phone', phone) });
+    }
+    return out;
+  }
+
+  /** The rows erasure may look at (src/database/personal-rows.ts PersonScope). */
+  private async scopeOf(
+    m: EntityManager,
+    person: SignedInPerson,
+    intentIds: string[],
+  ): Promise<PersonScope> {
+    const ws = person.workspaceId;
+    const agentIds = (await personalDataAgents.all(m, ws)).map((a) => a.id);
+    const keyIds = (await personalDataProtocolKeys.all(m, ws)).map((k) => k.id);
+    const apiKeyIds = (await personalDataAccounts.apiKeys(m, ws)).map((k) => k.id);
+    const scope: PersonScope = {
+      workspaceId: ws,
+      personId: person.personId,
+      agentIds,
+      credentialIds: [person.personId, ...agentIds, ...keyIds, ...apiKeyIds],
+      intentIds,
+      sessionIds: [],
+    };
+    // Sessions the workspace's buyer agents hold a delegated token for, paid or not.
+    const tokens = await storeOf('delegated_tokens').read(m, scope, ['checkout_session_id']);
+    scope.sessionIds = [
+      ...new Set(
+        tokens
+          .map((r) => r.values.checkout_session_id)
+          .filter((x): x is string => typeof x === 'string'),
+      ),
+    ];
+    return scope;
+  }
+
+  /** The person's identifiers: current values, and the hashes of corrected-away ones. */
+  private async matcherOf(
+    m: EntityManager,
+    personId: string,
+    profile: { name: string; email: string; phone: string | null } | null,
+  ): Promise<IdentifierMatcher> {
+    return new IdentifierMatcher(
+      this.identifierKey,
+      profile ?? {},
+      await oldIdentifiersOf(m, personId),
+    );
   }
 }
 

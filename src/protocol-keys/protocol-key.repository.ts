@@ -4,6 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { agentParts } from '../accounts/agent.repository';
 import { CredentialKind } from '../common/credentials/revocable-credentials';
 import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { Tx } from '../database/tx';
 import { ProtocolKey } from './protocol-key.entity';
 
@@ -77,3 +78,6 @@ export class ProtocolKeyRepository {
     return this.tx.manager.findOneByOrFail(ProtocolKey, { id });
   }
 }
+
+/** Erasure's reach into protocol_keys: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const protocolKeysPersonalRows = personalRows('protocol_keys', 't.workspace_id = s.ws');

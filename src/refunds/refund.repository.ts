@@ -4,6 +4,7 @@ import { EntityManager, In } from 'typeorm';
 import { paiseFromSql } from '../common/money';
 import { Cursor, newestFirst } from '../common/pagination';
 import { col, textOf } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { Tx } from '../database/tx';
 import { intentParts } from '../payments/payment-intent.repository';
 import { Refund } from './refund.entity';
@@ -126,3 +127,6 @@ export class RefundRepository {
     return this.tx.manager.findOneBy(Refund, { railReference: reference });
   }
 }
+
+/** Erasure's reach into refunds: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const refundsPersonalRows = personalRows('refunds', 't.intent_id = ANY(s.intents)');

@@ -1,4 +1,5 @@
 import { AppConfig, DEFAULT_DATA_RIGHTS } from '../config/app.config';
+import { DATA_MAP, personalColumns } from '../personal-data/data-map';
 
 /** What the retention job deletes, one kind per line of the schedule. */
 export type RetentionKind =
@@ -18,6 +19,20 @@ export interface RetentionRule {
   basis: string;
   /** [U]: the period is our choice or a reading of the law not confirmed here; configure it. */
   uncertain: boolean;
+  /** The personal columns this line deletes, from the personal-data map (`table.column`). */
+  columns: string[];
+}
+
+/**
+ * The personal columns whose retention (src/personal-data/data-map.ts) is this schedule line: the
+ * map is where categories and retention are named; the schedule says when they go.
+ */
+export function retentionColumns(kind: RetentionKind): string[] {
+  return DATA_MAP.flatMap((t) =>
+    personalColumns(t)
+      .filter((c) => 'schedule' in c.retention && c.retention.schedule === kind)
+      .map((c) => `${t.table}.${c.column}`),
+  );
 }
 
 /** Years after which a closed forex file's documents' bytes go (the KYC records' period). */
@@ -32,6 +47,10 @@ export function forexDocumentsYears(config: AppConfig): number {
  * audit events) are not on it: they are kept, and erasure minimises them instead (src/personal-data).
  */
 export function retentionSchedule(config: AppConfig): RetentionRule[] {
+  return rules(config).map((r) => ({ ...r, columns: retentionColumns(r.kind) }));
+}
+
+function rules(config: AppConfig): Omit<RetentionRule, 'columns'>[] {
   return [
     {
       kind: 'person_sessions',

@@ -5,6 +5,7 @@ import { Cursor, newestFirst } from '../common/pagination';
 import { batchColumns, batchInsert, batchUpdate } from '../database/batch';
 import { entityFromJson } from '../database/entity-from-json';
 import { col, param, sql, SqlFragment, textOf } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { queryFragment, Sql, Statement, statement } from '../database/sql';
 import { QueuedStatement, Tx } from '../database/tx';
 import { outboxParts } from '../outbox/outbox.repository';
@@ -225,3 +226,9 @@ export class WebhookDeliveryRepository {
     return locked ? entityFromJson(this.tx.manager, WebhookDelivery, locked.delivery) : null;
   }
 }
+
+/** Erasure's reach into webhook_attempts: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const webhookAttemptsPersonalRows = personalRows(
+  'webhook_attempts',
+  't.delivery_id IN (SELECT d.id FROM webhook_deliveries d WHERE d.workspace_id = s.ws)',
+);

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 
 import { Cursor, newestFirst } from '../common/pagination';
 import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { queryPrepared } from '../database/prepared';
 import { Tx } from '../database/tx';
 import { outboxParts } from '../outbox/outbox.repository';
@@ -163,3 +164,9 @@ export class WebhookEndpointRepository {
     return res[1] > 0;
   }
 }
+
+/** Erasure's reach into webhook_endpoints: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const webhookEndpointsPersonalRows = personalRows(
+  'webhook_endpoints',
+  't.workspace_id = s.ws',
+);

@@ -50,6 +50,7 @@ const OWNERS: Record<string, string> = {
   person_sessions: 'src/web/person-session.repository.ts',
   persons: 'src/accounts/accounts.repository.ts',
   personal_data_erasures: 'src/personal-data/personal-data.repository.ts',
+  personal_data_old_identifiers: 'src/personal-data/personal-data.repository.ts',
   protocol_keys: 'src/protocol-keys/protocol-key.repository.ts',
   quotes: 'src/quotes/quote.repository.ts',
   rail_status_checks: 'src/payments/rail-status-check.repository.ts',
