@@ -5,7 +5,7 @@
 // are kept; --rotate issues fresh ones anyway (the previous ones stop working).
 import 'reflect-metadata';
 
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 import { NestFactory } from '@nestjs/core';
 
@@ -16,6 +16,7 @@ import { migrate } from '../database/migrate';
 import { preflight } from '../database/preflight';
 import { SandboxKeep, SandboxResult, SandboxService } from '../sandbox/sandbox.service';
 import { formatEnvFile, keepFromEnv, parseEnvFile } from '../sandbox/sandbox-env';
+import { refuseUnsafeEnvTarget, writeEnvFileSafely } from './sandbox-env-file';
 
 /**
  * Everything that is not the result (boot logs, warnings, libraries printing) goes to stderr
@@ -53,8 +54,8 @@ function forHumans(r: SandboxResult, envFile?: string): string {
     `  API key        ${r.api_key}`,
     `  Seller agent   ${r.seller.agent_id}  credential ${r.seller.credential}`,
     `  Buyer agent    ${r.buyer.agent_id}  credential ${r.buyer.credential}`,
-    `  Merchant key   ${r.merchant_protocol_key}   (role merchant, for /acp checkout)`,
-    `  Buyer key      ${r.buyer_protocol_key}   (role buyer, for delegate_payment)`,
+    `  Merchant key   ${r.merchant_protocol_key}   (MERCHANT_PROTOCOL_KEY: the agent platform, /acp checkout and /ucp)`,
+    `  Buyer key      ${r.buyer_protocol_key}   (BUYER_PROTOCOL_KEY: the buyer's assistant, delegate_payment)`,
     `  Mandate        ${r.mandate_id}   (active, any seller)`,
     ...r.offers.map((o) => `  Offer          ${o.sku}  ${o.name}  ${formatRupees(o.unit_paise)}`),
     `  Forex partner  ${r.forex.partner_id}  ${r.forex.partner_name}, licence ${r.forex.licence_number}`,
@@ -97,20 +98,16 @@ function previousSecrets(envFile: string | undefined, rotate: boolean): SandboxK
   return keepFromEnv(parseEnvFile(readFileSync(envFile, 'utf8')));
 }
 
-/** Written beside the target and renamed over it, created 0600: never half-written, never world-readable. */
-function writeEnvFile(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
-}
-
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
   const rotate = process.argv.includes('--rotate');
   const webhookUrl = argValue('--webhook-url');
   // --env-file reaches us as --write-env (src/cli/sandbox.sh: Node 20 would take it as its own).
   const envFile = argValue('--write-env') ?? argValue('--env-file');
+  if (envFile) {
+    // Before any work: a symbolic link at FILE is refused (src/cli/sandbox-env-file.ts).
+    refuseUnsafeEnvTarget(envFile);
+  }
   const keep = previousSecrets(envFile, rotate);
   const print = holdStdout();
   preferNoWorkers();
@@ -125,7 +122,8 @@ async function main(): Promise<void> {
     await app.close();
   }
   if (envFile) {
-    writeEnvFile(envFile, formatEnvFile(result));
+    // Beside FILE under an unpredictable name, exclusive, 0600, then renamed over it.
+    writeEnvFileSafely(envFile, formatEnvFile(result));
   }
   print(json ? `${JSON.stringify(result)}\n` : forHumans(result, envFile));
 }

@@ -1,5 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 
+import { Clock } from '../common/clock';
+import { Tx } from '../database/tx';
+import { markRegistrationEnded } from '../mandates/mandate-registration-state';
 import { MandatesService } from '../mandates/mandates.service';
 import { PAYMENT_RAIL, PaymentRail } from '../rails/payment-rail';
 
@@ -9,6 +12,12 @@ import { PAYMENT_RAIL, PaymentRail } from '../rails/payment-rail';
  * (with a recurring mandate's billing cycle), a block for Reserve Pay. The call runs after the
  * authorisation commits; if it fails, the first debit registers the mandate instead. When a person
  * revokes (or declines) the mandate, its AutoPay token is cancelled at the gateway the same way.
+ *
+ * While the registration after authorisation runs, amendments may not change the mandate's cap or
+ * validity (src/mandates/mandate-registration-state.ts; docs/mandates.md "Amendments while the
+ * gateway registration is pending"): the token is made for the terms the mandate has now. When the
+ * call ends, registered or failed, `mandates.gateway_registration_ended_at` says so, under the
+ * mandate's row lock.
  */
 @Injectable()
 export class MandateRegistration implements OnModuleInit {
@@ -17,18 +26,28 @@ export class MandateRegistration implements OnModuleInit {
   constructor(
     private readonly mandates: MandatesService,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
+    private readonly tx: Tx,
+    private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
     const prepare = this.rail.prepareMandate?.bind(this.rail);
     if (prepare) {
-      this.mandates.onAuthorised((m) =>
-        this.logged(
-          m.id,
-          'gateway registration of the mandate failed; its first debit registers it',
-          prepare,
-        ),
-      );
+      this.mandates.onAuthorised(async (m) => {
+        try {
+          await this.logged(
+            m.id,
+            'gateway registration of the mandate failed; its first debit registers it',
+            prepare,
+          );
+        } finally {
+          await this.logged(
+            m.id,
+            'recording the end of the gateway registration failed; amendments wait for its bound',
+            (id) => this.tx.run(() => markRegistrationEnded(this.tx, id, this.clock.now())),
+          );
+        }
+      });
     }
     const end = this.rail.endMandate?.bind(this.rail);
     if (end) {

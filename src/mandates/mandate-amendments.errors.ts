@@ -43,6 +43,15 @@ export const amendmentErrors = {
       'amendment_needs_new_registration',
       'This mandate pays on an AutoPay token registered at the gateway with its cap and end: a higher cap or a later valid_until cannot be applied to that token. Lower the cap, end it earlier or change the sellers, or create a new mandate',
     ),
+  registrationPending: (mandateId: string, retryAfterSeconds: number) =>
+    new AppError(
+      409,
+      'invalid_request',
+      'mandate_registration_pending',
+      `Mandate ${mandateId} is still being registered at the payment gateway with its current cap and end; its cap and valid_until cannot change until that finishes. Nothing changed: retry after Retry-After seconds`,
+      undefined,
+      { retryAfterSeconds },
+    ),
   notPending: (id: string, status: string) =>
     new AppError(
       409,

@@ -6,6 +6,7 @@ import { ChainService } from '../chains/chain.service';
 import { AuditActor, AuditLog } from '../common/audit';
 import type { AgentPrincipal, ApiKeyPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
+import type { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { Sweeper } from '../common/sweeper/sweeper';
@@ -25,6 +26,7 @@ import {
 } from './mandate-amendment.entity';
 import { MandateAmendmentRepository } from './mandate-amendment.repository';
 import { amendmentErrors } from './mandate-amendments.errors';
+import { registrationPendingRetryAfter, registrationStateOf } from './mandate-registration-state';
 
 /** Events to the buyer's webhook endpoints (src/webhooks/webhook-event-types.ts). */
 export const AMENDMENT_EVENTS = {
@@ -36,6 +38,8 @@ export const AMENDMENT_EVENTS = {
 export type AmendmentCaller = ApiKeyPrincipal | AgentPrincipal;
 const YEAR_MS = 365 * 24 * 3600_000;
 const SYSTEM: AuditActor = { type: 'system', id: 'mandate-amendments' };
+const NEEDS_NEW_REGISTRATION_NOTE =
+  'The mandate was registered at the gateway with its cap and end; a higher cap or a later end cannot apply to that token';
 
 /** The terms a mandate has now, in the amendment's wire form. */
 export function termsOf(m: Mandate): MandateTerms {
@@ -45,6 +49,9 @@ export function termsOf(m: Mandate): MandateTerms {
     payee_agent_ids: m.payeeAgentIds,
   };
 }
+
+/** The terms a gateway registration carries (the AutoPay token's max_amount and expire_at). */
+const LIMIT_TERMS: readonly AmendableTerm[] = ['per_payment_cap_paise', 'valid_until'];
 
 function sameTerm(k: AmendableTerm, a: MandateTerms, b: MandateTerms): boolean {
   if (k === 'payee_agent_ids') {
@@ -118,11 +125,9 @@ export class MandateAmendmentsService implements OnModuleInit {
       if (changed.length === 0) {
         throw amendmentErrors.nothingChanges();
       }
-      const loosens =
-        newTerms.per_payment_cap_paise > oldTerms.per_payment_cap_paise ||
-        newTerms.valid_until > oldTerms.valid_until;
-      if (loosens && (await this.amendments.hasGatewayToken(m.id))) {
-        throw amendmentErrors.needsNewRegistration();
+      const gateway = await this.gatewayRefusal(m, oldTerms, newTerms, now);
+      if (gateway) {
+        throw gateway.error;
       }
       const a = Object.assign(new MandateAmendment(), {
         id: newId('mam'),
@@ -242,6 +247,17 @@ export class MandateAmendmentsService implements OnModuleInit {
       }
       const person: AuditActor = { type: 'person', id: personId };
       if (decision === 'authorise') {
+        // Checked again: the mandate may have been registered at the gateway since the request.
+        // Pending: refused, the amendment stays pending; registered: the new cap or end can never
+        // apply to its token, so the amendment is withdrawn.
+        const gateway = await this.gatewayRefusal(m, termsOf(m), a.newTerms, now);
+        if (gateway?.final) {
+          await this.finish(m, a, 'withdrawn', SYSTEM, NEEDS_NEW_REGISTRATION_NOTE, now);
+          throw new RefusalKeepingWrites(gateway.error);
+        }
+        if (gateway) {
+          throw gateway.error;
+        }
         const t = a.newTerms;
         m.perPaymentCapPaise = t.per_payment_cap_paise;
         m.validUntil = new Date(t.valid_until);
@@ -257,6 +273,37 @@ export class MandateAmendmentsService implements OnModuleInit {
       }
       return a;
     });
+  }
+
+  /**
+   * The gateway side of new terms, under the mandate's lock (docs/mandates.md "Amendments while
+   * the gateway registration is pending"): while the registration after authorisation runs, no
+   * change to the cap or validity (409 mandate_registration_pending, Retry-After); once the mandate
+   * has an AutoPay token, no higher cap or later end than the token carries (409
+   * amendment_needs_new_registration, `final`: waiting will not help). Changing only the sellers
+   * is always allowed. Null when the new terms may apply.
+   */
+  private async gatewayRefusal(
+    m: Mandate,
+    oldTerms: MandateTerms,
+    newTerms: MandateTerms,
+    now: Date,
+  ): Promise<{ error: AppError; final: boolean } | null> {
+    if (LIMIT_TERMS.every((k) => sameTerm(k, oldTerms, newTerms))) {
+      return null;
+    }
+    const state = await registrationStateOf(this.tx, m.id);
+    const wait = registrationPendingRetryAfter(m, state, now, this.config.rail === 'gateway');
+    if (wait !== null) {
+      return { error: amendmentErrors.registrationPending(m.id, wait), final: false };
+    }
+    const loosens =
+      newTerms.per_payment_cap_paise > oldTerms.per_payment_cap_paise ||
+      newTerms.valid_until > oldTerms.valid_until;
+    if (loosens && state.hasToken) {
+      return { error: amendmentErrors.needsNewRegistration(), final: true };
+    }
+    return null;
   }
 
   /** Sweep: ends pending amendments past their expiry or whose mandate ended. */

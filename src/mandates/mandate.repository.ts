@@ -5,6 +5,7 @@ import { checkoutParts } from '../checkout/checkout-session.repository';
 import { Cursor, newestFirst } from '../common/pagination';
 import { entityFromJson } from '../database/entity-from-json';
 import { param, render, sql, SqlFragment, SqlOperand } from '../database/fragment';
+import { personalRows } from '../database/personal-rows';
 import { queryPrepared } from '../database/prepared';
 import { Tx } from '../database/tx';
 import { Mandate, MandateStatus } from './mandate.entity';
@@ -46,6 +47,12 @@ export const mandateParts = {
    */
   endedAt: (id: SqlOperand, now: SqlOperand, live: SqlFragment): SqlFragment =>
     sql`EXISTS (SELECT 1 FROM mandates m WHERE m.id = ${id} AND (m.status NOT IN (${live}) OR m.valid_until <= ${now}))`,
+  /** When the gateway registration after authorisation ended (mandate-registration-state.ts), as a scalar subquery. */
+  registrationEndedAt: (id: SqlOperand): SqlFragment =>
+    sql`(SELECT gateway_registration_ended_at FROM mandates WHERE id = ${id})`,
+  /** Records that end (an UPDATE: it takes the mandate's row lock). */
+  markRegistrationEnded: (id: SqlOperand, at: SqlOperand): SqlFragment =>
+    sql`UPDATE mandates SET gateway_registration_ended_at = ${at} WHERE id = ${id}`,
 };
 
 /** The owner of mandates (docs/architecture.md "Table owners"); MandatesStoreModule exports it. */
@@ -207,3 +214,6 @@ export class MandateRepository {
     return this.tx.manager.findOne(Mandate, { where: { id }, lock: { mode: 'for_no_key_update' } });
   }
 }
+
+/** Erasure's reach into mandates: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const mandatesPersonalRows = personalRows('mandates', 't.workspace_id = s.ws');

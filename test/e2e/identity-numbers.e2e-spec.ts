@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createPublicKey, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 
 import fc from 'fast-check';
 import request from 'supertest';
 
 import { WITHHELD } from '../../src/common/http/logging';
+import { identityNumberIn } from '../../src/common/identity/identity-numbers';
 import { newId, randomToken } from '../../src/common/ids';
 import {
   ForexClient,
@@ -25,7 +26,7 @@ import {
   Rendered,
   rendered,
 } from '../support/identity-arbitraries';
-import { SeededWorkspace, seedWorkspace } from '../support/seed';
+import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
  * Identity numbers are refused at the edge (src/common/identity): an Aadhaar number in any
@@ -40,6 +41,10 @@ const RUNS = { numRuns: 100 };
 
 /** Tables the requests below would write. */
 const TABLES = [
+  'agents',
+  'delegated_tokens',
+  'protocol_keys',
+  'ucp_order_webhooks',
   'forex_files',
   'forex_quotes',
   'forex_documents',
@@ -362,6 +367,202 @@ describe('identity numbers refused at the edge', () => {
       expect(res.body.result.content[0].text).toMatch(
         /^traveller_name: .*\(code: pan_in_free_text\)$/,
       );
+    });
+  });
+
+  describe('key material is exempt by route and path, not by member name', () => {
+    /** An Ed25519 key whose JWK `x` and whose PEM both hold `pan` between base64 separators. */
+    function keyHolding(pan: string): { jwk: Record<string, string>; pem: string } {
+      const x = `AAAA-${pan}-${'B'.repeat(43)}`.slice(0, 42) + 'A';
+      const jwk = { kty: 'OKP', crv: 'Ed25519', x };
+      const pem = createPublicKey({ key: jwk, format: 'jwk' })
+        .export({ type: 'spki', format: 'pem' })
+        .toString();
+      return { jwk, pem };
+    }
+
+    async function expectPanRefused(
+      send: () => Promise<request.Response>,
+      pan: string,
+      param: string,
+      code = 'pan_in_free_text',
+    ): Promise<void> {
+      sent.push({ text: pan, digits: pan, core: pan });
+      const before = await counts();
+      const res = await send();
+      expect(res.status).toBe(400);
+      expect(res.text).not.toContain(pan);
+      const body = res.body as {
+        error?: { code: string; param?: string };
+        messages?: { code: string; path?: string }[];
+      };
+      // /ucp answers UCP's error_response (docs/ucp.md "Errors"): its param is the message's path.
+      const ucp = body.messages?.[0];
+      expect(body.error ?? (ucp ? { code: ucp.code, param: ucp.path } : res.body)).toMatchObject({
+        code,
+        param,
+      });
+      expect(await counts()).toEqual(before);
+    }
+
+    it('refuses a PAN in metadata.public_key of a checkout and a delegate_payment body', async () => {
+      const pan = randomPan();
+      await expectPanRefused(
+        () =>
+          request(t.url)
+            .post('/acp/checkout_sessions')
+            .set(acpHeaders(ws.merchantKey, randomUUID()))
+            .send({
+              line_items: [{ id: 'tea', quantity: 1 }],
+              currency: 'inr',
+              capabilities: {},
+              metadata: { public_key: pan },
+            }),
+        pan,
+        '$.metadata.public_key',
+      );
+      const other = randomPan();
+      // delegate_payment's Error.code is a closed enum: the refusal goes out as invalid_card
+      // (src/common/errors/error-body.ts delegatePaymentCode), param and message as everywhere.
+      await expectPanRefused(
+        () =>
+          request(t.url)
+            .post('/acp/agentic_commerce/delegate_payment')
+            .set(acpHeaders(ws.buyerKey, randomUUID()))
+            .send({
+              payment_method: { type: 'svc_mandate', mandate_id: 'mdt_x' },
+              allowance: {
+                reason: 'one_time',
+                max_amount: 100,
+                currency: 'inr',
+                checkout_session_id: 'cs_x',
+                merchant_id: ws.seller.id,
+                expires_at: new Date(Date.now() + 3600_000).toISOString(),
+              },
+              risk_signals: [],
+              metadata: { public_key: { x: other } },
+            }),
+        other,
+        '$.metadata.public_key.x',
+        'invalid_card',
+      );
+    });
+
+    it('refuses a PAN in a public_key member of an MCP tool argument', async () => {
+      const pan = randomPan();
+      sent.push({ text: pan, digits: pan, core: pan });
+      const before = await counts();
+      const res = await mcpCall(mcpFileArgs({ notes: 'ok', metadata: { public_key: pan } }));
+      expect(res.status).toBe(200);
+      expect(res.text).not.toContain(pan);
+      expect(res.body.result.isError).toBe(true);
+      expect(res.body.result.content[0].text).toMatch(
+        /^metadata\.public_key: .*\(code: pan_in_free_text\)$/,
+      );
+      expect(await counts()).toEqual(before);
+    });
+
+    it('accepts key material holding a PAN-shaped run at the documented paths only', async () => {
+      const { jwk, pem } = keyHolding(randomPan());
+      expect(identityNumberIn(jwk.x)).toBe('pan');
+      expect(identityNumberIn(pem)).toBe('pan');
+      const v1 = { Authorization: `Bearer ${ws.apiKey}` };
+      const agent = await request(t.url)
+        .post('/v1/pay/agents')
+        .set({ ...v1, 'Idempotency-Key': randomUUID() })
+        .send({ name: 'Signing agent', role: 'buyer', public_key: jwk });
+      expect(agent.status).toBe(201);
+      expect(agent.body.public_key_alg).toBe('ed25519');
+      const set = await request(t.url)
+        .post(`/v1/pay/agents/${agent.body.id as string}/public-key`)
+        .set({ ...v1, 'Idempotency-Key': randomUUID() })
+        .send({ public_key: pem });
+      expect(set.status).toBe(200);
+      const key = await request(t.url)
+        .post('/v1/pay/protocol-keys')
+        .set({ ...v1, 'Idempotency-Key': randomUUID() })
+        .send({ role: 'buyer', agent_id: ws.buyer.id, public_key: pem });
+      expect(key.status).toBe(201);
+      expect(key.body.public_key_alg).toBe('ed25519');
+      // Not key material: a JWK member other than x and y, and the same key one level down.
+      const kid = randomPan();
+      await expectPanRefused(
+        () =>
+          request(t.url)
+            .post('/v1/pay/protocol-keys')
+            .set({ ...v1, 'Idempotency-Key': randomUUID() })
+            .send({ role: 'buyer', agent_id: ws.buyer.id, public_key: { ...jwk, kid } }),
+        kid,
+        '$.public_key.kid',
+      );
+      const nestedPan = randomPan();
+      await expectPanRefused(
+        () =>
+          request(t.url)
+            .post('/v1/pay/agents')
+            .set({ ...v1, 'Idempotency-Key': randomUUID() })
+            .send({
+              name: 'Nested',
+              role: 'buyer',
+              metadata: { public_key: keyHolding(nestedPan).pem },
+            }),
+        nestedPan,
+        '$.metadata.public_key',
+      );
+    });
+
+    it('refuses a PAN or Aadhaar in the UCP-Agent profile URL, as MCP does in meta', async () => {
+      const pan = randomPan();
+      const [aadhaar] = fc.sample(aadhaarNumber, 1);
+      const profiles: [string, string, string][] = [
+        [pan, `https://platform.example/agents/${pan}/profile.json`, 'pan_in_free_text'],
+        [
+          pan,
+          `https://platform.example/p/%${pan.charCodeAt(0).toString(16)}${pan.slice(1)}`,
+          'pan_in_free_text',
+        ],
+        [aadhaar, `https://platform.example/profile?uid=${aadhaar}`, 'aadhaar_not_collected'],
+      ];
+      for (const [secret, profile, code] of profiles) {
+        await expectPanRefused(
+          () =>
+            request(t.url)
+              .post('/ucp/checkout-sessions')
+              .set({
+                Authorization: `Bearer ${ws.merchantKey}`,
+                'UCP-Agent': `profile="${profile}"`,
+                'Idempotency-Key': randomUUID(),
+              })
+              .send({ line_items: [{ item: { id: 'tea' }, quantity: 1 }] }),
+          secret,
+          'UCP-Agent',
+          code,
+        );
+        const before = await counts();
+        const res = await request(t.url)
+          .post('/mcp?protocol=ucp')
+          .set({
+            Authorization: `Bearer ${ws.merchantKey}`,
+            Accept: 'application/json, text/event-stream',
+          })
+          .send({
+            jsonrpc: '2.0',
+            id: 9,
+            method: 'tools/call',
+            params: {
+              name: 'create_checkout',
+              arguments: {
+                meta: { 'ucp-agent': { profile } },
+                checkout: { line_items: [{ item: { id: 'tea' }, quantity: 1 }] },
+              },
+            },
+          });
+        expect(res.status).toBe(200);
+        expect(res.text).not.toContain(secret);
+        expect(res.body.result.isError).toBe(true);
+        expect(res.body.result.content[0].text).toContain(`(code: ${code})`);
+        expect(await counts()).toEqual(before);
+      }
     });
   });
 

@@ -55,11 +55,45 @@ function withheldPath(path: string): string {
 }
 
 /**
+ * Path segments that are secrets or capabilities (docs/security.md "Secrets out of logs"): a
+ * delegated payment token (`vt_`, a payment credential: /app/consent/tokens/vt_…/revoke), the ids
+ * that alone open a payment page (`qt_` quotes, `hco_` hosted checkouts, `plk_` payment links:
+ * src/quotes/unguessable-id.ts), and credentials (CREDENTIAL_PREFIX: `sk_live_`, `sk_test_`,
+ * `agc_`, `acpk_`), should one ever be sent in a path. Matched on the decoded segment; the prefix
+ * is kept so a line still says what was addressed.
+ */
+const SECRET_SEGMENT = /^(vt|qt|hco|plk|sk_live|sk_test|agc|acpk)_[^/]*$/i;
+
+/** Marks a redacted segment after its prefix: `vt_[redacted]`. */
+export const REDACTED_ID = '[redacted]';
+
+/** The path with every secret-ish id segment replaced by its prefix and REDACTED_ID. */
+export function redactSecretIds(path: string): string {
+  if (!path.includes('_') && !path.includes('%')) {
+    return path;
+  }
+  return path
+    .split('/')
+    .map((segment) => {
+      let decoded = segment;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        // Read as sent.
+      }
+      const match = SECRET_SEGMENT.exec(decoded);
+      return match ? `${match[1]}_${REDACTED_ID}` : segment;
+    })
+    .join('/');
+}
+
+/**
  * pino-http options. Every line written while a request runs carries its `request_id` at the top
  * level (quietReqLogger binds it on the request's child logger, which nestjs-pino hands to every
  * Nest Logger call in that request); the completion line adds req {method, path, …}, res {status}
  * and responseTime. Credentials, signatures, cookies, query strings and bodies are never logged, nor a path,
- * Idempotency-Key or User-Agent holding an identity number (the edge refuses such requests).
+ * Idempotency-Key or User-Agent holding an identity number (the edge refuses such requests), nor a
+ * token, capability or credential id in a path (redactSecretIds).
  */
 export function pinoHttpOptions(config: AppConfig): Options {
   return {
@@ -71,7 +105,7 @@ export function pinoHttpOptions(config: AppConfig): Options {
     serializers: {
       req: (req: LoggedRequest) => ({
         method: req.method,
-        path: withheldPath(pathOf(req.url)),
+        path: redactSecretIds(withheldPath(pathOf(req.url))),
         request_id: req.id,
         idempotency_key: withheld(req.headers['idempotency-key']),
         user_agent: withheld(req.headers['user-agent']),

@@ -21,12 +21,16 @@ import {
  * Identity numbers are refused at the edge (docs/personal-data.md "Personal data"; DOMAIN.md C.25–27): after
  * the body parsers and the hostile-input check, before routing, so no guard, idempotency record,
  * handler, log line or receipt chain sees them. Checked: the decoded path, every query value and
- * key, the Idempotency-Key header (stored and logged), and every string value, object key and
- * 12-digit integer of a JSON or form body. Aadhaar anywhere; a PAN anywhere but where one is
- * expected:
+ * key, every header the service stores or fetches (STORED_HEADERS: Idempotency-Key, stored and
+ * logged; UCP-Agent, whose profile URL is fetched and stored), and every string value, object key
+ * and 12-digit integer of a JSON or form body. Aadhaar anywhere; a PAN anywhere but where one is
+ * expected, named by route and JSON path, never by member name alone (docs/security.md
+ * "Identity numbers at the edge"):
  * - `$.pan` of POST /v1/pay/forex/orders (PanDigestGuard replaces it by its keyed hash);
  * - `params.arguments.pan` of an MCP `tools/call` of `create_forex_file` (single or batch);
- * - anything under a `public_key` member (key material, base64: not text).
+ * - the key material of the routes that take a public key (KEY_MATERIAL_ROUTES): the top-level
+ *   `public_key` when it is a PEM string, and its `x` and `y` when it is a JWK (base64: not
+ *   text). A `public_key` anywhere else (`$.metadata.public_key`) is text like any other.
  * The document bytes, `content_base64` of POST /v1/pay/forex/orders/{id}/documents and of the MCP
  * `upload_document` tool, are not text and are not scanned (their file name and type are), nor
  * is a form's top-level `password` (hashed only; see isPassword).
@@ -81,16 +85,37 @@ function toolCallOf(message: unknown): string | null {
   return null;
 }
 
-const underPublicKey = (steps: Steps) => steps.includes('public_key');
+/**
+ * The routes whose body carries a public key (the DTOs typed with PUBLIC_KEY_SCHEMA, and the
+ * consent page's form): POST, path exact (after the origin, trailing slash allowed).
+ */
+const KEY_MATERIAL_ROUTES: readonly RegExp[] = [
+  /^\/v1\/pay\/protocol-keys\/?$/,
+  /^\/v1\/pay\/agents\/?$/,
+  /^\/v1\/pay\/agents\/[^/]+\/public-key\/?$/,
+  /^\/app\/consent\/protocol-keys\/?$/,
+];
+
+/** Within those bodies: a PEM string, or the base64url coordinates of a JWK. */
+const KEY_MATERIAL_STEPS: readonly Steps[] = [
+  ['public_key'],
+  ['public_key', 'x'],
+  ['public_key', 'y'],
+];
+
+const isKeyMaterial = (steps: Steps) => KEY_MATERIAL_STEPS.some((k) => sameSteps(steps, k));
 
 /** What the request's body may hold (see above). */
 function policyFor(req: Request, path: string): IdentityPolicy {
-  const base: IdentityPolicy = { skipKeys: SKIP_KEYS, skip: isPassword, allowsPan: underPublicKey };
+  const base: IdentityPolicy = { skipKeys: SKIP_KEYS, skip: isPassword };
   if (req.method !== 'POST') {
     return base;
   }
+  if (KEY_MATERIAL_ROUTES.some((route) => route.test(path))) {
+    return { ...base, allowsPan: isKeyMaterial };
+  }
   if (FOREX_FILE_CREATE.test(path)) {
-    return { ...base, allowsPan: (steps) => sameSteps(steps, ['pan']) || underPublicKey(steps) };
+    return { ...base, allowsPan: (steps) => sameSteps(steps, ['pan']) };
   }
   if (FOREX_DOCUMENT_UPLOAD.test(path)) {
     return { ...base, skip: (steps) => sameSteps(steps, ['content_base64']) };
@@ -104,8 +129,7 @@ function policyFor(req: Request, path: string): IdentityPolicy {
     return {
       skipKeys: SKIP_KEYS,
       skip: (steps) => toolArgument(steps, 'upload_document', 'content_base64'),
-      allowsPan: (steps) =>
-        toolArgument(steps, 'create_forex_file', 'pan') || underPublicKey(steps),
+      allowsPan: (steps) => toolArgument(steps, 'create_forex_file', 'pan'),
     };
   }
   return base;
@@ -114,6 +138,28 @@ function policyFor(req: Request, path: string): IdentityPolicy {
 /** The identity number kind a value (header, path) holds, or null. */
 export function identityNumberOf(value: string | undefined): IdentityKind | null {
   return value === undefined ? null : identityNumberIn(value);
+}
+
+/**
+ * Headers the service stores or fetches: the Idempotency-Key (idempotency records, logs) and
+ * UCP-Agent (its profile URL is fetched, and stored for order webhooks: ucp_order_webhooks). The
+ * other headers we read are checked against a fixed list (API-Version, Accept-Language), verified
+ * and dropped (Authorization, Signature, Timestamp), or replaced when they hold an identity number
+ * (Request-Id, request-id.ts); none of those is stored as sent.
+ */
+export const STORED_HEADERS: readonly string[] = ['Idempotency-Key', 'UCP-Agent'];
+
+/**
+ * A header value is read as sent and as a URL path is (identityNumberInPath: whole and segment by
+ * segment, each percent-decoded), so a number in a profile URL (`profile="https://a.example/
+ * %41BCPE1234F"`) is found however it is written. MCP reads the same profile from
+ * `meta["ucp-agent"].profile`, a body member, and refuses it with the same code.
+ */
+function identityNumberInHeader(value: string | undefined): IdentityKind | null {
+  if (value === undefined) {
+    return null;
+  }
+  return identityNumberIn(value) ?? identityNumberInPath(value);
 }
 
 function echoableId(id: unknown): boolean {
@@ -178,22 +224,54 @@ export function refuseIdentityNumbers(req: Request, res: Response, next: NextFun
       return next(identityRefused(hit.kind, hitPath('$.query', hit), hit.inKey));
     }
   }
-  const key = identityNumberOf(req.header('Idempotency-Key'));
-  if (key) {
-    // The echo middleware ran first; a refused key is not sent back either.
-    res.removeHeader('Idempotency-Key');
-    return next(identityRefused(key, 'Idempotency-Key'));
+  for (const name of STORED_HEADERS) {
+    const kind = identityNumberInHeader(req.header(name));
+    if (kind) {
+      // The echo middleware ran first; a refused key is not sent back either.
+      res.removeHeader(name);
+      return next(identityRefused(kind, name));
+    }
   }
   const body: unknown = req.body;
   if (body === undefined || body === null || typeof body !== 'object' || Buffer.isBuffer(body)) {
     return next();
   }
-  const hit = findIdentityNumber(body, policyFor(req, path));
+  const mcp = MCP.test(path) && req.method === 'POST';
+  const hit = findIdentityNumber(body, policyFor(req, path)) ?? (mcp ? mcpHeaderHit(body) : null);
   if (!hit) {
     return next();
   }
-  if (MCP.test(path) && req.method === 'POST') {
+  if (mcp) {
     return answerMcp(res, body, hit);
   }
   next(identityRefused(hit.kind, hitPath('$', hit), hit.inKey));
+}
+
+/** Where MCP carries what REST sends as the UCP-Agent header (src/mcp/ucp/ucp-mcp.factory.ts). */
+const MCP_UCP_AGENT: Steps = ['params', 'arguments', 'meta', 'ucp-agent', 'profile'];
+
+/**
+ * The UCP-Agent profile of an MCP tool call, read as the REST header is (identityNumberInHeader,
+ * percent-decoded too), so both bindings refuse the same profile URLs with the same code.
+ */
+function mcpHeaderHit(body: unknown): IdentityHit | null {
+  const messages = Array.isArray(body) ? body : [body];
+  for (let i = 0; i < messages.length; i++) {
+    let value: unknown = messages[i];
+    for (const step of MCP_UCP_AGENT) {
+      value =
+        value !== null && typeof value === 'object' && !Array.isArray(value)
+          ? (value as Record<string, unknown>)[step as string]
+          : undefined;
+    }
+    const kind = typeof value === 'string' ? identityNumberInHeader(value) : null;
+    if (kind) {
+      return {
+        kind,
+        steps: Array.isArray(body) ? [i, ...MCP_UCP_AGENT] : MCP_UCP_AGENT,
+        inKey: false,
+      };
+    }
+  }
+  return null;
 }

@@ -19,8 +19,8 @@ function where(param: string): string {
   if (param === 'path') {
     return 'The request path';
   }
-  if (param === 'Idempotency-Key') {
-    return 'The Idempotency-Key header';
+  if (param === 'Idempotency-Key' || param === 'UCP-Agent') {
+    return `The ${param} header`;
   }
   return param;
 }
