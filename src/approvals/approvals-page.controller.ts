@@ -57,8 +57,9 @@ export class ApprovalsPageController implements OnModuleInit {
     @CurrentPerson() person: SignedInPerson,
     @Param('id') id: string,
     @PageLanguage() tr: Translator,
+    @Query('notice') notice: unknown,
   ) {
-    return this.pages.detail(person, id, tr);
+    return this.pages.detail(person, id, tr, notice);
   }
 
   @Get(':id/confirm')
@@ -78,6 +79,8 @@ export class ApprovalsPageController implements OnModuleInit {
     }
   }
 
+  // A decision resent (double click, back and resubmit) or contradicting one already recorded goes
+  // to the outcome page (ApprovalsPagesService.decide), never to an error page.
   @Post(':id/approve')
   @Idempotent()
   @Redirect('/app/approvals', 303)

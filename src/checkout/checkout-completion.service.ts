@@ -107,6 +107,12 @@ export class CheckoutCompletionService implements OnModuleInit {
       ]);
       const payerLocks = this.payments.sendPayerLocks(credential.tokenId, this.clock.now());
       const [[{ session, offers }]] = await Promise.all([locked, payerLocks.answer]);
+      // A retry that took the key over from a run that died after its first commit: that run's
+      // payment is this request's, and its state is the answer (never token_used).
+      const resumed = (await keyAnswer?.payment?.resumed) ?? null;
+      if (resumed !== null) {
+        return this.resumeCompletion(session, resumed, keyAnswer);
+      }
       // fulfillment_details (docs/acp.md "Accepted extensions"): a 409 changes nothing.
       checkCompleteFulfillment(session, body.fulfillment_details);
       const now = this.clock.now();
@@ -227,6 +233,37 @@ export class CheckoutCompletionService implements OnModuleInit {
         );
       }
       return this.checkout.present(session);
+    });
+  }
+
+  /**
+   * The answer of a complete retried after its first run died between the payment's two
+   * transactions (the app, or Postgres under it: docs/security.md "Idempotency"), that run's intent
+   * `intentId` being this request's payment (its Idempotency-Key names it). Nothing is redeemed or
+   * paid again: the session as it stands is the answer (completed, pending_approval, or payable
+   * again with the decline), the same body the first run would have given. A payment still on the
+   * rail is asked about again as the reconciler would (idempotent per intent), and the answer waits
+   * for it as the first run's did, stored on the key by the transaction that ends it.
+   */
+  private resumeCompletion(
+    session: CheckoutSession,
+    intentId: string,
+    keyAnswer: AnswerStore | null,
+  ): Promise<Eventually<AcpCheckoutSession>> | Eventually<AcpCheckoutSession> {
+    if (session.intentId !== intentId || session.status !== 'complete_in_progress') {
+      return this.checkout.present(session);
+    }
+    const attempt = PaymentAttempt.resumeAwaited<CheckoutSession, AcpCheckoutSession>(
+      { kind: 'checkout', id: session.id },
+      intentId,
+      { store: keyAnswer },
+    );
+    return new AfterCommit(async () => {
+      await this.payments.debitOnRail(attempt, 'reconcile');
+      return (
+        attempt.answer ??
+        this.checkout.present((await this.repo.findById(session.id)) as CheckoutSession)
+      );
     });
   }
 

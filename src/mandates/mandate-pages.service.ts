@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 
 import { CheckoutSessionRepository } from '../checkout/checkout-session.repository';
+import { AppError } from '../common/errors/app-error';
 import { Translator, translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { DelegatedTokenRepository } from '../delegate-payment/delegated-token.repository';
@@ -15,6 +16,31 @@ import { MandatesService, MIN_MAX_PER_DEBIT_PAISE } from './mandates.service';
 export function rupeesInput(raw: string): number | null {
   const m = /^\s*(?:₹\s*)?(\d{1,7})(?:\.(\d{1,2}))?\s*$/.exec(raw.replace(/,/g, ''));
   return m ? Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0')) : null;
+}
+
+/** The authorisation page's notice (?error=already_decided): the person's answer changed nothing. */
+const ALREADY_DECIDED = 'already_decided';
+
+type MandateDecision = 'authorise' | 'decline';
+
+/** A mandate no longer awaiting its person's answer (an expired one keeps its own refusal). */
+function isDecided(m: Mandate): boolean {
+  return m.status !== 'pending_authorisation' && m.status !== 'expired';
+}
+
+/**
+ * Where an answer on a mandate already decided goes (issue 40: a resubmitted decision shows the
+ * first decision's outcome): the same answer resent (authorised, or declined before any
+ * authorisation) → its authorisation page, as the first time; a different one → that page saying
+ * the answer changed nothing. Never an error page.
+ */
+function decidedOutcome(m: Mandate, verb: MandateDecision): string {
+  const page = `/app/mandates/${m.id}/authorize`;
+  const same =
+    verb === 'authorise'
+      ? m.authorisedAt !== null
+      : m.authorisedAt === null && m.status === 'revoked';
+  return same ? page : `${page}?error=${ALREADY_DECIDED}`;
 }
 
 /** The error codes the authorisation page shows for the maximum per debit (?error=…; mandates.errors.*). */
@@ -93,6 +119,10 @@ export class MandatePagesService {
       purchase,
       terms,
       maxError: error && MAX_ERRORS.has(error) ? tr.t(`mandates.errors.${error}`) : null,
+      alreadyDecided:
+        error === ALREADY_DECIDED && !view.pending
+          ? tr.t('mandates.authorize.already_decided', { status: view.statusLabel })
+          : null,
       proposedRupees:
         view.proposedCapPaise === null ? null : (view.proposedCapPaise / 100).toFixed(2),
       needsConfirm: mandate.kind === 'recurring',
@@ -155,6 +185,9 @@ export class MandatePagesService {
     confirmed: boolean,
   ): Promise<string> {
     const mandate = await this.mandates.get(person.workspaceId, id);
+    if (isDecided(mandate)) {
+      return decidedOutcome(mandate, 'authorise');
+    }
     const max = checkMax(mandate, maxPerDebit);
     if (max.kind === 'error') {
       return `/app/mandates/${mandate.id}/authorize?error=${max.error}`;
@@ -172,15 +205,41 @@ export class MandatePagesService {
           : `?max_per_debit=${(maxPerDebitPaise / 100).toFixed(2)}`;
       return `/app/mandates/${mandate.id}/authorize/confirm${query}`;
     }
-    const m = await this.mandates.authorise(person.workspaceId, id, person.personId, {
-      maxPerDebitPaise,
-    });
-    return `/app/mandates/${m.id}/authorize`;
+    return this.decideOnce(person, id, 'authorise', () =>
+      this.mandates.authorise(person.workspaceId, id, person.personId, { maxPerDebitPaise }),
+    );
   }
 
   async decline(person: SignedInPerson, id: string): Promise<string> {
-    const m = await this.mandates.decline(person.workspaceId, id, person.personId);
-    return `/app/mandates/${m.id}/authorize`;
+    const mandate = await this.mandates.get(person.workspaceId, id);
+    if (isDecided(mandate)) {
+      return decidedOutcome(mandate, 'decline');
+    }
+    return this.decideOnce(person, id, 'decline', () =>
+      this.mandates.decline(person.workspaceId, id, person.personId),
+    );
+  }
+
+  /**
+   * The decision, then its outcome page; when a twin of it (a double click, a resent form) decided
+   * the mandate first under its lock (`mandate_not_pending`), the outcome page of the decision
+   * recorded (decidedOutcome).
+   */
+  private async decideOnce(
+    person: SignedInPerson,
+    id: string,
+    verb: MandateDecision,
+    decide: () => Promise<Mandate>,
+  ): Promise<string> {
+    try {
+      const m = await decide();
+      return `/app/mandates/${m.id}/authorize`;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'mandate_not_pending') {
+        throw err;
+      }
+      return decidedOutcome(await this.mandates.get(person.workspaceId, id), verb);
+    }
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { KeyPayment } from '../common/idempotency/key-answer';
 import type { Tx } from '../database/tx';
 import type { IntentSourceKind, PaymentIntent } from './entities/payment-intent.entity';
 
@@ -13,6 +14,8 @@ export interface PaymentSourceRef {
  */
 export interface AnswerStore {
   storeWithin(answer: unknown): Promise<void>;
+  /** The payment kept on the key (absent when the store does not keep one): KeyPayment, key-answer.ts. */
+  readonly payment?: KeyPayment;
 }
 
 /**
@@ -64,6 +67,19 @@ export class PaymentAttempt<Row = unknown, Answer = unknown> {
     );
   }
 
+  /**
+   * A payment recorded by an earlier run of the same request (its Idempotency-Key's `resumed`),
+   * taken up by the retry, which waits for its end as the first run did: the source's handler gives
+   * the answer (`answerWith`), stored on the key through `store`.
+   */
+  static resumeAwaited<Row, Answer>(
+    source: PaymentSourceRef,
+    intentId: string,
+    waiting: { store: AnswerStore | null },
+  ): PaymentAttempt<Row, Answer> {
+    return new PaymentAttempt<Row, Answer>(source, intentId, null, waiting);
+  }
+
   /** Only the intent's id is known (a gateway event's subject): the pipeline reads the rest. */
   static ofIntent(intentId: string, source?: PaymentSourceRef): PaymentAttempt {
     return new PaymentAttempt(source ?? null, intentId, null, null);
@@ -109,6 +125,7 @@ export class PaymentAttempt<Row = unknown, Answer = unknown> {
 
   /** pay(): the intent as recorded, and the seller's name it read. */
   recorded(intent: PaymentIntent, sellerName: string): void {
+    this.waiting?.store?.payment?.note(intent.id);
     this.recordedIntent = intent;
     this.seller = sellerName;
     this.knownSource = { kind: intent.sourceKind, id: intent.sourceId };

@@ -7,6 +7,7 @@ import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AfterCommit, Eventually, Tx } from '../database/tx';
 import { gatewayErrors } from '../gateway/gateway.errors';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
+import { partyRefusalOf } from '../payments/party-gate';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentsService } from '../payments/payments.service';
 import type { Quote } from '../quotes/quote.entity';
@@ -53,7 +54,7 @@ export const paymentLinkKeys = {
  * PublicPayService.settleCaptured → QuotesService.payOnPage (source kind `hosted`, authority the
  * person on the page: paying the link is the approval; the buyer's daily cap still applies; signed
  * receipt; intent.settled; quote paid). A capture the quote can no longer take (paid on the page,
- * canceled, refused by the rules) is answered `unmatched` there and kept for a person to refund.
+ * canceled, refused by the rules) is refunded in full automatically (docs/gateway.md "Payment links").
  *
  * Creating one: under the quote's lock, the live link of the quote is returned if there is one
  * (at most one per quote: a partial unique index), else a row is inserted and committed; the
@@ -106,6 +107,11 @@ export class PaymentLinksService implements OnModuleInit {
       const blocked = whyNotPayable(quoteStatus);
       if (blocked) {
         throw quoteErrors.notPayable(blocked.code, blocked.reason);
+      }
+      // pay()'s lifecycle gate asked beforehand (docs/architecture.md "Party lifecycle").
+      const party = await partyRefusalOf(this.tx.manager, quote.buyerAgentId, quote.sellerAgentId);
+      if (party) {
+        throw party;
       }
       const decline = await this.payments.previewDecline({
         mandateId: null,

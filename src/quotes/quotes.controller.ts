@@ -4,6 +4,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { Auth, Caller } from '../common/auth/auth.decorators';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Idempotent } from '../common/idempotency/idempotent.decorator';
+import { KeyAnswer, KeyAnswerStore } from '../common/idempotency/key-answer';
 import type { Eventually } from '../database/tx';
 import { CreateQuoteDto, CreateQuoteFromOfferDto, PayQuoteDto } from './dto/create-quote.dto';
 import { PayQuoteResponse, QuoteResponse } from './dto/quote.response';
@@ -87,12 +88,15 @@ export class QuotesController {
     @Caller() caller: AgentPrincipal,
     @Param('id') id: string,
     @Body() body: PayQuoteDto,
+    @KeyAnswer() keyAnswer: KeyAnswerStore | null,
   ): Promise<Eventually<PayQuoteResponse>> {
-    // An AfterCommit answer is finished by the IdempotencyInterceptor after the rail answered.
+    // An AfterCommit answer is finished by the IdempotencyInterceptor after the rail answered; the
+    // payment is kept on the key (keyAnswer), so a retry after a crash answers it.
     return this.quotes.payAsBuyer({
       buyerAgentId: caller.id,
       quoteId: id,
       mandateId: body.mandate_id,
+      keyAnswer,
     });
   }
 }

@@ -2,14 +2,22 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 
 import { AgentRepository } from '../accounts/agent.repository';
 import { canBuy, canSell } from '../accounts/entities/agent.entity';
+import {
+  CLOSED_BUYER,
+  CLOSED_SELLER,
+  EndedForClosure,
+  PartyClosure,
+} from '../accounts/party-closure.service';
 import { AuditActor, AuditLog } from '../common/audit';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
+import { formatRupees } from '../common/money';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AfterCommit, Eventually, Tx } from '../database/tx';
 import { MandateRepository } from '../mandates/mandate.repository';
 import type { PaymentIntent } from '../payments/entities/payment-intent.entity';
-import { PaymentAttempt } from '../payments/payment-attempt';
+import { partyRefusalOf } from '../payments/party-gate';
+import { AnswerStore, PaymentAttempt } from '../payments/payment-attempt';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { PaymentSources } from '../payments/payment-sources';
 import {
@@ -53,6 +61,8 @@ export interface PayQuoteInput {
   buyerAgentId: string;
   quoteId: string;
   mandateId: string;
+  /** The request's Idempotency-Key store (null without a key): keeps the payment on the key. */
+  keyAnswer?: AnswerStore | null;
 }
 
 /**
@@ -63,6 +73,9 @@ export interface PayQuoteInput {
  * on it, source {kind: 'hosted'}). Lock order: quote → (hosted checkout) → (pipeline) buyer agent →
  * mandate → intent.
  */
+/** Who cancels a closed party's quotes (PartyClosure). */
+const LIFECYCLE_ACTOR: AuditActor = { type: 'system', id: 'lifecycle' };
+
 @Injectable()
 export class QuotesService implements OnModuleInit {
   private readonly canceledHooks: ((quote: Quote) => Promise<void>)[] = [];
@@ -82,6 +95,7 @@ export class QuotesService implements OnModuleInit {
     private readonly sources: PaymentSources,
     @Inject(PAYMENT_RAIL) private readonly rail: PaymentRail,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly closure: PartyClosure,
   ) {}
 
   /** An enabled agent by id (any workspace), as a party of a quote. */
@@ -93,6 +107,7 @@ export class QuotesService implements OnModuleInit {
   }
 
   onModuleInit(): void {
+    this.closure.register('quotes', 20, (w) => this.cancelForClosure(w.workspaceId, w.now));
     this.sources.register('quote', {
       lock: (quoteId, opts) => this.quotes.lock(quoteId, opts),
       onSettled: (intent) => this.onIntentSettled(intent),
@@ -136,6 +151,11 @@ export class QuotesService implements OnModuleInit {
       const offer = await this.sellers.findActiveOffer(seller.agentId, sku);
       if (!offer) {
         throw quoteErrors.offerNotFound(sku);
+      }
+      // No quote for or from a party that may not transact (docs/architecture.md "Party lifecycle").
+      const party = await partyRefusalOf(this.tx.manager, buyer.id, seller.agentId);
+      if (party) {
+        throw party;
       }
       const now = this.clock.now();
       const quote = this.build({
@@ -186,6 +206,10 @@ export class QuotesService implements OnModuleInit {
       ]);
       if (!buyer || !canBuy(buyer.role)) {
         throw quoteErrors.buyerNotFound(input.buyerAgentId);
+      }
+      const party = await partyRefusalOf(this.tx.manager, buyer.id, seller.id);
+      if (party) {
+        throw party;
       }
       const lineItems: QuoteLineItem[] = input.items.map((it) => {
         const quantity = it.quantity ?? 1;
@@ -243,28 +267,66 @@ export class QuotesService implements OnModuleInit {
       if (blocked) {
         throw quoteErrors.notPayable(blocked.code, blocked.reason);
       }
-      if (quote.status === 'pending_approval' && quote.intentId) {
-        // Lock order quote → intent, as the pipeline expects from a source.
-        await this.waiting.cancelPending(quote.intentId);
-      }
-      Object.assign(quote, { status: 'canceled', intentId: null, canceledAt: now, updatedAt: now });
-      await this.quotes.update(quote.id, {
-        status: 'canceled',
-        intentId: null,
-        canceledAt: now,
-        updatedAt: now,
-      });
-      for (const hook of this.canceledHooks) {
-        await hook(quote);
-      }
-      await this.audit.record(
-        seller.workspaceId,
-        { type: 'agent', id: seller.id },
-        'quote.canceled',
-        quote.id,
-      );
+      await this.cancelLocked(quote, now, { type: 'agent', id: seller.id });
       return this.respond(quote, now);
     });
+  }
+
+  /** Cancels a quote the caller holds locked and may cancel (whyNotCancelable is null). */
+  private async cancelLocked(
+    quote: Quote,
+    now: Date,
+    actor: AuditActor,
+    reason?: string,
+  ): Promise<void> {
+    if (quote.status === 'pending_approval' && quote.intentId) {
+      // Lock order quote → intent, as the pipeline expects from a source.
+      await this.waiting.cancelPending(quote.intentId, reason);
+    }
+    Object.assign(quote, { status: 'canceled', intentId: null, canceledAt: now, updatedAt: now });
+    await this.quotes.update(quote.id, {
+      status: 'canceled',
+      intentId: null,
+      canceledAt: now,
+      updatedAt: now,
+    });
+    for (const hook of this.canceledHooks) {
+      await hook(quote);
+    }
+    await this.audit.record(
+      quote.sellerWorkspaceId,
+      actor,
+      'quote.canceled',
+      quote.id,
+      reason ? { reason } : {},
+    );
+  }
+
+  /**
+   * A workspace closes (PartyClosure, docs/architecture.md "Party lifecycle"): its open quotes, as
+   * seller and as buyer, are canceled with their pay links (the canceled hooks), each under its
+   * lock; the other side is told.
+   */
+  private async cancelForClosure(workspaceId: string, now: Date): Promise<EndedForClosure[]> {
+    const ended: EndedForClosure[] = [];
+    for (const id of await this.quotes.openOfWorkspace(workspaceId)) {
+      const quote = await this.quotes.lock(id);
+      if (!quote || whyNotCancelable(effectiveStatus(quote, now))) {
+        continue;
+      }
+      const sellerClosed = quote.sellerWorkspaceId === workspaceId;
+      const why = sellerClosed ? CLOSED_SELLER : CLOSED_BUYER;
+      await this.cancelLocked(quote, now, LIFECYCLE_ACTOR, why.reason);
+      ended.push({
+        kind: 'quote',
+        id: quote.id,
+        counterparty: sellerClosed
+          ? { workspaceId: quote.buyerWorkspaceId, agentId: quote.buyerAgentId }
+          : { workspaceId: quote.sellerWorkspaceId, agentId: quote.sellerAgentId },
+        words: `${why.reason}: quote ${quote.id} (${formatRupees(quote.amountPaise)}) is canceled and cannot be paid.`,
+      });
+    }
+    return ended;
   }
 
   /**
@@ -281,6 +343,12 @@ export class QuotesService implements OnModuleInit {
       if (!quote || quote.buyerAgentId !== input.buyerAgentId) {
         throw quoteErrors.notFound(input.quoteId);
       }
+      // A retry that took the key over from a run that died after its first commit: that run's
+      // payment is this request's, and its state is the answer (never quote_already_paid).
+      const resumed = (await input.keyAnswer?.payment?.resumed) ?? null;
+      if (resumed !== null) {
+        return this.resumePayment(quote, resumed);
+      }
       const blocked = whyNotPayable(effectiveStatus(quote, this.clock.now()));
       if (blocked) {
         throw quoteErrors.notPayable(blocked.code, blocked.reason);
@@ -291,7 +359,10 @@ export class QuotesService implements OnModuleInit {
       const outcome = await this.payThroughPipeline(
         quote,
         { mandateId: input.mandateId },
-        PaymentAttempt.start({ kind: 'quote', id: quote.id }),
+        PaymentAttempt.start(
+          { kind: 'quote', id: quote.id },
+          input.keyAnswer ? { store: input.keyAnswer } : undefined,
+        ),
         { type: 'agent', id: quote.buyerAgentId },
         {},
       );
@@ -301,6 +372,28 @@ export class QuotesService implements OnModuleInit {
       }
       return { quote: this.respond(quote, this.clock.now()), intent: toIntentOutcome(outcome) };
     });
+  }
+
+  /**
+   * The answer of a quote pay retried after its first run died between the payment's two
+   * transactions (the app, or Postgres under it: docs/security.md "Idempotency"), that run's intent
+   * `intentId` being this request's payment (its Idempotency-Key names it). Nothing is paid again:
+   * the quote and that intent as they stand are the answer, the same body the first run would have
+   * given. A payment still on the rail is asked about again as the reconciler would (idempotent per
+   * intent) and the answer read once it is recorded. Caller holds the quote lock.
+   */
+  private async resumePayment(
+    quote: Quote,
+    intentId: string,
+  ): Promise<Eventually<PayQuoteResponse>> {
+    const intent = await this.intents.get(intentId);
+    if (intent.status === 'processing') {
+      return new AfterCommit(async () => {
+        await this.payments.debitOnRail(PaymentAttempt.resume(intent), 'reconcile');
+        return this.readPayment(quote.id, intentId);
+      });
+    }
+    return { quote: this.respond(quote, this.clock.now()), intent: toIntentOutcomeOf(intent) };
   }
 
   /**

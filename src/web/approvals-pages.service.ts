@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 
 import { ApprovalsService } from '../approvals/approvals.service';
+import { AppError } from '../common/errors/app-error';
 import { Translator, translator } from '../common/i18n/catalogue';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { AppLayout } from './app-layout.service';
@@ -13,6 +14,19 @@ const DECISION: Record<DecisionVerb, 'approved' | 'denied'> = {
   approve: 'approved',
   deny: 'denied',
 };
+
+/** The outcome page's notice for an answer that came after the approval was decided otherwise. */
+const ALREADY_DECIDED = 'already_decided';
+
+/**
+ * Where an answer on an approval no longer pending goes (issue 40: a resubmitted decision shows
+ * the first decision's outcome): the same answer resent → its outcome page, as the first time; a
+ * different one (or one on an expired or withdrawn approval) → the outcome page saying the answer
+ * changed nothing. Never an error page.
+ */
+function outcomePath(path: string, status: string, verb: DecisionVerb): string {
+  return status === DECISION[verb] ? path : `${path}?notice=${ALREADY_DECIDED}`;
+}
 
 /**
  * The approvals pages: the inbox of cards, one approval with its outcome, and the confirmation
@@ -49,14 +63,27 @@ export class ApprovalsPagesService {
     );
   }
 
-  async detail(person: SignedInPerson, id: string, tr: Translator = translator('en')) {
+  /**
+   * One approval with its outcome. `notice` `already_decided`: the person's answer came after the
+   * approval was decided otherwise (or expired, or was withdrawn), and changed nothing.
+   */
+  async detail(
+    person: SignedInPerson,
+    id: string,
+    tr: Translator = translator('en'),
+    notice?: unknown,
+  ) {
     const [card] = await this.cards.build([await this.approvals.get(person.workspaceId, id)], tr);
+    const alreadyDecided =
+      notice === ALREADY_DECIDED && !card.pending
+        ? tr.t('approvals.already_decided', { status: card.statusLabel })
+        : null;
     return this.layout.page(
       person,
       card.pending
         ? tr.t('approvals.detail_title')
         : tr.t('approvals.detail_title_status', { status: card.statusLabel }),
-      { card },
+      { card, alreadyDecided },
       'approvals',
     );
   }
@@ -102,10 +129,22 @@ export class ApprovalsPagesService {
   ): Promise<string> {
     const approval = await this.approvals.get(person.workspaceId, id);
     const path = `/app/approvals/${encodeURIComponent(approval.id)}`;
-    if (approval.status === 'pending' && this.cards.needsConfirm(approval) && !confirmed) {
+    if (approval.status !== 'pending') {
+      return outcomePath(path, approval.status, verb);
+    }
+    if (this.cards.needsConfirm(approval) && !confirmed) {
       return `${path}/confirm?decision=${verb}`;
     }
-    await this.approvals.decide(person.workspaceId, id, person.personId, DECISION[verb]);
+    try {
+      await this.approvals.decide(person.workspaceId, id, person.personId, DECISION[verb]);
+    } catch (err) {
+      // A twin of this answer (a double click, a resent form) decided it first, under the lock.
+      if (!(err instanceof AppError) || err.code !== 'approval_already_decided') {
+        throw err;
+      }
+      const now = await this.approvals.get(person.workspaceId, id);
+      return outcomePath(path, now.status, verb);
+    }
     return path;
   }
 }

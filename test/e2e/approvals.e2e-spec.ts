@@ -106,13 +106,15 @@ describe('approvals inbox (person approvals in the app)', () => {
       intentId,
     ]);
     expect(events).toEqual([{ type: 'intent.settled' }]);
-    // A second decision on the same approval is refused and changes nothing.
+    // A second, different decision on the same approval changes nothing and shows the recorded
+    // outcome with a notice (issue 40), not an error page.
     const again = await request(t.url)
       .post(`/app/approvals/${approvalId}/deny`)
       .set('Cookie', s.cookie)
       .type('form')
       .send({ _csrf: csrfFieldOf(page.text), confirm: 'yes' });
-    expect(again.status).toBe(409);
+    expect(again.status).toBe(303);
+    expect(again.headers.location).toBe(`/app/approvals/${approvalId}?notice=already_decided`);
     expect((await intentRow(intentId)).status).toBe('settled');
   });
 

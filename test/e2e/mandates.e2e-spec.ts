@@ -317,13 +317,15 @@ describe('Mandates (/v1/pay/mandates and the authorisation page)', () => {
       const api = await request(t.url).get(`/v1/pay/mandates/${mandate.id}`).set(bearer(ws.apiKey));
       expect(api.body).toMatchObject({ status: 'active', authorised_at: expect.any(String) });
 
+      // Resent (issue 40): the first authorisation's outcome page again, nothing changes.
       const again = await request(t.url)
         .post(pagePath(mandate.id))
         .set('Cookie', session.cookie)
         .type('form')
         .send({ _csrf: csrfFieldOf(page.text) });
-      expect(again.status).toBe(400);
-      expect(again.text).toContain('only a mandate awaiting authorisation');
+      expect(again.status).toBe(303);
+      expect(again.headers.location).toBe(pagePath(mandate.id));
+      expect((await row(mandate.id)).authorised_at).toEqual(db.authorised_at);
     });
 
     it('says "any seller" when the mandate has no seller list, and declining revokes it', async () => {

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 
 import { batchColumns, batchUpdate } from '../../database/batch';
 import { deleteExpiredRows } from '../../database/expiry';
+import { personalRows } from '../../database/personal-rows';
 import { queryPrepared } from '../../database/prepared';
 import { QueuedStatement, Tx } from '../../database/tx';
 
@@ -26,6 +27,8 @@ export interface ClaimRow {
   response_raw: string | null;
   pending_until: Date | null;
   expires_at: Date | null;
+  /** The payment the key's first run recorded (an answer finished after commit), if any. */
+  intent_id: string | null;
 }
 
 /**
@@ -34,12 +37,14 @@ export interface ClaimRow {
  * lease) takes no lock and is answered from (replay, 422 or 409). Otherwise the advisory lock is
  * tried (never waited for: a concurrent twin holds it, 409), and under it the record is inserted
  * in flight, or an expired record or one whose lease ran out (its process died) is overwritten in
- * place. `locked` true with nothing claimed means a twin committed its record after the snapshot
- * was taken: `claim` then looks again.
+ * place. A record whose lease ran out keeps the payment its first run recorded (`intent_id`) when the
+ * same request takes it over: the retry answers that payment (docs/security.md "Idempotency").
+ * `locked` true with nothing claimed means a twin committed its record after the snapshot was
+ * taken: `claim` then looks again.
  */
 const CLAIM_SQL = `
 WITH existing AS (
-  SELECT request_hash, status_code, response_raw, pending_until, expires_at
+  SELECT request_hash, status_code, response_raw, pending_until, expires_at, intent_id
     FROM idempotency_records
    WHERE owner_id = $1::text AND method = $2::text AND path = $3::text AND key = $4::text
 ), lock AS (
@@ -58,7 +63,9 @@ WITH existing AS (
   ON CONFLICT (owner_id, method, path, key) DO UPDATE
      SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
          response_raw = NULL, pending_until = EXCLUDED.pending_until,
-         created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+         created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
+         intent_id = CASE WHEN r.expires_at > $8::timestamptz AND r.request_hash = EXCLUDED.request_hash
+                          THEN r.intent_id END
    WHERE r.expires_at <= $8::timestamptz OR r.pending_until <= $8::timestamptz
   RETURNING r.id
 )
@@ -76,7 +83,7 @@ SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::int, $7::text, $8::
  WHERE pg_try_advisory_xact_lock($10::bigint)
 ON CONFLICT (owner_id, method, path, key) DO UPDATE
    SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
-       response_raw = EXCLUDED.response_raw,
+       response_raw = EXCLUDED.response_raw, intent_id = NULL,
        pending_until = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
  WHERE r.expires_at <= $9::timestamptz OR r.pending_until <= $9::timestamptz`;
 
@@ -101,6 +108,22 @@ const ANSWER_COLUMNS = batchColumns<Answer>({
 /** The batch writer of `Answer`s, for `Tx.writeBeforeCommit`. */
 export function storeAnswers(answers: Answer[]): QueuedStatement {
   return batchUpdate('idempotency_records', 'id', ANSWER_COLUMNS, answers);
+}
+
+/** The payment recorded under a claimed key, written with the commit of the request's first transaction. */
+export interface KeyPaymentRow {
+  id: string;
+  intentId: string;
+}
+
+const PAYMENT_COLUMNS = batchColumns<KeyPaymentRow>({
+  id: ['bigint', (a) => a.id],
+  intent_id: ['text', (a) => a.intentId],
+});
+
+/** The batch writer of `KeyPaymentRow`s, for `Tx.writeBeforeCommit`. */
+export function storeKeyPayments(rows: KeyPaymentRow[]): QueuedStatement {
+  return batchUpdate('idempotency_records', 'id', PAYMENT_COLUMNS, rows);
 }
 
 /** Removes expired idempotency records (the retention job, src/retention); returns how many. */
@@ -176,7 +199,7 @@ export class IdempotencyRecordRepository {
   /** The key's record as this statement sees it (after a twin committed under the claim's nose). */
   async findByKey(scope: KeyScope): Promise<ClaimRow | undefined> {
     const [row] = await this.tx.manager.query<ClaimRow[]>(
-      `SELECT request_hash, status_code, response_raw, pending_until, expires_at
+      `SELECT request_hash, status_code, response_raw, pending_until, expires_at, intent_id
          FROM idempotency_records WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4`,
       [scope.ownerId, scope.method, scope.path, scope.key],
     );
@@ -208,13 +231,24 @@ export class IdempotencyRecordRepository {
     ]);
   }
 
-  /** Removes the key's in-flight record, so the key can be retried at once. */
-  async deleteInFlight(scope: KeyScope): Promise<void> {
+  /**
+   * Renews the lease of the key's in-flight record while its request still runs (one statement, no
+   * transaction of its own); a record already answered (pending_until null) is left alone.
+   */
+  async renewInFlight(scope: KeyScope, until: Date): Promise<void> {
     await this.tx.manager.query(
-      `DELETE FROM idempotency_records
+      `UPDATE idempotency_records SET pending_until = $5::timestamptz
         WHERE owner_id = $1 AND method = $2 AND path = $3 AND key = $4 AND pending_until IS NOT NULL`,
-      [scope.ownerId, scope.method, scope.path, scope.key],
+      [scope.ownerId, scope.method, scope.path, scope.key, until],
     );
+  }
+
+  /**
+   * Ends the lease of the key's in-flight record now, so a retry takes the key over at once and
+   * answers the payment recorded on it (the record is kept: it names that payment).
+   */
+  async releaseInFlight(scope: KeyScope, now: Date): Promise<void> {
+    await this.renewInFlight(scope, now);
   }
 
   /** Stores the final answer on the key's in-flight record (one statement, no transaction of its own). */
@@ -227,3 +261,9 @@ export class IdempotencyRecordRepository {
     );
   }
 }
+
+/** Erasure's reach into idempotency_records: rows that can be a person's (docs/personal-data.md "The personal-data map"). */
+export const idempotencyRecordsPersonalRows = personalRows(
+  'idempotency_records',
+  't.owner_id = ANY(s.creds)',
+);

@@ -18,8 +18,10 @@ import {
   Answer,
   ClaimRow,
   IdempotencyRecordRepository,
+  KeyPaymentRow,
   KeyScope,
   storeAnswers,
+  storeKeyPayments,
 } from './idempotency-record.repository';
 import { keyAnswerOf, KeyAnswerStore, setKeyAnswer } from './key-answer';
 import { redactedJson } from './redact-secrets';
@@ -77,10 +79,16 @@ function storedText(body: unknown): string | null {
 
 /**
  * How long a request whose answer is finished after commit (a payment's rail call, see AfterCommit)
- * holds its key as in flight: longer than any rail call may take. If the process dies meanwhile, the
- * key is free again after this and a retry runs against what the database then holds.
+ * holds its key as in flight without renewing it: its process renews the lease every
+ * IN_FLIGHT_RENEW_MS for as long as it runs (however long the rail takes), so a key whose holder
+ * died (the process, or Postgres under it) is free again within this many seconds, and the retry
+ * that takes it over answers the payment recorded on it (docs/security.md "Idempotency").
+ * The lease is set at the claim and renewed after commit.
  */
-export const IN_FLIGHT_LEASE_MS = 120_000;
+export const IN_FLIGHT_LEASE_MS = 15_000;
+
+/** How often a running request renews its in-flight lease (IN_FLIGHT_LEASE_MS). */
+export const IN_FLIGHT_RENEW_MS = 5_000;
 
 /** 64-bit advisory lock id for (scope, key). */
 function lockId(parts: string[]): string {
@@ -89,7 +97,12 @@ function lockId(parts: string[]): string {
 
 /** Where a key stands after `claim`, the interceptor's one statement before the handler runs. */
 type Claim =
-  | { kind: 'claimed'; id: string }
+  /**
+   * `resumed`: the key's record was this same request's, whose first transaction committed and
+   * whose process died before its answer was stored (its lease ran out); `intentId` is the payment
+   * it recorded (null when it recorded none on the key).
+   */
+  | { kind: 'claimed'; id: string; resumed: { intentId: string | null } | null }
   | { kind: 'in_flight' }
   | { kind: 'stored'; record: StoredRecord }
   | { kind: 'raced' };
@@ -225,6 +238,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
       };
     };
     const expiresAt = new Date(now.getTime() + this.config.idempotencyTtlHours * 3600_000);
+    // Set when this request took over its own key from a run that died after its first commit.
+    let resumed: { intentId: string | null } | null = null;
+    // Held from the commit of an answer finished after commit (the rail call runs in between).
+    const lease = new InFlightLease(this.records, this.clock, scope);
 
     return from(
       this.tx
@@ -240,7 +257,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           // transaction's commit, through the store the route is handed (KeyAnswer). That
           // transaction runs after this one committed, so after the claim is known.
           let claimedId: string | null = null;
-          const keyAnswer = new KeyAnswerStore(this.tx, (answer) => {
+          const keyAnswer: KeyAnswerStore = new KeyAnswerStore(this.tx, (answer) => {
             if (claimedId === null) {
               throw new Error('an answer stored on a key that was not claimed');
             }
@@ -260,15 +277,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
             setKeyAnswer(req, keyAnswer);
             handled = settle(handle());
             const claim = await claiming.catch(async (err: unknown) => {
+              keyAnswer.claimKnown(null);
               await handled;
               throw err;
             });
             if (claim.kind !== 'claimed') {
               // Nothing of the handler may still be using the connection when it rolls back.
+              keyAnswer.claimKnown(null);
               await handled;
               throw new NotClaimed(claim);
             }
             claimedId = claim.id;
+            resumed = claim.resumed;
+            keyAnswer.claimKnown(claim.resumed?.intentId ?? null);
           } else {
             const claim = await this.claim(scope, claimInput);
             if (claim.kind === 'in_flight' || claim.kind === 'raced') {
@@ -278,6 +299,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
               return replayOf(claim.record);
             }
             claimedId = claim.id;
+            resumed = claim.resumed;
+            keyAnswer.claimKnown(claim.resumed?.intentId ?? null);
             setKeyAnswer(req, keyAnswer);
             handled = settle(nested ? this.tx.savepoint('idem_handler', handle) : handle());
           }
@@ -305,7 +328,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
           }
           if (body instanceof AfterCommit) {
             // The answer is final only after commit: the claim already holds the key in flight
-            // (pending_until) with this status, until finishPending (or keyAnswer) stores it.
+            // (pending_until) with this status, until finishPending (or keyAnswer) stores it. The
+            // payment recorded is kept on the key with this commit: a retry after a crash finds it.
+            const intentId = keyAnswer.notedPayment;
+            if (intentId !== null) {
+              await this.tx.writeBeforeCommit<KeyPaymentRow>(
+                'idempotency_payment',
+                { id: claimedId, intentId },
+                storeKeyPayments,
+              );
+            }
+            // The lease is renewed from the commit on (the payment's rail call follows it, before
+            // finishPending) until the answer is stored.
+            this.tx.afterCommit(() => lease.start());
             return { replay: false as const, pending: body as AfterCommit<unknown>, status };
           }
           await this.tx.writeBeforeCommit<Answer>(
@@ -328,12 +363,23 @@ export class IdempotencyInterceptor implements NestInterceptor {
           if (!(err instanceof RefusalToStore)) {
             throw err;
           }
+          if (resumed) {
+            // The key names a payment whose first transaction committed: a refusal now could
+            // contradict it, so it is answered but never stored; the key stays free for a retry.
+            throw err.error;
+          }
           await this.storeRefusal(scope, err, requestHash, expiresAt);
           throw err.error;
         })
         .then(async (outcome) => {
           if ('pending' in outcome && outcome.pending) {
-            return this.finishPending(outcome.pending, outcome.status, scope, keyAnswerOf(req));
+            return this.finishPending(
+              outcome.pending,
+              outcome.status,
+              scope,
+              keyAnswerOf(req),
+              lease,
+            );
           }
           if ('error' in outcome && outcome.error) {
             throw outcome.error;
@@ -367,7 +413,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ): Promise<Claim> {
     const row = await this.records.claim(scope, claim);
     if (row.claimed_id !== null) {
-      return { kind: 'claimed', id: row.claimed_id };
+      // Taken over from this same request, whose first transaction committed (pending_until set)
+      // and whose lease ran out: its process or Postgres died before the answer was stored.
+      const ownRunDied =
+        row.pending_until !== null &&
+        row.request_hash === claim.requestHash &&
+        row.expires_at !== null &&
+        row.expires_at > claim.now;
+      return {
+        kind: 'claimed',
+        id: row.claimed_id,
+        resumed: ownRunDied ? { intentId: row.intent_id } : null,
+      };
     }
     if (row.locked === false) {
       return { kind: 'in_flight' };
@@ -399,30 +456,77 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /**
-   * Second phase of an AfterCommit answer: finish it (outside any transaction), then store the
-   * final answer on the in-flight record (one statement, no transaction of its own) unless the
-   * transaction that made it final already stored it (`keyAnswer`). If finishing
-   * fails, the record is removed so the key can be retried at once (what the retry meets is what
-   * the database holds by then).
+   * Second phase of an AfterCommit answer: finish it (outside any transaction), renewing the key's
+   * in-flight lease meanwhile (IN_FLIGHT_RENEW_MS), then store the final answer on the in-flight
+   * record (one statement, no transaction of its own) unless the transaction that made it final
+   * already stored it (`keyAnswer`). If finishing fails, the lease is ended at once: a retry takes
+   * the key over straight away and answers the payment recorded on it. If even that fails (Postgres
+   * is down), the lease runs out within IN_FLIGHT_LEASE_MS, as when the process dies.
    */
   private async finishPending(
     pending: AfterCommit<unknown>,
     status: number,
     scope: KeyScope,
     keyAnswer: KeyAnswerStore | null,
+    lease: InFlightLease,
   ): Promise<unknown> {
     let body: unknown;
     try {
       body = await pending.finish();
     } catch (err) {
-      await this.records.deleteInFlight(scope).catch(() => undefined);
+      await lease.stop();
+      await this.records.releaseInFlight(scope, this.clock.now()).catch(() => undefined);
       throw err;
     }
+    await lease.stop();
     if (keyAnswer?.stored) {
       return body;
     }
     await this.records.storeFinalAnswer(scope, status, storedText(body));
     return body;
+  }
+}
+
+/**
+ * The in-flight lease of a key whose answer is finished after commit (IN_FLIGHT_LEASE_MS): renewed
+ * every IN_FLIGHT_RENEW_MS from the commit until the answer is stored, by one statement with no
+ * transaction of its own; a renewal that fails (Postgres away) is skipped. Not renewed at once: a
+ * payment whose rail answers within IN_FLIGHT_RENEW_MS costs no statement more. Should a retry take
+ * the key over while this request still runs (its first transaction outlasted the lease), both
+ * answer the same payment: the rail call is idempotent per intent and its outcome is recorded once
+ * (docs/architecture.md "Payment pipeline").
+ */
+class InFlightLease {
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private renewing: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly records: IdempotencyRecordRepository,
+    private readonly clock: Clock,
+    private readonly scope: KeyScope,
+  ) {}
+
+  start(): void {
+    if (this.stopped || this.timer) {
+      return;
+    }
+    this.timer = setInterval(() => {
+      this.renewing = this.records
+        .renewInFlight(this.scope, new Date(this.clock.now().getTime() + IN_FLIGHT_LEASE_MS))
+        .catch(() => undefined);
+    }, IN_FLIGHT_RENEW_MS);
+    this.timer.unref();
+  }
+
+  /** No renewal after this resolves (one already sent is waited for). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+    await this.renewing;
   }
 }
 

@@ -4,6 +4,22 @@ import type { Request } from 'express';
 import type { Tx } from '../../database/tx';
 
 /**
+ * The payment on a request's Idempotency-Key (docs/security.md "Idempotency"): the intent the
+ * request recorded is kept on the key with its first transaction's commit, so a retry that takes
+ * the key over after its holder died (the process or Postgres, between the payment's two
+ * transactions) answers that payment's state instead of paying again.
+ */
+export interface KeyPayment {
+  /**
+   * The intent the key's first run recorded before it died, when this request took the key over;
+   * null for a key claimed afresh. Settles once the key's claim is known.
+   */
+  readonly resumed: Promise<string | null>;
+  /** pay(): the intent this request recorded (kept on the key by its transaction's commit). */
+  note(intentId: string): void;
+}
+
+/**
  * The Idempotency-Key's place for an answer that a later transaction makes final (an AfterCommit
  * answer, docs/architecture.md "Transactions"): the interceptor makes one per claimed key and
  * hands it to the route as its `@KeyAnswer()` parameter; the route passes it on (a payment keeps it
@@ -12,11 +28,38 @@ import type { Tx } from '../../database/tx';
  */
 export class KeyAnswerStore {
   private storedByCommit = false;
+  private noted: string | null = null;
+  private settleResumed!: (intentId: string | null) => void;
+  private readonly resumedIntent = new Promise<string | null>((resolve) => {
+    this.settleResumed = resolve;
+  });
+
+  /**
+   * The payment on this key (KeyPayment above): `resumed` once the interceptor knows
+   * the claim; `note` by pay() when it records the intent, kept on the key by the interceptor with
+   * the commit of a first transaction whose answer is finished after commit.
+   */
+  readonly payment: KeyPayment = {
+    resumed: this.resumedIntent,
+    note: (intentId) => {
+      this.noted = intentId;
+    },
+  };
 
   constructor(
     private readonly tx: Tx,
     private readonly queue: (answer: unknown) => Promise<unknown>,
   ) {}
+
+  /** The interceptor, once the claim is known: the payment a taken-over key names, else null. */
+  claimKnown(resumedIntentId: string | null): void {
+    this.settleResumed(resumedIntentId);
+  }
+
+  /** The intent pay() recorded in this request's transaction, if any. */
+  get notedPayment(): string | null {
+    return this.noted;
+  }
 
   /** Inside the transaction that makes `answer` final: stored by its commit (dropped on rollback). */
   async storeWithin(answer: unknown): Promise<void> {
