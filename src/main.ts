@@ -1,18 +1,24 @@
 import 'reflect-metadata';
 
-import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 
-import { AppModule } from './app.module';
-import { configureApp } from './app.setup';
 import { ConfigError, loadConfig } from './config/app.config';
-import { migrate } from './database/migrate';
 import { preflight } from './database/preflight';
-import { announce } from './startup-banner';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
+  // Waits (bounded) for PostgreSQL and Redis, logging each attempt, before anything listens
+  // (docs/operations.md "Boot"). The application's modules are loaded only afterwards, so the
+  // first waiting line comes at once.
   await preflight(config);
+  const [{ NestFactory }, { AppModule }, { configureApp }, { migrate }, { announce }] =
+    await Promise.all([
+      import('@nestjs/core'),
+      import('./app.module'),
+      import('./app.setup'),
+      import('./database/migrate'),
+      import('./startup-banner'),
+    ]);
   if (config.runMigrations) {
     await migrate(config.databaseUrl);
   }
@@ -21,7 +27,7 @@ async function bootstrap(): Promise<void> {
     bufferLogs: true,
   });
   configureApp(app);
-  await app.listen(config.port);
+  await app.listen(config.port, config.host);
   announce(app, config);
 }
 

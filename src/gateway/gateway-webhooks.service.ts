@@ -24,6 +24,7 @@ import { RefundsService } from '../refunds/refunds.service';
 import { CaptureRefunds } from './capture-refunds';
 import { gatewayErrors } from './gateway.errors';
 import { gatewayEventLabel, ParsedGatewayEvent, parseGatewayEvent } from './gateway-events.schema';
+import { GatewayOrderMatcher, OrderMatch } from './gateway-order-matcher';
 
 /**
  * What the hosted payment page does with a payment the person made in the gateway's widget
@@ -64,9 +65,12 @@ const EVENT_ID = /^[\x21-\x7e](?:[\x20-\x7e]{0,126}[\x21-\x7e])?$/;
  *   that does not parse is stored `unprocessable` with a short reason, answered 200 (a retry would
  *   not parse either), counted and listed for operators (/app/ops/gateway-events), never applied;
  * - correctly signed events are never rate limited (GatewayWebhookGuard);
- * - an event for an order we do not know is stored `unmatched` and answered 200 (no retry loop);
- *   a sweep applies it if its order becomes known (a race with our own bookkeeping), and the rest
- *   stay for a person to reconcile.
+ * - an event for an order we have not recorded is first looked up at the gateway
+ *   (GatewayOrderMatcher): an order whose receipt or notes name a payment or mandate of ours is
+ *   recorded and the event applied, so an event that overtakes our own record of the order, or
+ *   follows a crash before it, is matched; one the gateway says is not ours is stored
+ *   `unmatched` with the reason and answered 200 (no retry loop), for a person to reconcile; one
+ *   the gateway could not be asked about is asked again by a sweep, which then applies it.
  */
 @Injectable()
 export class GatewayWebhooksService implements OnModuleInit {
@@ -82,12 +86,13 @@ export class GatewayWebhooksService implements OnModuleInit {
     private readonly sweeper: Sweeper,
     private readonly captures: CaptureRefunds,
     private readonly metrics: BusinessMetrics,
+    private readonly matcher: GatewayOrderMatcher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     if (this.config.gateway) {
-      this.sweeper.register('gateway.unmatched-events', () => this.retryUnmatched(), {
+      this.sweeper.register('gateway.unmatched-events', () => this.reconcileUnmatched(), {
         everyMs: 30_000,
       });
     }
@@ -122,6 +127,10 @@ export class GatewayWebhooksService implements OnModuleInit {
       return this.receiveUnprocessable(eventId, parsed);
     }
     const { event, ids } = parsed;
+    // An order we have not recorded yet is looked up at the gateway first, outside the
+    // transaction (gateway-order-matcher.ts): ours by the reference we sent, it is recorded now.
+    const order: OrderMatch | null =
+      ids.orderId && PAYMENT_EVENTS.has(event.event) ? await this.matcher.match(ids.orderId) : null;
     return this.tx.run(async () => {
       const claimed = await this.store.claimEvent({
         id: eventId,
@@ -133,7 +142,8 @@ export class GatewayWebhooksService implements OnModuleInit {
         return { received: true as const, event_id: eventId, outcome: 'duplicate' as const };
       }
       const { outcome, subject } = await this.apply(event);
-      await this.store.settleEvent(eventId, outcome, subject);
+      const reason = outcome === 'unmatched' && order?.kind === 'foreign' ? order.reason : null;
+      await this.store.settleEvent(eventId, outcome, subject, reason);
       this.logger.log({ event_id: eventId, event: event.event, outcome }, 'gateway event');
       return { received: true as const, event_id: eventId, outcome };
     });
@@ -343,6 +353,16 @@ export class GatewayWebhooksService implements OnModuleInit {
   }
 
   /**
+   * The unmatched-events sweep: orders of unmatched events are looked up at the gateway (ours
+   * by the reference we sent: recorded), then every unmatched event whose order is known now is
+   * applied. What stays `unmatched` is for no order of ours.
+   */
+  async reconcileUnmatched(): Promise<number> {
+    await this.matcher.lookUpUnmatched();
+    return this.retryUnmatched();
+  }
+
+  /**
    * Unmatched events whose order has become known since (the event overtook our own record of
    * the order): applied now, each in its own transaction, claimed with SKIP LOCKED.
    */
@@ -366,6 +386,15 @@ export class GatewayWebhooksService implements OnModuleInit {
     return applied;
   }
 }
+
+/** The events applied through their payment's order (onPayment): the ones an order is looked up for. */
+const PAYMENT_EVENTS: ReadonlySet<string> = new Set([
+  'payment.authorized',
+  'payment.captured',
+  'payment.failed',
+  'order.paid',
+  'payment_link.paid',
+]);
 
 /** A forward-only status write's outcome: moved, not moved (late or repeated), or no such row. */
 function advanced(

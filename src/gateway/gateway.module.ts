@@ -11,6 +11,7 @@ import { CaptureRefundRepository } from './capture-refund.repository';
 import { CaptureRefunds } from './capture-refunds';
 import { GatewayEventsOpsController } from './gateway-events-ops.controller';
 import { GatewayEventsReview } from './gateway-events-review.service';
+import { GatewayOrderMatcher } from './gateway-order-matcher';
 import { GatewayWebhooksController } from './gateway-webhooks.controller';
 import { GatewayWebhooksService } from './gateway-webhooks.service';
 import { MandateRegistration } from './mandate-registration';
@@ -41,6 +42,7 @@ import { ReserveBlockReleaser } from './reserve-blocks';
   providers: [
     GatewayWebhooksService,
     GatewayEventsReview,
+    GatewayOrderMatcher,
     ReserveBlockReleaser,
     MandateRegistration,
     CaptureRefunds,

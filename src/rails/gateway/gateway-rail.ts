@@ -269,6 +269,10 @@ export class GatewayRail implements PaymentRail {
     if (!order) {
       return { status: 'unknown' };
     }
+    if (!stored) {
+      // Found by its receipt: the order of a debit whose answer was lost (a crash, a timeout).
+      await this.rememberIntentOrder(order.id, req);
+    }
     return (await this.paymentsResult(order, req.amountPaise)) ?? { status: 'unknown' };
   }
 
@@ -338,6 +342,7 @@ export class GatewayRail implements PaymentRail {
   private async reserveDebit(req: RailDebitRequest, mandateId: string): Promise<RailResult> {
     const [existing] = await this.client.findOrdersByReceipt(req.intentId);
     if (existing) {
+      await this.rememberIntentOrder(existing.id, req);
       const known = await this.paymentsResult(existing, req.amountPaise);
       if (known) {
         return known;
@@ -358,12 +363,16 @@ export class GatewayRail implements PaymentRail {
         { amount: req.amountPaise, receipt: req.intentId },
         gatewayKeys.reserveDebit(req.intentId),
       );
+      await this.rememberIntentOrder(payment.order_id, req);
       return resultOfPayments([payment], { id: payment.order_id }, req.amountPaise) ?? notPaidYet();
     } catch (err) {
       if (!(err instanceof GatewayError) || err.retryable) {
         throw err;
       }
       const [order] = await this.client.findOrdersByReceipt(req.intentId);
+      if (order) {
+        await this.rememberIntentOrder(order.id, req);
+      }
       const after = order ? await this.paymentsResult(order, req.amountPaise) : null;
       if (after) {
         return after;
@@ -477,6 +486,25 @@ export class GatewayRail implements PaymentRail {
 
   private async paymentsResult(order: { id: string }, amountPaise: number) {
     return resultOfPayments(await this.client.listOrderPayments(order.id), order, amountPaise);
+  }
+
+  /**
+   * Records the order the gateway opened for a Reserve Pay debit (inside the debit call, with
+   * receipt = the intent id) or that a lost answer left unrecorded, so its events match at once
+   * (docs/gateway.md "Events for no order of ours"). Best effort: a failed write is logged and
+   * the debit's answer stands; the webhook's look-up by receipt (GatewayOrderMatcher) records it.
+   */
+  private async rememberIntentOrder(orderId: string, req: RailDebitRequest): Promise<void> {
+    try {
+      await this.tx.run(() =>
+        this.store.recordOrder(orderId, 'intent', req.intentId, req.amountPaise),
+      );
+    } catch (err) {
+      this.logger.warn(
+        { intent_id: req.intentId, order_id: orderId, err: (err as Error).message },
+        'gateway order not recorded; its events are matched by receipt',
+      );
+    }
   }
 
   /** The intent's order: found again by our record, else created (idempotent) and recorded. */

@@ -268,11 +268,52 @@ export class GatewayRepository {
     return rows.length === 1;
   }
 
-  async settleEvent(id: string, outcome: GatewayEventOutcome, subjectId: string | null) {
+  /** What applying an event did; `reason` says why an `unmatched` one is not ours (else null). */
+  async settleEvent(
+    id: string,
+    outcome: GatewayEventOutcome,
+    subjectId: string | null,
+    reason: string | null = null,
+  ) {
     await this.tx.manager.query(
-      `UPDATE gateway_events SET outcome = $2, subject_id = $3 WHERE id = $1`,
-      [id, outcome, subjectId],
+      `UPDATE gateway_events SET outcome = $2, subject_id = $3, reason = $4 WHERE id = $1`,
+      [id, outcome, subjectId, reason],
     );
+  }
+
+  /**
+   * Orders of unmatched events that no row of gateway_orders names and that were never found
+   * foreign (reason is null: the gateway was not asked yet, or did not answer): what the
+   * matcher asks the gateway about (gateway-order-matcher.ts). Oldest first, at most `limit`.
+   */
+  async unmatchedOrdersToLookUp(limit: number): Promise<string[]> {
+    const rows = await this.tx.manager.query<{ order_id: string }[]>(
+      `SELECT e.order_id FROM gateway_events e
+        WHERE e.outcome = 'unmatched' AND e.reconciled_at IS NULL AND e.reason IS NULL
+          AND e.order_id IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM gateway_orders o WHERE o.id = e.order_id)
+        GROUP BY e.order_id ORDER BY min(e.received_at) LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.order_id);
+  }
+
+  /** Why the unmatched events of an order are not ours, once the gateway said so. */
+  async markOrderForeign(orderId: string, reason: string): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE gateway_events SET reason = $2
+        WHERE order_id = $1 AND outcome = 'unmatched' AND reconciled_at IS NULL AND reason IS NULL`,
+      [orderId, reason],
+    );
+  }
+
+  /** True when a mandate has this id (the subject of a registration order). */
+  async mandateExists(mandateId: string): Promise<boolean> {
+    const [row] = await queryFragment<{ found: boolean }[]>(
+      this.tx.manager,
+      sql`SELECT ${mandateParts.statusOf(param(mandateId))} IS NOT NULL AS found`,
+    );
+    return row?.found === true;
   }
 
   /**

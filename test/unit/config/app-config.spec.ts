@@ -106,9 +106,12 @@ describe('signing key configuration', () => {
 });
 
 describe('preflight', () => {
+  // A short bound: the boot's wait itself is tested in test/e2e/boot-wait.e2e-spec.ts.
+  const quick = { waitMs: 300, retryMs: 100, log: () => undefined };
+
   it('says what to start when Postgres is unreachable', async () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/payments' });
-    await expect(preflight(config)).rejects.toThrow(
+    await expect(preflight(config, quick)).rejects.toThrow(
       /Cannot reach PostgreSQL .*docker compose up -d/,
     );
   });
@@ -119,6 +122,8 @@ describe('preflight', () => {
       DATABASE_URL:
         process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/payments_test',
     });
-    await expect(preflight(config)).rejects.toThrow(/Cannot reach Redis .*docker compose up -d/);
+    await expect(preflight(config, quick)).rejects.toThrow(
+      /Cannot reach Redis .*docker compose up -d/,
+    );
   });
 });
