@@ -13,6 +13,7 @@ import type { AnswerStore } from '../payments/payment-attempt';
 import { NegotiatedUcp, UcpRoute } from './ucp.guards';
 import { checkoutEnvelope, toUcpCheckout, UcpCheckout } from './ucp-checkout.mapper';
 import { parseUcpComplete, parseUcpCreate, parseUcpUpdate } from './ucp-checkout-input';
+import { unavailableItemsAsOutcome } from './ucp-errors';
 import type { Negotiated } from './ucp-negotiation';
 import { UCP_CHECKOUT, UcpResponses, UcpWrite } from './ucp-openapi';
 
@@ -55,7 +56,10 @@ export class UcpCheckoutController {
     @Body() body: unknown,
   ): Promise<UcpCheckout> {
     const request = parseUcpCreate(body);
-    return this.presenter(caller, negotiated)(await this.checkout.createSession(caller, request));
+    const created = await unavailableItemsAsOutcome(() =>
+      this.checkout.createSession(caller, request),
+    );
+    return this.presenter(caller, negotiated)(created);
   }
 
   @Get(':id')
@@ -111,7 +115,10 @@ export class UcpCheckoutController {
     const present = this.presenter(caller, negotiated);
     // An answer the payment's second transaction makes final is stored on the key in UCP's shape.
     const store: AnswerStore | null = keyAnswer
-      ? { storeWithin: (answer) => keyAnswer.storeWithin(present(answer as AcpCheckoutSession)) }
+      ? {
+          storeWithin: (answer) => keyAnswer.storeWithin(present(answer as AcpCheckoutSession)),
+          payment: keyAnswer.payment,
+        }
       : null;
     const outcome = await this.completion.completeSession(caller, id, request, store);
     return outcome instanceof AfterCommit

@@ -1,7 +1,7 @@
 import type { AcpCheckoutSession } from '../checkout/dto/checkout-session.response';
 import type { AppConfig } from '../config/app.config';
 import type { Negotiated } from './ucp-negotiation';
-import { responseHandler, UCP_HANDLER_NAME, UCP_VERSION } from './ucp-profile';
+import { CHECKOUT_CAPABILITY, responseHandler, UCP_HANDLER_NAME, UCP_VERSION } from './ucp-profile';
 
 /**
  * A checkout session as UCP's `schemas/shopping/checkout.json` has it (docs/ucp.md "Checkout"),
@@ -102,16 +102,21 @@ function buyer(b: Json | undefined): Json | undefined {
   return out;
 }
 
-/** The `ucp` object of a checkout response: negotiated capabilities and our handler. */
+/**
+ * The `ucp` object of a checkout response: our handler, and of the negotiated capabilities only
+ * those relevant to a checkout response (docs/ucp.md "Responses"): checkout, never order, which
+ * belongs to order responses and webhooks.
+ */
 export function checkoutEnvelope(
   config: AppConfig,
   negotiated: Negotiated,
   merchantId: string,
 ): Json {
+  const checkout = negotiated.capabilities[CHECKOUT_CAPABILITY];
   return {
     version: UCP_VERSION,
     status: 'success',
-    capabilities: negotiated.capabilities,
+    capabilities: checkout ? { [CHECKOUT_CAPABILITY]: checkout } : {},
     payment_handlers: { [UCP_HANDLER_NAME]: [responseHandler(config, merchantId)] },
   };
 }

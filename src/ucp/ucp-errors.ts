@@ -86,7 +86,32 @@ export const ucpErrors = {
       `The platform profile declares no ${'dev.ucp.shopping.checkout'} at version ${UCP_VERSION}, the only capability this business offers`,
       'unrecoverable',
     ),
+  /**
+   * checkout-rest.md "Business Outcomes": a create whose items the seller does not offer creates
+   * nothing and is HTTP 200 with ucp.status error and an item_unavailable message.
+   */
+  itemUnavailable: (message: string, param?: string) =>
+    new UcpError(200, 'item_unavailable', message, 'unrecoverable', param),
 };
+
+/**
+ * A UCP create (REST and MCP): an item the seller does not offer (the checkout's 400
+ * invalid_item_id) is the business outcome item_unavailable (docs/ucp.md "Errors"). Thrown inside
+ * the handler, so the idempotency interceptor rolls back and stores it like any refusal.
+ */
+export async function unavailableItemsAsOutcome<T>(create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'invalid_item_id') {
+      throw ucpErrors.itemUnavailable(err.message, err.param);
+    }
+    throw err;
+  }
+}
+
+/** Business outcomes (HTTP 200, ucp.status error): nothing exists to act on. */
+const OUTCOME_CODES = new Set(['item_unavailable', 'capabilities_incompatible']);
 
 /** Our codes UCP has a standard name for. */
 const CODE_NAMES: Record<string, string> = {
@@ -107,6 +132,9 @@ function ucpStatus(err: AppError): number {
 function severityOf(err: AppError): UcpSeverity {
   if (err instanceof UcpError) {
     return err.severity;
+  }
+  if (OUTCOME_CODES.has(err.code)) {
+    return 'unrecoverable'; // also when replayed from a stored refusal
   }
   if (err.code === 'requires_buyer_review') {
     return 'requires_buyer_review';
@@ -169,6 +197,11 @@ export function replayedError(replay: ReplayedResponse): AppError | null {
     e.message,
     typeof e.param === 'string' ? e.param : undefined,
   );
+}
+
+/** The paths whose every error is a UCP error_response, also before routing (src/app.setup.ts). */
+export function isUcpPath(path: string): boolean {
+  return path === '/ucp' || path.startsWith('/ucp/') || path === '/.well-known/ucp';
 }
 
 /** Renders every error of a /ucp route (guards, interceptor, handler) as a UCP error_response. */

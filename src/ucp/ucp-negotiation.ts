@@ -1,11 +1,14 @@
+import { isIP } from 'node:net';
+
 import { Inject, Injectable } from '@nestjs/common';
 import { parseDictionary } from 'structured-headers';
 
 import { Clock } from '../common/clock';
 import { AppError } from '../common/errors/app-error';
+import { classifyAddress } from '../common/net/address-class';
 import { safeFetch } from '../common/net/safe-fetch';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
-import { checkWebhookUrl, Resolver, systemResolver } from '../webhooks/url-policy';
+import { checkWebhookUrl, hostOf, Resolver, systemResolver } from '../webhooks/url-policy';
 import { ucpErrors } from './ucp-errors';
 import { CHECKOUT_CAPABILITY, ORDER_CAPABILITY, UCP_VERSION } from './ucp-profile';
 
@@ -192,12 +195,49 @@ export class UcpNegotiation {
   }
 
   /**
+   * The loopback addresses of a sandbox profile URL on this machine (a developer's local platform,
+   * docs/ucp.md "Negotiation"): its host is a loopback IP literal, or `localhost` resolving only
+   * to loopback addresses. Null for every other URL, which keeps the live rules.
+   */
+  private async sandboxLoopback(url: string): Promise<string[] | null> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return null;
+    }
+    if (!['http:', 'https:'].includes(parsed.protocol) || parsed.username || parsed.password) {
+      return null;
+    }
+    const host = hostOf(parsed);
+    let addresses: string[];
+    if (isIP(host) !== 0) {
+      addresses = [host];
+    } else if (host.toLowerCase() === 'localhost') {
+      addresses = await boundedResolver(host).catch(() => []);
+    } else {
+      return null;
+    }
+    const loopback =
+      addresses.length > 0 && addresses.every((a) => classifyAddress(a) === 'loopback');
+    return loopback ? addresses : null;
+  }
+
+  /**
    * One bounded GET, on the outbound rules we use everywhere (src/webhooks/url-policy.ts,
    * src/common/net/safe-fetch.ts): https and public addresses only, no redirects, 64 KiB, 5 s.
-   * MODE=test alone also admits http and loopback addresses (the tests' local profile servers).
+   * MODE=test also admits http and loopback addresses (the tests' local profile servers);
+   * MODE=sandbox admits http and any port for a loopback host only (a developer's local
+   * platform), and keeps the live rules for every other URL; live mode never relaxes.
    */
   private async fetchProfile(url: string): Promise<PlatformProfile> {
-    const local = this.config.mode === 'test';
+    const loopback =
+      this.config.mode === 'test'
+        ? ['127.0.0.1', '::1']
+        : this.config.mode === 'sandbox'
+          ? await this.sandboxLoopback(url)
+          : null;
+    const local = loopback !== null;
     const checked = await checkWebhookUrl(url, local ? 'test' : 'live', boundedResolver);
     if ('reason' in checked) {
       throw ucpErrors.invalidProfileUrl(`The profile ${checked.reason}`);
@@ -211,7 +251,7 @@ export class UcpNegotiation {
         maxRedirects: 0,
         allowedProtocols: local ? ['https:', 'http:'] : ['https:'],
         allowNonDefaultPorts: local,
-        allowList: local ? ['127.0.0.1', '::1'] : [],
+        allowList: loopback ?? [],
       }));
     } catch (err) {
       if (err instanceof AppError && URL_REFUSALS.has(err.code)) {

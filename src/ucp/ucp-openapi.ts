@@ -357,7 +357,8 @@ const ROUTE_ERRORS = [400, 401, 403, 422, 424, 429, 500, 503];
 
 /**
  * A UCP REST route's answers: `success` with `schema`; a negotiation that finds no common
- * capability is a 200 error_response (capabilities_incompatible), so a 200 is either.
+ * capability is a 200 error_response (capabilities_incompatible), so a 200 is either; on create
+ * also an unknown item (item_unavailable, docs/ucp.md "Errors").
  */
 export function UcpResponses(
   success: 200 | 201,
@@ -380,7 +381,7 @@ export function UcpResponses(
       : ApiResponse({
           status: 200,
           description:
-            'capabilities_incompatible (error_response, ucp.status error): nothing created',
+            'A business outcome (error_response, ucp.status error): capabilities_incompatible, or item_unavailable (an item the seller does not offer); nothing created',
           ...ERROR_CONTENT,
         }),
   ];

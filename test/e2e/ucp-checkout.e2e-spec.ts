@@ -90,6 +90,12 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
     host = await startPlatformHost({
       '/good': platformProfile(),
       '/no-checkout': platformProfile({ capabilities: {} }),
+      '/with-order': platformProfile({
+        capabilities: {
+          'dev.ucp.shopping.checkout': [{ version: '2026-04-08' }],
+          'dev.ucp.shopping.order': [{ version: '2026-04-08' }],
+        },
+      }),
       '/old-version': platformProfile({ version: '2026-01-11' }),
       '/not-json': '{"ucp": ',
       '/invalid': { ucp: { version: 'yesterday', services: {}, payment_handlers: {} } },
@@ -449,12 +455,6 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
       'missing',
       '$.buyer.email',
     ],
-    [
-      'an unknown SKU',
-      { line_items: [{ item: { id: 'sku_nope' }, quantity: 1 }] },
-      'item_unavailable',
-      '$.line_items[0].item.id',
-    ],
   ])(
     'bad input (%s) is 400 in UCP’s error shape and writes nothing',
     async (_name, body, code, path) => {
@@ -469,6 +469,68 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
       expect(await sessionsOfSeller()).toBe(before);
     },
   );
+
+  it('an unknown SKU on create is a business outcome: 200, ucp.status error, item_unavailable, nothing created (checkout-rest.md)', async () => {
+    const before = await sessionsOfSeller();
+    const idem = randomUUID();
+    const body = {
+      line_items: [
+        { item: { id: 'sku_tea_1kg' }, quantity: 1 },
+        { item: { id: 'sku_nope' }, quantity: 1 },
+      ],
+    };
+    const res = await request(t.url)
+      .post('/ucp/checkout-sessions')
+      .set(headers({ idem }))
+      .send(body)
+      .expect(200);
+    expectUcpError(res.body, 'item_unavailable');
+    expect(res.body.messages[0]).toMatchObject({
+      severity: 'unrecoverable',
+      path: '$.line_items[1].item.id',
+      content: expect.stringContaining('sku_nope'),
+    });
+    expect(await sessionsOfSeller()).toBe(before);
+    // The same key and body replay the same outcome, in the same shape.
+    const again = await request(t.url)
+      .post('/ucp/checkout-sessions')
+      .set(headers({ idem }))
+      .send(body)
+      .expect(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(res.body);
+    expect(await sessionsOfSeller()).toBe(before);
+  });
+
+  it('an invalid JSON body on a UCP route is 400 in UCP’s error shape, nothing created', async () => {
+    const before = await sessionsOfSeller();
+    const res = await request(t.url)
+      .post('/ucp/checkout-sessions')
+      .set(headers({ idem: randomUUID() }))
+      .set('Content-Type', 'application/json')
+      .send('{"line_items": [')
+      .expect(400);
+    expectUcpError(res.body, 'invalid_json');
+    expect(res.body.error).toBeUndefined();
+    expect(await sessionsOfSeller()).toBe(before);
+  });
+
+  it('a checkout answer lists only the checkout capability, also when the platform declares order', async () => {
+    const res = await request(t.url)
+      .post('/ucp/checkout-sessions')
+      .set(headers({ profile: '/with-order', idem: randomUUID() }))
+      .send({ line_items: [{ item: { id: 'sku_tea_1kg' }, quantity: 1 }] })
+      .expect(201);
+    expectCheckout(res.body);
+    expect(res.body.ucp.capabilities).toEqual({
+      'dev.ucp.shopping.checkout': [{ version: '2026-04-08' }],
+    });
+    const got = await request(t.url)
+      .get(`/ucp/checkout-sessions/${res.body.id}`)
+      .set(headers({ profile: '/with-order' }))
+      .expect(200);
+    expect(Object.keys(got.body.ucp.capabilities)).toEqual(['dev.ucp.shopping.checkout']);
+  });
 
   it('replays a create with the same Idempotency-Key; another body with that key is 409', async () => {
     const idem = randomUUID();
@@ -635,22 +697,37 @@ describe('UCP checkout over the ACP sessions and payment pipeline', () => {
       expect(await sessionsOfSeller()).toBe(before);
     });
 
-    it('outside MODE=test only https profiles on public addresses are fetched', async () => {
+    it('live mode fetches only https profiles on public addresses; sandbox relaxes that for loopback alone', async () => {
       const live = new UcpNegotiation(new Clock(), { ...t.config, mode: 'live' });
       const sandbox = new UcpNegotiation(new Clock(), { ...t.config, mode: 'sandbox' });
-      for (const n of [live, sandbox]) {
-        await expect(n.negotiate(host.agent('/good'))).rejects.toMatchObject({
-          status: 400,
-          code: 'invalid_profile_url',
-        });
-        await expect(n.negotiate('profile="https://127.0.0.1/p"')).rejects.toMatchObject({
-          status: 400,
-          code: 'invalid_profile_url',
-        });
-        await expect(n.negotiate('profile="https://10.0.0.1/p"')).rejects.toMatchObject({
-          status: 400,
-          code: 'invalid_profile_url',
-        });
+      const refused = { status: 400, code: 'invalid_profile_url' };
+      const localhost = host.agent('/good').replace('127.0.0.1', 'localhost');
+      for (const agent of [
+        host.agent('/good'),
+        localhost,
+        'profile="https://127.0.0.1/p"',
+        'profile="https://10.0.0.1/p"',
+      ]) {
+        await expect(live.negotiate(agent)).rejects.toMatchObject(refused);
+      }
+      // A developer's local platform (docs/ucp.md "Negotiation"): http, any port, loopback only.
+      await expect(sandbox.negotiate(host.agent('/good'))).resolves.toMatchObject({
+        profileUrl: host.url('/good'),
+      });
+      await expect(sandbox.negotiate(localhost)).resolves.toMatchObject({
+        capabilities: { 'dev.ucp.shopping.checkout': [{ version: '2026-04-08' }] },
+      });
+      // Everything else keeps the live rules in sandbox.
+      for (const agent of [
+        'profile="https://10.0.0.1/p"',
+        'profile="http://10.0.0.1:8080/p"',
+        'profile="http://192.168.1.10/p"',
+        'profile="https://169.254.169.254/latest"',
+        'profile="http://platform.example/p"',
+        'profile="http://user:pw@127.0.0.1/p"',
+        'profile="file:///etc/passwd"',
+      ]) {
+        await expect(sandbox.negotiate(agent)).rejects.toMatchObject(refused);
       }
     });
 

@@ -355,6 +355,8 @@ describe('UCP checkout over MCP (/mcp?protocol=ucp)', () => {
     };
     const sku = await refused(client, 'create_checkout', unknownSku, 'item_unavailable');
     expect(sku.messages[0].path).toBe('$.line_items[0].item.id');
+    // A business outcome (checkout-rest.md): nothing was created to act on.
+    expect(sku.messages[0].severity).toBe('unrecoverable');
     expect(await refused(client, 'create_checkout', unknownSku, 'item_unavailable')).toEqual(sku);
     expect(await recordsOfKey(skuKey)).toBe(1);
     await refused(

@@ -111,10 +111,10 @@ describe('UCP orders', () => {
       .send({ id: created.body.id, line_items: [{ item: { id: 'tea' }, quantity: 2 }] })
       .expect(200);
     expect((updated.body.totals as { type: string; amount: number }[]).at(-1)?.amount).toBe(90_000);
-    // This platform declares the order capability too: the negotiated intersection carries both.
+    // This platform declares the order capability too, but a checkout answer lists only what it
+    // carries (overview.md "Response Capability Selection"): checkout; order is the order's.
     expect(Object.keys(updated.body.ucp.capabilities as object)).toEqual([
       'dev.ucp.shopping.checkout',
-      'dev.ucp.shopping.order',
     ]);
     const token = await insertToken(t, w.ws, {
       mandateId: w.mandateId,

@@ -112,15 +112,32 @@ export function toAppError(err: unknown, req: Request, logger?: Logger): AppErro
   return commonErrors.internal();
 }
 
+/** A protocol whose routes answer errors in their own shape, also for errors before routing. */
+export interface PathErrorShape {
+  matches: (path: string) => boolean;
+  filter: ExceptionFilter;
+}
+
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+
+  /**
+   * `shapes`: errors no route filter saw (the body parser's invalid JSON, an unknown route) on a
+   * protocol's paths go to that protocol's filter (UCP: docs/ucp.md "Errors").
+   */
+  constructor(private readonly shapes: readonly PathErrorShape[] = []) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request>();
     const res = ctx.getResponse<Response>();
     if (res.headersSent) {
+      return;
+    }
+    const shape = this.shapes.find((s) => s.matches(req.path));
+    if (shape) {
+      shape.filter.catch(exception, host);
       return;
     }
     if (exception instanceof ReplayedResponse) {

@@ -18,7 +18,13 @@ import type { AnswerStore } from '../../payments/payment-attempt';
 import { UcpCheckoutController } from '../../ucp/ucp-checkout.controller';
 import { checkoutEnvelope, toUcpCheckout, UcpCheckout } from '../../ucp/ucp-checkout.mapper';
 import { parseUcpComplete, parseUcpCreate, parseUcpUpdate } from '../../ucp/ucp-checkout-input';
-import { replayedError, ucpErrorOf, ucpErrors, UcpInputError } from '../../ucp/ucp-errors';
+import {
+  replayedError,
+  ucpErrorOf,
+  ucpErrors,
+  UcpInputError,
+  unavailableItemsAsOutcome,
+} from '../../ucp/ucp-errors';
 import { Negotiated, UcpNegotiation } from '../../ucp/ucp-negotiation';
 import { UCP_VERSION } from '../../ucp/ucp-profile';
 import { UcpRequestSignatures } from '../../ucp/ucp-request-signatures';
@@ -152,7 +158,11 @@ export class UcpMcpFactory {
         idempotent: true,
         annotations: WRITES,
         run: async (caller, _id, body, present) =>
-          present(await checkout.createSession(caller, parseUcpCreate(body))),
+          present(
+            await unavailableItemsAsOutcome(() =>
+              checkout.createSession(caller, parseUcpCreate(body)),
+            ),
+          ),
       },
       {
         name: 'get_checkout',
@@ -203,6 +213,7 @@ export class UcpMcpFactory {
             ? {
                 storeWithin: (answer) =>
                   keyAnswer.storeWithin(present(answer as AcpCheckoutSession)),
+                payment: keyAnswer.payment,
               }
             : null;
           const outcome = await completion.completeSession(caller, id, request, store);
