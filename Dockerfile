@@ -17,6 +17,9 @@ RUN npm run build
 #    root and run as the unprivileged `node` user.
 FROM ${NODE_IMAGE} AS run
 ENV NODE_ENV=production
+# Outside a container the service binds 127.0.0.1 (HOST, docs/configuration.md); here it must answer
+# on the container's own interface for the published port to reach it.
+ENV HOST=0.0.0.0
 # The heap's old generation is capped so the process stays near 200 MB under load instead of letting
 # V8 grow to ~400 MB before it collects (docs/operations.md "Memory"); override NODE_OPTIONS to change it.
 ENV NODE_OPTIONS=--max-old-space-size=256

@@ -3,15 +3,17 @@ import { join } from 'node:path';
 import { ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { Request } from 'express';
 import { Logger } from 'nestjs-pino';
 
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { validationErrorFactory } from './common/errors/validation';
 import { securityHeaders } from './common/http/security-headers';
 import { APP_CONFIG, AppConfig } from './config/app.config';
-import { buildOpenApiDocument } from './openapi/openapi.document';
+import { buildOpenApiDocument, originOf, servedContract } from './openapi/openapi.document';
 import { grievanceContact } from './personal-data/grievance';
 import { withBootChatterAtDebug } from './startup-banner';
+import { isUcpPath, UcpExceptionFilter } from './ucp/ucp-errors';
 import { registerViewHelpers } from './views/view-helpers';
 
 /** The global ValidationPipe's options; the MCP checkout tools validate payloads with the same pipe. */
@@ -37,7 +39,9 @@ export function configureApp(
   app.disable('x-powered-by');
   // First of all, so every response carries them: pages, API, errors, /docs and static files.
   app.use(securityHeaders({ live: app.get<AppConfig>(APP_CONFIG).mode === 'live' }));
-  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalFilters(
+    new AllExceptionsFilter([{ matches: isUcpPath, filter: new UcpExceptionFilter() }]),
+  );
   app.useGlobalPipes(new ValidationPipe(VALIDATION_PIPE_OPTIONS));
   app.setBaseViewsDir(join(__dirname, '..', 'views'));
   // Same-origin stylesheet of the pages (the CSP refuses inline styles).
@@ -52,6 +56,14 @@ export function configureApp(
   registerViewHelpers();
   app.enableShutdownHooks();
   const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+  const config = app.get<AppConfig>(APP_CONFIG);
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs/openapi.json',
+    // Servers: this deployment, read per request (BASE_URL; in sandbox also the page's own origin).
+    patchDocumentOnRequest: <TRequest>(req: TRequest, _res: unknown, doc: OpenAPIObject) => {
+      const r = req as Request;
+      return servedContract(doc, config, originOf(r.protocol, r.get('host')));
+    },
+  });
   return document;
 }

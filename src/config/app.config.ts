@@ -85,6 +85,8 @@ export const DEFAULT_GATEWAY_REFUND_LIMITS: GatewayRefundLimits = {
 export interface AppConfig {
   mode: Mode;
   port: number;
+  /** Address the HTTP server binds (HOST): loopback unless a container sets 0.0.0.0. */
+  host: string;
   baseUrl: string;
   appUrl: string;
   databaseUrl: string;
@@ -123,6 +125,11 @@ export interface AppConfig {
   dailyCapPaise: number;
   checkoutSessionTtlSeconds: number;
   runMigrations: boolean;
+  /**
+   * How long the boot waits for PostgreSQL and Redis (together) before it gives up and exits
+   * non-zero (BOOT_DEPENDENCY_WAIT_MS; src/database/preflight.ts, docs/operations.md "Boot").
+   */
+  bootDependencyWaitMs: number;
   runWorkers: boolean;
   sessionCookieSecure: boolean;
   /** Sign-in and sign-up attempts per minute per client address and email. */
@@ -363,6 +370,12 @@ const serverEnv = z.object({
     .enum(['sandbox', 'test', 'live'], { error: 'must be sandbox, test or live' })
     .default('sandbox'),
   PORT: integer(0).default(3000),
+  // Loopback by default: nothing outside this machine reaches a developer's service. The image
+  // (Dockerfile, docker-compose.yml) sets 0.0.0.0 (docs/configuration.md).
+  HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.:%-]{1,253}$/, { error: 'must be an IP address or a host name' })
+    .default('127.0.0.1'),
   BASE_URL: url(['http:', 'https:']).optional(),
   APP_URL: url(['http:', 'https:']).optional(),
   LOG_LEVEL: z.string().default('info'),
@@ -376,6 +389,7 @@ const serverEnv = z.object({
   BODY_LIMIT: z.string().default('256kb'),
   SESSION_COOKIE_SECURE: flag.optional(),
   RUN_MIGRATIONS: flag.default(true),
+  BOOT_DEPENDENCY_WAIT_MS: integer(0).default(180_000),
   RUN_WORKERS: flag.default(true),
 });
 
@@ -569,6 +583,7 @@ export function loadConfig(
   return {
     mode,
     port: e.PORT,
+    host: e.HOST,
     baseUrl,
     appUrl: e.APP_URL ?? `${baseUrl}/app`,
     databaseUrl: e.DATABASE_URL,
@@ -592,6 +607,7 @@ export function loadConfig(
     dailyCapPaise: e.DAILY_CAP_PAISE,
     checkoutSessionTtlSeconds: e.CHECKOUT_SESSION_TTL_S,
     runMigrations: e.RUN_MIGRATIONS,
+    bootDependencyWaitMs: e.BOOT_DEPENDENCY_WAIT_MS,
     runWorkers: e.RUN_WORKERS,
     sessionCookieSecure: e.SESSION_COOKIE_SECURE ?? live,
     rateLimitLoginPerMinute: e.RATE_LIMIT_LOGIN_PER_MIN,

@@ -11,15 +11,31 @@ export function sandboxEnv(r: SandboxResult): [name: string, value: string, note
     ['BASE', r.base_url, 'the service (API)'],
     ['APP_URL', r.app_url, "the person's app (pages)"],
     ['WORKSPACE', r.workspace_id, 'the demo workspace'],
-    ['API_KEY', r.api_key, 'workspace API key (/v1)'],
+    ['API_KEY', r.api_key, 'workspace API key, the workspace owner (/v1)'],
     ['PERSON', r.person.email, "the person's sign-in at $APP_URL/login"],
     ['PERSON_PW', r.person.password, "the person's password"],
     ['SELLER', r.seller.agent_id, 'seller agent id'],
-    ['SELLER_CRED', r.seller.credential, 'seller agent credential (/v1/pay, seller)'],
+    [
+      'SELLER_AGENT_CREDENTIAL',
+      r.seller.credential,
+      "the seller agent's credential (/v1/pay seller routes, /mcp)",
+    ],
     ['BUYER', r.buyer.agent_id, 'buyer agent id'],
-    ['BUYER_CRED', r.buyer.credential, 'buyer agent credential (/v1/pay, buyer)'],
-    ['MK', r.merchant_protocol_key, 'merchant protocol key (/acp checkout)'],
-    ['BK', r.buyer_protocol_key, 'buyer protocol key (delegate_payment)'],
+    [
+      'BUYER_AGENT_CREDENTIAL',
+      r.buyer.credential,
+      "the buyer agent's credential (/v1/pay buyer routes, /mcp)",
+    ],
+    [
+      'MERCHANT_PROTOCOL_KEY',
+      r.merchant_protocol_key,
+      "the seller's protocol key for agent platforms (/acp checkout, /ucp)",
+    ],
+    [
+      'BUYER_PROTOCOL_KEY',
+      r.buyer_protocol_key,
+      "the buyer's protocol key (/acp delegate_payment, receipts)",
+    ],
     ['MANDATE', r.mandate_id, "the buyer's active mandate (any seller)"],
     ['OFFER_SMALL', small.sku, `${small.name}, settles at once (at or below ₹2,000)`],
     ['OFFER_SMALL_PAISE', String(small.unit_paise), 'its price in paise'],
@@ -40,6 +56,17 @@ export function sandboxEnv(r: SandboxResult): [name: string, value: string, note
   ];
 }
 
+/**
+ * The names the env file used before credentials were named by role (docs/credentials.md "Old
+ * names"): written too, with the same values, for one release; then removed.
+ */
+export const OLD_NAMES: Readonly<Record<string, string>> = {
+  SELLER_AGENT_CREDENTIAL: 'SELLER_CRED',
+  BUYER_AGENT_CREDENTIAL: 'BUYER_CRED',
+  MERCHANT_PROTOCOL_KEY: 'MK',
+  BUYER_PROTOCOL_KEY: 'BK',
+};
+
 export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
@@ -49,6 +76,10 @@ export function formatEnvFile(r: SandboxResult): string {
     '# Written by `npm run sandbox -- --env-file <file>`. Secrets: keep this file to yourself (mode 0600, git-ignored).',
     '# Running it again keeps what still works; add --rotate for fresh secrets. Use: source <file>',
     ...sandboxEnv(r).map(([name, value, note]) => `export ${name}=${shellQuote(value)}  # ${note}`),
+    '# Old names of the same credentials, kept for one release (docs/credentials.md "Old names").',
+    ...sandboxEnv(r)
+      .filter(([name]) => OLD_NAMES[name])
+      .map(([name, value]) => `export ${OLD_NAMES[name]}=${shellQuote(value)}  # = $${name}`),
     '',
   ].join('\n');
 }
@@ -69,15 +100,16 @@ export function parseEnvFile(text: string): Record<string, string> {
   return vars;
 }
 
-/** The secrets of an earlier env file, for SandboxOptions.keep. */
+/** The secrets of an earlier env file, for SandboxOptions.keep (a file with only the old names too). */
 export function keepFromEnv(vars: Record<string, string>): SandboxKeep {
+  const named = (name: string): string | undefined => vars[name] ?? vars[OLD_NAMES[name]];
   return {
     api_key: vars.API_KEY,
     person_password: vars.PERSON_PW,
-    seller_credential: vars.SELLER_CRED,
-    buyer_credential: vars.BUYER_CRED,
-    merchant_protocol_key: vars.MK,
-    buyer_protocol_key: vars.BK,
+    seller_credential: named('SELLER_AGENT_CREDENTIAL'),
+    buyer_credential: named('BUYER_AGENT_CREDENTIAL'),
+    merchant_protocol_key: named('MERCHANT_PROTOCOL_KEY'),
+    buyer_protocol_key: named('BUYER_PROTOCOL_KEY'),
     dealer_password: vars.DEALER_PW,
     operator_password: vars.OPERATOR_PW,
   };

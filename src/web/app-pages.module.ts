@@ -19,6 +19,7 @@ import { AppReceiptsController } from './app-receipts.controller';
 import { AppReceiptsService } from './app-receipts.service';
 import { ApprovalCards } from './approval-cards';
 import { ApprovalsPagesService } from './approvals-pages.service';
+import { FaviconController } from './favicon.controller';
 import { WebModule } from './web.module';
 
 /**
@@ -41,7 +42,12 @@ import { WebModule } from './web.module';
     RefundsStoreModule,
     RefundsModule,
   ],
-  controllers: [AppHomeController, ApprovalsPageController, AppReceiptsController],
+  controllers: [
+    AppHomeController,
+    ApprovalsPageController,
+    AppReceiptsController,
+    FaviconController,
+  ],
   providers: [
     AppReadModel,
     ApprovalCards,

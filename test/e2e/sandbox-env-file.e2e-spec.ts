@@ -22,10 +22,14 @@ const VARIABLES = [
   'PERSON',
   'PERSON_PW',
   'SELLER',
+  'SELLER_AGENT_CREDENTIAL',
   'SELLER_CRED',
   'BUYER',
+  'BUYER_AGENT_CREDENTIAL',
   'BUYER_CRED',
+  'MERCHANT_PROTOCOL_KEY',
   'MK',
+  'BUYER_PROTOCOL_KEY',
   'BK',
   'MANDATE',
   'OFFER_SMALL',
@@ -41,10 +45,10 @@ const VARIABLES = [
 const SECRETS = [
   'API_KEY',
   'PERSON_PW',
-  'SELLER_CRED',
-  'BUYER_CRED',
-  'MK',
-  'BK',
+  'SELLER_AGENT_CREDENTIAL',
+  'BUYER_AGENT_CREDENTIAL',
+  'MERCHANT_PROTOCOL_KEY',
+  'BUYER_PROTOCOL_KEY',
   'DEALER_PW',
   'OPERATOR_PW',
 ];
@@ -111,6 +115,13 @@ describe('npm run sandbox -- --env-file', () => {
       `source '${file}' && printf '%s\\n' "$PERSON_PW" "$MK"`,
     ]);
     expect(stdout).toBe(`${first.PERSON_PW}\n${first.MK}\n`);
+    // The old names (docs/credentials.md "Old names") carry the same values for one release.
+    expect([first.SELLER_CRED, first.BUYER_CRED, first.MK, first.BK]).toEqual([
+      first.SELLER_AGENT_CREDENTIAL,
+      first.BUYER_AGENT_CREDENTIAL,
+      first.MERCHANT_PROTOCOL_KEY,
+      first.BUYER_PROTOCOL_KEY,
+    ]);
     expect(await allWork(first)).toEqual(Array(8).fill(true));
 
     const second = await sandbox();

@@ -90,7 +90,8 @@ const OWN_CONTRACT: Record<string, OwnSchema> = {
 /**
  * OpenAPI 3.0 → JSON Schema, for what our document uses: `nullable: true` (beside `type`, and
  * beside `enum`, which must then list null too) becomes a `type` array; a nullable schema
- * without `type` (e.g. a $ref) becomes anyOf [it, null]. `example` is dropped.
+ * without `type` (e.g. a $ref) or with allOf/oneOf/anyOf becomes anyOf [it, null]. `example` is
+ * dropped.
  */
 export function openApiToJsonSchema(node: unknown): unknown {
   if (Array.isArray(node)) {
@@ -108,7 +109,10 @@ export function openApiToJsonSchema(node: unknown): unknown {
   if ((node as { nullable?: unknown }).nullable !== true) {
     return out;
   }
-  if (typeof out.type === 'string') {
+  // A nullable composition (`nullable, type: object, allOf: [$ref]`, as @nestjs/swagger writes a
+  // nullable nested DTO) means "the referenced object or null", as generated clients read it.
+  const composed = 'allOf' in out || 'oneOf' in out || 'anyOf' in out;
+  if (typeof out.type === 'string' && !composed) {
     out.type = [out.type, 'null'];
     if (Array.isArray(out.enum) && !out.enum.includes(null)) {
       out.enum = [...(out.enum as unknown[]), null];

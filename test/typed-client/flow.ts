@@ -1,66 +1,60 @@
-// A client flow written against the types openapi-typescript generates from openapi/openapi.json.
-// test/e2e/typed-client.e2e-spec.ts generates .tmp/typed-client/openapi.ts, type-checks this file
-// with ./tsconfig.json (so a contract change that breaks a client breaks the test) and then runs it
-// against the real app. Kept out of the root tsconfig: the generated file is not committed.
-import createClient, { type Middleware } from 'openapi-fetch';
+// Worked example of the typed client (clients/typescript) as an integrator writes it: nothing typed
+// by hand, every shape from the generated schema. test/e2e/typed-client.e2e-spec.ts runs these
+// flows against the real app; docs/try-it.md "A typed client" points here.
+import type { Middleware } from 'openapi-fetch';
 
-import type { components, paths } from '../../.tmp/typed-client/openapi';
+import { createPaymentsClient, ok, type Schemas } from '../../clients/typescript';
 
 export interface FlowInput {
   baseUrl: string;
-  /** acpk_… merchant protocol key of the seller agent. */
-  merchantKey: string;
-  /** acpk_… buyer protocol key of the buyer agent. */
-  buyerKey: string;
-  /** agc_… credential of the seller agent (refunds are asked by the seller). */
-  sellerCredential: string;
+  /** MERCHANT_PROTOCOL_KEY: the agent platform checking out with the seller. */
+  merchantProtocolKey: string;
+  /** BUYER_PROTOCOL_KEY: the buyer's assistant. */
+  buyerProtocolKey: string;
+  /** SELLER_AGENT_CREDENTIAL: refunds and quotes are the seller agent's. */
+  sellerAgentCredential: string;
   sellerAgentId: string;
+  buyerAgentId: string;
   /** An active standing mandate of the buyer agent. */
   mandateId: string;
   /** A published offer of the seller. */
   sku: string;
-  /** Sees every response (e.g. to validate it against the contract). */
-  middleware: Middleware;
-  idempotencyKey: () => string;
+  /** Sees every response (e.g. to check it against the contract). */
+  middleware?: Middleware;
 }
 
-export interface FlowResult {
-  session: components['schemas']['AcpCheckoutSession'];
-  receipt: components['schemas']['ReceiptDoc'];
-  refund: components['schemas']['RefundResponse'];
+export interface PurchaseResult {
+  session: Schemas['AcpCheckoutSession'];
+  receipt: Schemas['ReceiptDoc'];
+  refund: Schemas['RefundResponse'];
 }
 
-const API_VERSION = '2026-04-17' as const;
-
-function ok<T>(step: string, r: { data?: T; error?: unknown; response: Response }): T {
-  if (r.data === undefined) {
-    throw new Error(`${step}: HTTP ${r.response.status} ${JSON.stringify(r.error)}`);
-  }
-  return r.data;
-}
-
-/** create → update → delegate_payment → complete → get → receipt → refund. */
-export async function runFlow(input: FlowInput): Promise<FlowResult> {
-  const client = (token: string) => {
-    const c = createClient<paths>({
-      baseUrl: input.baseUrl,
-      headers: { Authorization: `Bearer ${token}` },
-    });
-    c.use(input.middleware);
-    return c;
+function clients(input: FlowInput) {
+  const make = (credential?: string) => {
+    const client = createPaymentsClient({ baseUrl: input.baseUrl, credential });
+    if (input.middleware) {
+      client.use(input.middleware);
+    }
+    return client;
   };
-  const merchant = client(input.merchantKey);
-  const buyer = client(input.buyerKey);
-  const seller = client(input.sellerCredential);
-  const acpHeaders = () => ({
-    'API-Version': API_VERSION,
-    'Idempotency-Key': input.idempotencyKey(),
-  });
+  return {
+    merchant: make(input.merchantProtocolKey),
+    buyer: make(input.buyerProtocolKey),
+    seller: make(input.sellerAgentCredential),
+    // The public pay API takes no credential: the quote id is the capability.
+    anyone: make(),
+  };
+}
 
-  const created = ok(
-    'create',
-    await merchant.POST('/acp/checkout_sessions', {
-      params: { header: acpHeaders() },
+/**
+ * ACP: create (quantity left out: 1) → update → delegate_payment → complete → get, the buyer's
+ * receipt, and the seller's refund request. The client adds API-Version and Idempotency-Key.
+ */
+export async function runPurchase(input: FlowInput): Promise<PurchaseResult> {
+  const { merchant, buyer, seller } = clients(input);
+
+  const created = await ok(
+    merchant.POST('/acp/checkout_sessions', {
       body: { line_items: [{ id: input.sku }], currency: 'inr', capabilities: {} },
     }),
   );
@@ -69,10 +63,9 @@ export async function runFlow(input: FlowInput): Promise<FlowResult> {
     throw new Error('the handler names another merchant');
   }
 
-  const updated = ok(
-    'update',
-    await merchant.POST('/acp/checkout_sessions/{checkout_session_id}', {
-      params: { header: acpHeaders(), path: { checkout_session_id: created.id } },
+  const updated = await ok(
+    merchant.POST('/acp/checkout_sessions/{checkout_session_id}', {
+      params: { path: { checkout_session_id: created.id } },
       body: { line_items: [{ id: input.sku, quantity: 2 }] },
     }),
   );
@@ -81,10 +74,8 @@ export async function runFlow(input: FlowInput): Promise<FlowResult> {
     throw new Error('no total');
   }
 
-  const token = ok(
-    'delegate_payment',
-    await buyer.POST('/acp/agentic_commerce/delegate_payment', {
-      params: { header: acpHeaders() },
+  const token = await ok(
+    buyer.POST('/acp/agentic_commerce/delegate_payment', {
       body: {
         payment_method: { type: 'svc_mandate', mandate_id: input.mandateId },
         allowance: {
@@ -101,10 +92,9 @@ export async function runFlow(input: FlowInput): Promise<FlowResult> {
     }),
   );
 
-  const completed = ok(
-    'complete',
-    await merchant.POST('/acp/checkout_sessions/{checkout_session_id}/complete', {
-      params: { header: acpHeaders(), path: { checkout_session_id: updated.id } },
+  const completed = await ok(
+    merchant.POST('/acp/checkout_sessions/{checkout_session_id}/complete', {
+      params: { path: { checkout_session_id: updated.id } },
       body: {
         payment_data: {
           handler_id: handler.id,
@@ -117,34 +107,68 @@ export async function runFlow(input: FlowInput): Promise<FlowResult> {
     }),
   );
   const receiptId = completed.metadata.svc_receipt_id;
-  if (completed.status !== 'completed' || !completed.order || !receiptId) {
+  // The typed order: its permalink is a field of the generated type, not a guess.
+  if (completed.status !== 'completed' || !completed.order?.permalink_url || !receiptId) {
     throw new Error(`complete: ${completed.status}`);
   }
 
-  const session = ok(
-    'get',
-    await merchant.GET('/acp/checkout_sessions/{checkout_session_id}', {
-      params: { header: { 'API-Version': API_VERSION }, path: { checkout_session_id: updated.id } },
+  const session = await ok(
+    merchant.GET('/acp/checkout_sessions/{checkout_session_id}', {
+      params: { path: { checkout_session_id: updated.id } },
     }),
   );
-
-  const receipt = ok(
-    'receipt',
-    await buyer.GET('/acp/receipts/{receipt_id}', {
-      params: { header: { 'API-Version': API_VERSION }, path: { receipt_id: receiptId } },
-    }),
+  const receipt = await ok(
+    buyer.GET('/acp/receipts/{receipt_id}', { params: { path: { receipt_id: receiptId } } }),
   );
-
-  const refund = ok(
-    'refund',
-    await seller.POST('/v1/pay/intents/{id}/refunds', {
-      params: {
-        header: { 'Idempotency-Key': input.idempotencyKey() },
-        path: { id: receipt.intent_id },
-      },
+  const refund = await ok(
+    seller.POST('/v1/pay/intents/{id}/refunds', {
+      params: { path: { id: receipt.intent_id } },
       body: { amount_paise: Math.min(100, receipt.amount_paise), reason: 'Typed client test' },
     }),
   );
-
   return { session, receipt, refund };
+}
+
+export interface PayLinkResult {
+  quote: Schemas['QuoteResponse'];
+  checkout: Schemas['HostedCheckoutResponse'];
+  paidQuote: Schemas['QuoteResponse'];
+}
+
+/**
+ * A pay link: the seller agent quotes the buyer agent (pay_url), then the public pay API pays it as
+ * the hosted page does on the sandbox rail (docs/hosted-pay.md).
+ */
+export async function runPayLink(input: FlowInput): Promise<PayLinkResult> {
+  const { seller, anyone } = clients(input);
+  const quote = await ok(
+    seller.POST('/v1/pay/quotes', {
+      body: {
+        buyer_agent_id: input.buyerAgentId,
+        category: 'food.tea',
+        items: [{ name: 'Assam tea 1 kg', unit_paise: 45_000 }],
+      },
+    }),
+  );
+  const page = await ok(
+    anyone.GET('/v1/public/pay/quotes/{quote_id}', { params: { path: { quote_id: quote.id } } }),
+  );
+  if (!page.payable) {
+    throw new Error(`not payable: ${page.reason ?? '?'}`);
+  }
+  const started = await ok(
+    anyone.POST('/v1/public/pay/quotes/{quote_id}/checkout', {
+      params: { path: { quote_id: quote.id } },
+    }),
+  );
+  const checkout = await ok(
+    anyone.POST('/v1/public/pay/quotes/{quote_id}/checkout/{checkout_id}/complete', {
+      params: { path: { quote_id: quote.id, checkout_id: started.id } },
+      body: { outcome: 'success' },
+    }),
+  );
+  const paidQuote = await ok(
+    seller.GET('/v1/pay/quotes/{id}', { params: { path: { id: quote.id } } }),
+  );
+  return { quote, checkout, paidQuote };
 }

@@ -116,6 +116,7 @@ export class ItemDto {
   unit_amount?: number;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 1,
     maximum: MAX_REQUESTED_QUANTITY,
     default: 1,
