@@ -290,8 +290,13 @@ describe('payments waiting for a person', () => {
       }
       // The person's inbox shows why, and approving the withdrawn approval is refused.
       const approval = await approvalOf(t, a.intent.id);
+      // (docs/app.md: an answer after the outcome shows the recorded outcome with a notice.)
       const { res: late, cookie } = await decide(t, ws, approval.id, 'approve');
-      expect(late.status).toBe(409);
+      expect(late.status).toBe(303);
+      expect(late.headers.location).toBe(`/app/approvals/${approval.id}?notice=already_decided`);
+      const outcome = await request(t.url).get(late.headers.location).set('Cookie', cookie);
+      expect(outcome.status).toBe(200);
+      expect(outcome.text).toContain(`Mandate ${mandateId} was revoked`);
       const inbox = await request(t.url).get('/app/approvals').set('Cookie', cookie).expect(200);
       expect(inbox.text).toContain(`Mandate ${mandateId} was revoked`);
       expect((await intentRow(t, a.intent.id)).status).toBe('declined');
