@@ -88,6 +88,15 @@ function decodeSegment(segment: string): string {
 interface StoredResponse {
   fingerprint: string;
   reply: Promise<SimReply>;
+  /** The answer once it is known (kept for the optional state file, store.ts StateFile). */
+  done?: SimReply;
+}
+
+/** A stored answer as the state file keeps it. */
+export interface SavedIdempotency {
+  key: string;
+  fingerprint: string;
+  reply: SimReply;
 }
 
 /**
@@ -112,11 +121,14 @@ export class IdempotencyStore {
       return existing.reply.then((r) => ({ ...r, delayMs: 0 }));
     }
     const reply = work();
-    this.entries.set(key, { fingerprint, reply });
+    const entry: StoredResponse = { fingerprint, reply };
+    this.entries.set(key, entry);
     reply.then(
       (r) => {
         if (r.status >= 500) {
           this.entries.delete(key);
+        } else {
+          entry.done = r;
         }
       },
       () => this.entries.delete(key),
@@ -126,6 +138,27 @@ export class IdempotencyStore {
 
   clear(): void {
     this.entries.clear();
+  }
+
+  /** The finished answers (a call still running is not kept: its retry runs again). */
+  saved(): SavedIdempotency[] {
+    const out: SavedIdempotency[] = [];
+    for (const [key, e] of this.entries) {
+      if (e.done) {
+        out.push({ key, fingerprint: e.fingerprint, reply: { ...e.done, delayMs: 0 } });
+      }
+    }
+    return out;
+  }
+
+  restore(saved: SavedIdempotency[]): void {
+    for (const s of saved) {
+      this.entries.set(s.key, {
+        fingerprint: s.fingerprint,
+        reply: Promise.resolve(s.reply),
+        done: s.reply,
+      });
+    }
   }
 }
 

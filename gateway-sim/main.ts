@@ -12,6 +12,8 @@ const settings = {
   keySecret: env.GATEWAY_KEY_SECRET ?? 'sim_key_secret',
   webhookSecret: env.GATEWAY_WEBHOOK_SECRET ?? 'sim_webhook_secret',
   webhookUrl: env.GATEWAY_SIM_WEBHOOK_URL || null,
+  /** Optional: keep the state in this file across restarts (store.ts StateFile). */
+  stateFile: env.GATEWAY_SIM_STATE_FILE || undefined,
 };
 
 async function main(): Promise<void> {
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
   console.log(
     `  GATEWAY_SIM_WEBHOOK_URL ${settings.webhookUrl ?? '(none: events wait until one is set)'}`,
   );
+  console.log(`  GATEWAY_SIM_STATE_FILE  ${settings.stateFile ?? '(none: state in memory only)'}`);
   console.log(`  widget:  ${sim.url}/v1/checkout.js   control API: ${sim.url}/__sim/state`);
   const stop = () => {
     void sim.close().then(() => process.exit(0));

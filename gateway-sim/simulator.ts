@@ -14,6 +14,7 @@ import {
   parseJsonBody,
   readBody,
   Router,
+  SavedIdempotency,
   send,
   SimReply,
   SimRequest,
@@ -24,7 +25,8 @@ import { registerPageRoutes } from './page-routes';
 import { CheckoutSuccess } from './payments';
 import { RefundMode } from './refunds';
 import { InjectionKind } from './settlements';
-import { DeliveryLogEntry, WebhookMode } from './webhooks';
+import { SavedStore, StateFile } from './store';
+import { DeliveryLogEntry, EventRecord, WebhookMode } from './webhooks';
 
 export interface GatewaySimulatorOptions {
   /** 0 (default) picks a free port. */
@@ -50,6 +52,11 @@ export interface GatewaySimulatorOptions {
   idSeed?: string;
   /** Called with errors the simulator did not expect (they answer 500). Default: ignored. */
   onError?: (err: unknown) => void;
+  /**
+   * Keep the whole state in this JSON file (store.ts StateFile): loaded at start, rewritten
+   * after every answered request and every half second. Absent (the default): memory only.
+   */
+  stateFile?: string;
 }
 
 /** The control API as methods, for tests that run the simulator in-process. */
@@ -136,6 +143,31 @@ export async function startGatewaySimulator(
   registerControlRoutes(router, engine);
   const idempotency = new IdempotencyStore();
   const onError = options.onError ?? (() => undefined);
+  const stateFile = options.stateFile ? new StateFile(options.stateFile) : null;
+  interface SavedState {
+    store: SavedStore;
+    idempotency: SavedIdempotency[];
+    events: EventRecord[];
+  }
+  const saved = stateFile?.load<SavedState>();
+  if (saved) {
+    engine.core.store.restore(saved.store);
+    idempotency.restore(saved.idempotency);
+    engine.core.webhooks.restore(saved.events);
+  }
+  const persist = (): void => {
+    try {
+      stateFile?.save({
+        store: engine.core.store.saved(),
+        idempotency: idempotency.saved(),
+        events: engine.core.webhooks.saved(),
+      } satisfies SavedState);
+    } catch (err) {
+      onError(err);
+    }
+  };
+  const persistTimer = stateFile ? setInterval(persist, 500) : null;
+  persistTimer?.unref();
 
   const toReply = (err: unknown): SimReply => {
     if (err instanceof SimError) {
@@ -192,6 +224,7 @@ export async function startGatewaySimulator(
       } else {
         reply = await run();
       }
+      persist();
       await send(res, reply);
     } catch (err) {
       await send(res, toReply(err)).catch(() => undefined);
@@ -266,6 +299,10 @@ export async function startGatewaySimulator(
     control,
     setWebhookUrl: (webhookUrl) => engine.core.webhooks.setUrl(webhookUrl),
     close: async () => {
+      if (persistTimer) {
+        clearInterval(persistTimer);
+      }
+      persist();
       engine.core.generation += 1;
       engine.core.outcomes.release('fail');
       engine.core.webhooks.close();

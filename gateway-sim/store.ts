@@ -1,3 +1,5 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+
 import type {
   GatewayCustomer,
   GatewayOrder,
@@ -76,6 +78,90 @@ export class Store {
       m.clear();
     }
     this.reconLines.length = 0;
+  }
+
+  /** Everything, as plain JSON (for the optional state file, StateFile below). */
+  saved(): SavedStore {
+    const entries = <T>(m: Map<string, T>) => [...m.entries()];
+    return copy({
+      orders: entries(this.orders),
+      payments: entries(this.payments),
+      refunds: entries(this.refunds),
+      customers: entries(this.customers),
+      tokens: entries(this.tokens),
+      tokenByOrder: entries(this.tokenByOrder),
+      links: entries(this.links),
+      blocks: entries(this.blocks),
+      settlements: entries(this.settlements),
+      reconLines: this.reconLines,
+    });
+  }
+
+  /** Replaces everything with what saved() gave (of an earlier run). */
+  restore(saved: SavedStore): void {
+    this.clear();
+    const fill = <T>(m: Map<string, T>, rows: [string, T][]) => {
+      for (const [k, v] of rows) {
+        m.set(k, v);
+      }
+    };
+    fill(this.orders, saved.orders);
+    fill(this.payments, saved.payments);
+    fill(this.refunds, saved.refunds);
+    fill(this.customers, saved.customers);
+    fill(this.tokens, saved.tokens);
+    fill(this.tokenByOrder, saved.tokenByOrder);
+    fill(this.links, saved.links);
+    fill(this.blocks, saved.blocks);
+    fill(this.settlements, saved.settlements);
+    this.reconLines.push(...saved.reconLines);
+  }
+}
+
+export interface SavedStore {
+  orders: [string, OrderRecord][];
+  payments: [string, PaymentRecord][];
+  refunds: [string, RefundRecord][];
+  customers: [string, GatewayCustomer][];
+  tokens: [string, GatewayToken][];
+  tokenByOrder: [string, string][];
+  links: [string, GatewayPaymentLink][];
+  blocks: [string, GatewayReserveBlock][];
+  settlements: [string, GatewaySettlement][];
+  reconLines: GatewayReconLine[];
+}
+
+/**
+ * Optional durability (docs/gateway-simulator.md "Running it", `GATEWAY_SIM_STATE_FILE`): the
+ * simulator's whole state as one JSON file, written to a temporary file beside it and renamed
+ * over it (never half-written), so a simulator killed at any instant starts again from its last
+ * write, as a real gateway keeps its orders, payments, idempotency keys and undelivered events.
+ * Without a file nothing is written and everything stays in memory (the tests' default).
+ */
+export class StateFile {
+  private last = '';
+
+  constructor(readonly path: string) {}
+
+  load<T>(): T | null {
+    if (!existsSync(this.path)) {
+      return null;
+    }
+    const text = readFileSync(this.path, 'utf8');
+    this.last = text;
+    return JSON.parse(text) as T;
+  }
+
+  /** Writes only when something changed since the last write. */
+  save(state: unknown): void {
+    const text = JSON.stringify(state);
+    if (text === this.last) {
+      return;
+    }
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, text);
+    renameSync(tmp, this.path);
+    this.last = text;
   }
 }
 

@@ -32,7 +32,7 @@ export interface NewEvent {
 type EventState = 'queued' | 'held' | 'delivered' | 'failed' | 'dropped';
 type DeliveryKind = 'original' | 'retry' | 'duplicate' | 'redelivery';
 
-interface EventRecord {
+export interface EventRecord {
   id: string;
   event: GatewayWebhookEventName;
   body: string;
@@ -201,6 +201,32 @@ export class WebhookDispatcher {
   close(): void {
     this.closed = true;
     this.reset();
+  }
+
+  /** Every event with its state, for the optional state file (store.ts StateFile). */
+  saved(): EventRecord[] {
+    return [...this.events.values()].map((r) => ({ ...r }));
+  }
+
+  /**
+   * Events of an earlier run of the same state file: those not yet delivered (queued, or waiting
+   * for a retry when it stopped) are sent again, held ones stay held.
+   */
+  restore(records: EventRecord[]): void {
+    const resend: EventRecord[] = [];
+    for (const saved of records) {
+      const r = { ...saved };
+      this.events.set(r.id, r);
+      if (r.state === 'queued') {
+        resend.push(r);
+      } else if (r.state === 'held') {
+        this.held.push(r);
+      }
+    }
+    for (const r of resend) {
+      this.queue.push({ record: r, kind: r.attempts > 0 ? 'retry' : 'original' });
+    }
+    this.pump();
   }
 
   // ---- internals
