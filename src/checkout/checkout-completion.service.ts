@@ -229,7 +229,7 @@ export class CheckoutCompletionService implements OnModuleInit {
           async () =>
             attempt.answer ??
             // No definite answer from the rail yet (or the reconciler or a webhook ended it): read it.
-            this.checkout.present((await this.repo.findById(id)) as CheckoutSession, sellerName),
+            this.presentCurrent(id, keyAnswer, sellerName),
         );
       }
       return this.checkout.present(session);
@@ -260,11 +260,26 @@ export class CheckoutCompletionService implements OnModuleInit {
     );
     return new AfterCommit(async () => {
       await this.payments.debitOnRail(attempt, 'reconcile');
-      return (
-        attempt.answer ??
-        this.checkout.present((await this.repo.findById(session.id)) as CheckoutSession)
-      );
+      return attempt.answer ?? this.presentCurrent(session.id, keyAnswer);
     });
+  }
+
+  /**
+   * The session as it stands, when the rail gave the waiting request no definite answer (or
+   * someone else ended the payment first). Still `complete_in_progress`, it is not the payment's
+   * end: the key is told (`unfinished`), so that answer is not stored on it and a retry answers the
+   * session's state then (docs/security.md "A retry after a 503 or a crash").
+   */
+  private async presentCurrent(
+    id: string,
+    keyAnswer: AnswerStore | null,
+    sellerName?: string,
+  ): Promise<AcpCheckoutSession> {
+    const session = (await this.repo.findById(id)) as CheckoutSession;
+    if (session.status === 'complete_in_progress') {
+      keyAnswer?.payment?.unfinished();
+    }
+    return this.checkout.present(session, sellerName);
   }
 
   /**

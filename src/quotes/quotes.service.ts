@@ -347,7 +347,7 @@ export class QuotesService implements OnModuleInit {
       // payment is this request's, and its state is the answer (never quote_already_paid).
       const resumed = (await input.keyAnswer?.payment?.resumed) ?? null;
       if (resumed !== null) {
-        return this.resumePayment(quote, resumed);
+        return this.resumePayment(quote, resumed, input.keyAnswer ?? null);
       }
       const blocked = whyNotPayable(effectiveStatus(quote, this.clock.now()));
       if (blocked) {
@@ -368,7 +368,7 @@ export class QuotesService implements OnModuleInit {
       );
       if (outcome.status === 'processing') {
         const intentId = outcome.intent.id;
-        return new AfterCommit(() => this.readPayment(quote.id, intentId));
+        return new AfterCommit(() => this.readPayment(quote.id, intentId, input.keyAnswer ?? null));
       }
       return { quote: this.respond(quote, this.clock.now()), intent: toIntentOutcome(outcome) };
     });
@@ -385,12 +385,13 @@ export class QuotesService implements OnModuleInit {
   private async resumePayment(
     quote: Quote,
     intentId: string,
+    keyAnswer: AnswerStore | null,
   ): Promise<Eventually<PayQuoteResponse>> {
     const intent = await this.intents.get(intentId);
     if (intent.status === 'processing') {
       return new AfterCommit(async () => {
         await this.payments.debitOnRail(PaymentAttempt.resume(intent), 'reconcile');
-        return this.readPayment(quote.id, intentId);
+        return this.readPayment(quote.id, intentId, keyAnswer);
       });
     }
     return { quote: this.respond(quote, this.clock.now()), intent: toIntentOutcomeOf(intent) };
@@ -516,10 +517,23 @@ export class QuotesService implements OnModuleInit {
   }
 
   /** A quote payment's answer as the database holds it now (after the payment's second phase). */
-  private readPayment(quoteId: string, intentId: string): Promise<PayQuoteResponse> {
+  /**
+   * The quote and the intent as they stand once the request's rail call is over. An intent still
+   * `processing` (no definite answer from the rail) is not the payment's end: the key is told
+   * (`unfinished`), so that answer is not stored on it and a retry answers the payment's state then
+   * (docs/security.md "A retry after a 503 or a crash").
+   */
+  private readPayment(
+    quoteId: string,
+    intentId: string,
+    keyAnswer: AnswerStore | null,
+  ): Promise<PayQuoteResponse> {
     return this.tx.run(async () => {
       const quote = (await this.quotes.find(quoteId)) as Quote;
       const intent = await this.intents.get(intentId);
+      if (intent.status === 'processing') {
+        keyAnswer?.payment?.unfinished();
+      }
       return { quote: this.respond(quote, this.clock.now()), intent: toIntentOutcomeOf(intent) };
     });
   }

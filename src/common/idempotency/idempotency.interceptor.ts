@@ -90,6 +90,12 @@ export const IN_FLIGHT_LEASE_MS = 15_000;
 /** How often a running request renews its in-flight lease (IN_FLIGHT_LEASE_MS). */
 export const IN_FLIGHT_RENEW_MS = 5_000;
 
+/**
+ * Retry-After (seconds) on an answer that is the payment still in progress (KeyPayment.unfinished):
+ * that answer is not stored, and a retry with the same key answers the payment's state then.
+ */
+export const IN_PROGRESS_RETRY_AFTER_S = 5;
+
 /** 64-bit advisory lock id for (scope, key). */
 function lockId(parts: string[]): string {
   return BigInt.asIntN(64, BigInt(`0x${sha256Hex(parts.join('\u0000')).slice(0, 16)}`)).toString();
@@ -379,6 +385,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
               scope,
               keyAnswerOf(req),
               lease,
+              res,
             );
           }
           if ('error' in outcome && outcome.error) {
@@ -462,6 +469,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * already stored it (`keyAnswer`). If finishing fails, the lease is ended at once: a retry takes
    * the key over straight away and answers the payment recorded on it. If even that fails (Postgres
    * is down), the lease runs out within IN_FLIGHT_LEASE_MS, as when the process dies.
+   * An answer that is the payment still in progress (KeyPayment.unfinished) on a key naming its
+   * payment is not stored either: the lease is ended the same way and the answer carries
+   * Retry-After, so the retry answers the payment's state then and stores it once it is final (the
+   * stored answer never disagrees with the payment; docs/security.md "A retry after a 503 or a
+   * crash").
    */
   private async finishPending(
     pending: AfterCommit<unknown>,
@@ -469,6 +481,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     scope: KeyScope,
     keyAnswer: KeyAnswerStore | null,
     lease: InFlightLease,
+    res: Response,
   ): Promise<unknown> {
     let body: unknown;
     try {
@@ -480,6 +493,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     await lease.stop();
     if (keyAnswer?.stored) {
+      return body;
+    }
+    if (keyAnswer?.unfinished && keyAnswer.keyPayment !== null) {
+      await this.records.releaseInFlight(scope, this.clock.now()).catch(() => undefined);
+      res.setHeader('Retry-After', String(IN_PROGRESS_RETRY_AFTER_S));
       return body;
     }
     await this.records.storeFinalAnswer(scope, status, storedText(body));

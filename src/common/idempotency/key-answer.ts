@@ -17,6 +17,12 @@ export interface KeyPayment {
   readonly resumed: Promise<string | null>;
   /** pay(): the intent this request recorded (kept on the key by its transaction's commit). */
   note(intentId: string): void;
+  /**
+   * The source, finishing its answer: the payment is still in progress (the rail has not answered).
+   * Such an answer is never stored on a key that names its payment: the key stays resumable, so a
+   * retry answers the payment's state then (docs/security.md "A retry after a 503 or a crash").
+   */
+  unfinished(): void;
 }
 
 /**
@@ -29,6 +35,8 @@ export interface KeyPayment {
 export class KeyAnswerStore {
   private storedByCommit = false;
   private noted: string | null = null;
+  private resumedId: string | null = null;
+  private inProgress = false;
   private settleResumed!: (intentId: string | null) => void;
   private readonly resumedIntent = new Promise<string | null>((resolve) => {
     this.settleResumed = resolve;
@@ -44,6 +52,9 @@ export class KeyAnswerStore {
     note: (intentId) => {
       this.noted = intentId;
     },
+    unfinished: () => {
+      this.inProgress = true;
+    },
   };
 
   constructor(
@@ -53,7 +64,18 @@ export class KeyAnswerStore {
 
   /** The interceptor, once the claim is known: the payment a taken-over key names, else null. */
   claimKnown(resumedIntentId: string | null): void {
+    this.resumedId = resumedIntentId;
     this.settleResumed(resumedIntentId);
+  }
+
+  /** The payment this key names: recorded by this request, or by the run it took over. */
+  get keyPayment(): string | null {
+    return this.noted ?? this.resumedId;
+  }
+
+  /** True when the answer is the payment still in progress (`payment.unfinished`). */
+  get unfinished(): boolean {
+    return this.inProgress;
   }
 
   /** The intent pay() recorded in this request's transaction, if any. */
