@@ -26,9 +26,9 @@ export const agentParts = {
   /** Agents' id, workspace_id, name and status, for an array of ids, not locked. */
   factsOfMany: (ids: SqlOperand): SqlFragment =>
     sql`SELECT id, workspace_id, name, status FROM agents WHERE id = ANY(${ids})`,
-  /** Enabled agents (id, workspace_id, name, role, created_at), as a derived table's query. */
+  /** Enabled agents (id, workspace_id, name, role, created_at, status), as a derived table's query. */
   enabled: (): SqlFragment =>
-    sql`SELECT id, workspace_id, name, role, created_at FROM agents WHERE disabled_at IS NULL`,
+    sql`SELECT id, workspace_id, name, role, created_at, status FROM agents WHERE disabled_at IS NULL`,
   /** True when the agent exists and is enabled. */
   isEnabled: (id: SqlOperand): SqlFragment =>
     sql`EXISTS (SELECT 1 FROM agents a WHERE a.id = ${id} AND a.disabled_at IS NULL)`,

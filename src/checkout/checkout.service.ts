@@ -9,6 +9,7 @@ import { commonErrors } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
+import { sellerRefusal } from '../payments/party-gate';
 import { PaymentIntentRepository } from '../payments/payment-intent.repository';
 import { WaitingPayments } from '../payments/waiting-payments.service';
 import { SellerService } from '../seller/seller.service';
@@ -113,6 +114,12 @@ export class CheckoutService implements OnModuleInit {
       );
       if (!seller) {
         throw commonErrors.notFound('agent', caller.agentId);
+      }
+      // The lifecycle gate's seller side, from the same statement (docs/architecture.md "Party
+      // lifecycle"): a suspended seller offers no new session; nothing is written.
+      const refusal = sellerRefusal(seller.party);
+      if (refusal) {
+        throw refusal;
       }
       const sellerName = seller.name;
       const priced = priceLines(wanted, knownOffers(seller.offers, wanted), [], sellerName);

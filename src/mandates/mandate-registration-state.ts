@@ -13,7 +13,10 @@ import { mandateParts } from './mandate.repository';
  * amendment may change the cap or validity, or our maximum could end above the token's. The
  * registration writes the mandate's `gateway_registration_ended_at` when it ends (registered or
  * failed); both sides decide under the mandate's row lock (docs/architecture.md "Lock order":
- * the mandate first), so neither reads the other's half-done state.
+ * the mandate first), so neither reads the other's half-done state. When that registration failed,
+ * the mandate's first debit registers it (src/rails/gateway/gateway-rail.ts): that one writes
+ * `gateway_registration_started_at` before it reads the terms, and its end after, so the same
+ * window holds around it.
  */
 
 /**
@@ -29,6 +32,8 @@ export const REGISTRATION_RETRY_AFTER_S = 2;
 export interface RegistrationState {
   /** When the registration after authorisation ended; null while it runs (or never ran). */
   endedAt: Date | null;
+  /** When a registration made by a debit last started; null when none did. */
+  startedAt: Date | null;
   /** The mandate has an AutoPay token at the gateway (whatever its status). */
   hasToken: boolean;
 }
@@ -36,12 +41,31 @@ export interface RegistrationState {
 /** The mandate's registration state; call with the mandate's row lock held. */
 export async function registrationStateOf(tx: Tx, mandateId: string): Promise<RegistrationState> {
   const id = param(mandateId);
-  const [row] = await queryFragment<{ ended_at: Date | null; has_token: boolean }[]>(
+  const [row] = await queryFragment<
+    { ended_at: Date | null; started_at: Date | null; has_token: boolean }[]
+  >(
     tx.manager,
     sql`SELECT ${mandateParts.registrationEndedAt(id)} AS ended_at,
+               ${mandateParts.registrationStartedAt(id)} AS started_at,
                ${gatewayParts.hasMandateToken(id)} AS has_token`,
   );
-  return { endedAt: row?.ended_at ?? null, hasToken: row?.has_token ?? false };
+  return {
+    endedAt: row?.ended_at ?? null,
+    startedAt: row?.started_at ?? null,
+    hasToken: row?.has_token ?? false,
+  };
+}
+
+/**
+ * Records that a registration made by a debit starts, in its own committed transaction before the
+ * registration reads the mandate's terms: an amendment committed first is what gets registered,
+ * one asked after is refused while it runs.
+ */
+export async function markRegistrationStarted(tx: Tx, mandateId: string, at: Date): Promise<void> {
+  await queryFragment(
+    tx.manager,
+    mandateParts.markRegistrationStarted(param(mandateId), param(at)),
+  );
 }
 
 /** Records that the registration after authorisation ended (registered or failed). */
@@ -51,8 +75,9 @@ export async function markRegistrationEnded(tx: Tx, mandateId: string, at: Date)
 
 /**
  * Seconds to wait when the mandate's gateway registration is still pending, else null. Pending:
- * the rail registers mandates, the mandate was authorised less than REGISTRATION_PENDING_MAX_MS
- * ago, and the registration has not written its end since.
+ * the rail registers mandates, and a registration began (the mandate's authorisation, or a
+ * debit's registration start) less than REGISTRATION_PENDING_MAX_MS ago and has not written its
+ * end since.
  */
 export function registrationPendingRetryAfter(
   m: Pick<Mandate, 'authorisedAt'>,
@@ -60,15 +85,14 @@ export function registrationPendingRetryAfter(
   now: Date,
   railRegisters: boolean,
 ): number | null {
-  const authorisedAt = m.authorisedAt;
-  if (!railRegisters || authorisedAt === null) {
+  if (!railRegisters) {
     return null;
   }
-  if (state.endedAt !== null && state.endedAt.getTime() >= authorisedAt.getTime()) {
-    return null;
-  }
-  if (now.getTime() - authorisedAt.getTime() >= REGISTRATION_PENDING_MAX_MS) {
-    return null;
-  }
-  return REGISTRATION_RETRY_AFTER_S;
+  const pendingSince = (began: Date | null): boolean =>
+    began !== null &&
+    (state.endedAt === null || state.endedAt.getTime() < began.getTime()) &&
+    now.getTime() - began.getTime() < REGISTRATION_PENDING_MAX_MS;
+  return pendingSince(m.authorisedAt) || pendingSince(state.startedAt)
+    ? REGISTRATION_RETRY_AFTER_S
+    : null;
 }

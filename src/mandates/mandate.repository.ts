@@ -53,6 +53,12 @@ export const mandateParts = {
   /** Records that end (an UPDATE: it takes the mandate's row lock). */
   markRegistrationEnded: (id: SqlOperand, at: SqlOperand): SqlFragment =>
     sql`UPDATE mandates SET gateway_registration_ended_at = ${at} WHERE id = ${id}`,
+  /** When a registration made by a debit last started, as a scalar subquery. */
+  registrationStartedAt: (id: SqlOperand): SqlFragment =>
+    sql`(SELECT gateway_registration_started_at FROM mandates WHERE id = ${id})`,
+  /** Records that start (an UPDATE: it waits for, and then holds, the mandate's row lock). */
+  markRegistrationStarted: (id: SqlOperand, at: SqlOperand): SqlFragment =>
+    sql`UPDATE mandates SET gateway_registration_started_at = ${at} WHERE id = ${id}`,
 };
 
 /** The owner of mandates (docs/architecture.md "Table owners"); MandatesStoreModule exports it. */

@@ -41,3 +41,12 @@ export async function partyRefusalOf(
     states.get(sellerAgentId) ?? gone,
   );
 }
+
+/**
+ * The gate's seller side alone, for a create that offers a payment before any buyer is known (an
+ * ACP or UCP checkout session, src/checkout/checkout.service.ts createSession): the
+ * `seller_unavailable` error, or null when the seller may be paid.
+ */
+export function sellerRefusal(seller: PartyState): AppError | null {
+  return partyRefusal({ agentStatus: 'active', workspaceStatus: 'active' }, seller);
+}

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { Tx } from '../database/tx';
 import { GatewayRepository } from './gateway/gateway.repository';
@@ -22,15 +23,16 @@ import { SandboxRail } from './sandbox-rail';
     { provide: GATEWAY_CLIENT, inject: [APP_CONFIG], useFactory: gatewayClientOf },
     {
       provide: PAYMENT_RAIL,
-      inject: [APP_CONFIG, GATEWAY_CLIENT, GatewayRepository, Tx],
+      inject: [APP_CONFIG, GATEWAY_CLIENT, GatewayRepository, Tx, Clock],
       useFactory: (
         config: AppConfig,
         client: GatewayClient | null,
         store: GatewayRepository,
         tx: Tx,
+        clock: Clock,
       ): PaymentRail =>
         config.rail === 'gateway' && client
-          ? new GatewayRail(client, store, tx, config)
+          ? new GatewayRail(client, store, tx, config, clock)
           : new SandboxRail(),
     },
   ],

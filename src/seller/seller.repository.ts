@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 
+import { accountParts } from '../accounts/accounts.repository';
 import { agentParts } from '../accounts/agent.repository';
+import type { AgentStatus, PartyState, WorkspaceStatus } from '../accounts/party-lifecycle';
 import { newId } from '../common/ids';
 import { paiseFromSql } from '../common/money';
 import { Cursor } from '../common/pagination';
 import { batchColumns, batchInsert } from '../database/batch';
-import { sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
+import { col, sql, SqlFragment, SqlOperand, textOf } from '../database/fragment';
 import { queryPrepared } from '../database/prepared';
 import { Tx } from '../database/tx';
 import { Offer } from './entities/offer.entity';
@@ -128,17 +130,21 @@ export class SellerRepository {
 
   /** Offers of a seller by SKU, active or withdrawn (callers tell "never published" from "withdrawn"). */
   /**
-   * One statement for a checkout's pricing: the seller agent's name (enabled, of this workspace)
-   * and its offers for these SKUs; null when there is no such agent.
+   * One statement for a checkout's pricing: the seller agent's name (enabled, of this workspace),
+   * its and its workspace's lifecycle states (docs/architecture.md "Party lifecycle": the create
+   * asks the gate without another statement) and its offers for these SKUs; null when there is
+   * no such agent.
    */
   async sellerWithOffers(
     workspaceId: string,
     agentId: string,
     skus: string[],
-  ): Promise<{ name: string; offers: Offer[] } | null> {
+  ): Promise<{ name: string; party: PartyState; offers: Offer[] } | null> {
     const rows = (await queryPrepared(
       this.tx.manager,
-      `SELECT a.name AS agent_name, o.id, o.sku, o.name, o.unit_paise::text AS unit_paise, o.category,
+      `SELECT a.name AS agent_name, a.status AS agent_status,
+              ${textOf(accountParts.workspaceStatusOf(col('a.workspace_id')))} AS workspace_status,
+              o.id, o.sku, o.name, o.unit_paise::text AS unit_paise, o.category,
               o.active, o.created_at, o.updated_at
          FROM (${textOf(agentParts.enabled())}) a
          LEFT JOIN offers o ON o.seller_agent_id = a.id AND o.sku = ANY($3::text[])
@@ -146,6 +152,8 @@ export class SellerRepository {
       [agentId, workspaceId, skus],
     )) as {
       agent_name: string;
+      agent_status: AgentStatus;
+      workspace_status: WorkspaceStatus;
       id: string | null;
       sku: string;
       name: string;
@@ -175,7 +183,11 @@ export class SellerRepository {
             }),
           ],
     );
-    return { name: rows[0].agent_name, offers };
+    const party = {
+      agentStatus: rows[0].agent_status,
+      workspaceStatus: rows[0].workspace_status,
+    };
+    return { name: rows[0].agent_name, party, offers };
   }
 
   findOffers(sellerAgentId: string, skus: string[]): Promise<Offer[]> {

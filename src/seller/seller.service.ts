@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { AccountsService } from '../accounts/accounts.service';
 import { canSell } from '../accounts/entities/agent.entity';
+import type { PartyState } from '../accounts/party-lifecycle';
 import { AuditLog } from '../common/audit';
 import type { AgentPrincipal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
@@ -137,12 +138,15 @@ export class SellerService {
   }
 
   /** Offers by SKU, including withdrawn ones (active = false); SKUs never published are absent. */
-  /** The seller agent's name and its offers for these SKUs, one statement; null: no such agent. */
+  /**
+   * The seller agent's name, its lifecycle state (with its workspace's) and its offers for these
+   * SKUs, one statement; null: no such agent.
+   */
   sellerWithOffers(
     workspaceId: string,
     agentId: string,
     skus: string[],
-  ): Promise<{ name: string; offers: Offer[] } | null> {
+  ): Promise<{ name: string; party: PartyState; offers: Offer[] } | null> {
     return this.repo.sellerWithOffers(workspaceId, agentId, skus);
   }
 

@@ -7,7 +7,13 @@ import request from 'supertest';
 import { MandateAmendmentsService } from '../../src/mandates/mandate-amendments.service';
 import { MandatesService } from '../../src/mandates/mandates.service';
 import { bearer } from '../factories/intent.factory';
-import { GatewayApp, gatewayConfig, startGatewayApp, waitFor } from '../support/gateway-app';
+import {
+  createQuote,
+  GatewayApp,
+  gatewayConfig,
+  startGatewayApp,
+  waitFor,
+} from '../support/gateway-app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
 /**
@@ -16,7 +22,9 @@ import { SeededWorkspace, seedWorkspace } from '../support/seed';
  * through a proxy that holds the registration order (POST /v1/orders with a token) until the test
  * lets it go, so the registration is pending for as long as the test needs. Concurrent amendments
  * are then all refused with 409 mandate_registration_pending and Retry-After, and nothing changes;
- * once registered, a higher cap is refused (the token's maximum) and a lower one works.
+ * once registered, a higher cap is refused (the token's maximum) and a lower one works. The same
+ * window holds around the registration a mandate's first debit makes when the one at authorisation
+ * failed.
  */
 
 interface HoldingProxy {
@@ -253,5 +261,70 @@ describe('gateway rail: amendments while the mandate registers', () => {
       [asked.body.id],
     );
     expect(row.status).toBe('withdrawn');
+  });
+  it('holds the window around the registration a first debit makes after the one at authorisation failed', async () => {
+    const created = await request(app.t.url)
+      .post('/v1/pay/mandates')
+      .set(bearer(ws.buyer.credential))
+      .send({
+        rail: 'upi_otm',
+        per_payment_cap_paise: 2_000,
+        payee_agent_ids: [ws.seller.id],
+        valid_until: new Date(app.t.clock.now().getTime() + 30 * 86_400_000).toISOString(),
+      });
+    expect(created.status).toBe(201);
+    const mandateId = created.body.id as string;
+    proxy.holding = true;
+    await app.t.get(MandatesService).authorise(ws.workspaceId, mandateId, ws.personId);
+    await waitFor('the registration order held at the proxy', () => proxy.held.length === 1);
+    proxy.failHeld();
+    await waitFor('the failed registration recorded as ended', async () => {
+      return (await mandateRow(mandateId)).ended_at !== null;
+    });
+    const before = await mandateRow(mandateId);
+
+    // The first debit registers the mandate; its registration order is held at the proxy.
+    proxy.holding = true;
+    const quoteId = await createQuote(app.t, ws, 1_500);
+    const paying = request(app.t.url)
+      .post(`/v1/pay/quotes/${quoteId}/pay`)
+      .set(bearer(ws.buyer.credential))
+      .set('Idempotency-Key', randomUUID())
+      .send({ mandate_id: mandateId })
+      .then((res) => res);
+    await waitFor(
+      'the debit’s registration order held at the proxy',
+      () => proxy.held.length === 1,
+    );
+    const answers = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        amend(mandateId, { per_payment_cap_paise: i % 2 === 0 ? 5_000 + i : 1_000 + i }),
+      ),
+    );
+    for (const res of answers) {
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe('mandate_registration_pending');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(await mandateRow(mandateId)).toEqual(before);
+    expect(await amendments(mandateId)).toBe(0);
+
+    // Released: the token carries the mandate's cap, the payment goes on, and a higher cap is
+    // refused as above the token's.
+    proxy.release();
+    const paid = await paying;
+    expect(paid.status).toBe(200);
+    const [token] = await app.t.db.query<{ customer_id: string; token_id: string }[]>(
+      `SELECT customer_id, token_id FROM gateway_mandate_tokens WHERE mandate_id = $1`,
+      [mandateId],
+    );
+    const [atGateway] = (await app.gw.client.listTokens(token.customer_id)).filter(
+      (tk) => tk.id === token.token_id,
+    );
+    expect(atGateway.max_amount).toBe(2_000);
+    const higher = await amend(mandateId, { per_payment_cap_paise: 5_000 });
+    expect(higher.status).toBe(409);
+    expect(higher.body.error.code).toBe('amendment_needs_new_registration');
+    expect((await mandateRow(mandateId)).cap).toBe('2000');
   });
 });

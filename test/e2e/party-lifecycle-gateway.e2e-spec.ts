@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
 
 import { PersonalDataService } from '../../src/personal-data/personal-data.service';
 import type { SignedInPerson } from '../../src/web/signed-in-person';
+import { bearer } from '../factories/intent.factory';
+import { createMandate } from '../factories/mandate.factory';
 import { createQuote, GatewayApp, startGatewayApp } from '../support/gateway-app';
 import { SeededWorkspace, seedWorkspace } from '../support/seed';
 
@@ -9,7 +13,8 @@ import { SeededWorkspace, seedWorkspace } from '../support/seed';
  * A party's lifecycle on the gateway rail (docs/architecture.md "Party lifecycle"): money the
  * gateway captured for a seller that closed in the meantime never settles to it; it is held for a
  * full refund with the reason `seller_unavailable` (CaptureRefunds, docs/architecture.md "Every
- * capture settles or is refunded"). Through the gateway simulator.
+ * capture settles or is refunded"), and a Reserve Pay purchase for a suspended seller is refused
+ * before its block is debited. Through the gateway simulator.
  */
 describe('party lifecycle on the gateway rail', () => {
   let app: GatewayApp;
@@ -62,5 +67,46 @@ describe('party lifecycle on the gateway rail', () => {
         [s.workspaceId],
       ),
     ).toEqual({ n: 0 });
+  });
+  it('refuses a Reserve Pay purchase for a suspended seller: the block is not debited, nothing moves', async () => {
+    const mandateId = await createMandate(
+      app.t,
+      { workspaceId: b.workspaceId, agentId: b.buyer.id },
+      { perPaymentCapPaise: 100_000 },
+    );
+    const payQuote = (quoteId: string) =>
+      request(app.t.url)
+        .post(`/v1/pay/quotes/${quoteId}/pay`)
+        .set({ ...bearer(b.buyer.credential), 'Idempotency-Key': randomUUID() })
+        .send({ mandate_id: mandateId });
+    const s2 = await seedWorkspace(app.t);
+    const first = await payQuote(
+      await createQuote(app.t, { seller: s2.seller, buyer: b.buyer }, 30_000),
+    );
+    expect(first.status).toBe(200);
+    expect(first.body.intent.status).toBe('settled');
+    const { block_id: blockId } = await one<{ block_id: string }>(
+      `SELECT block_id FROM gateway_reserve_blocks WHERE mandate_id = $1`,
+      [mandateId],
+    );
+    expect((await app.gw.client.getReserveBlock(blockId)).debited).toBe(30_000);
+
+    const quoteId = await createQuote(app.t, { seller: s2.seller, buyer: b.buyer }, 20_000);
+    await app.t.db.query(`UPDATE workspaces SET status = 'suspended' WHERE id = $1`, [
+      s2.workspaceId,
+    ]);
+    const refused = await payQuote(quoteId);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('seller_unavailable');
+    expect((await app.gw.client.getReserveBlock(blockId)).debited).toBe(30_000);
+    expect(
+      await one(`SELECT count(*)::int AS n FROM payment_intents WHERE source_id = $1`, [quoteId]),
+    ).toEqual({ n: 0 });
+    expect(
+      await one(
+        `SELECT count(*)::int AS n FROM payment_intents WHERE seller_workspace_id = $1 AND status IN ('settled', 'processing')`,
+        [s2.workspaceId],
+      ),
+    ).toEqual({ n: 1 });
   });
 });

@@ -15,12 +15,15 @@ import { insertToken } from '../factories/payment-fixtures';
 import { listTeaAndBiscuits, openTeaSession } from '../factories/tea-checkout.factory';
 import { startApp, TestApp } from '../support/app';
 import { acpHeaders, SeededWorkspace, seedWorkspace } from '../support/seed';
+import { PlatformHost, platformProfile, startPlatformHost } from '../support/ucp-platform';
+import { expectValidUcp } from '../support/ucp-schema';
 
 /**
  * A party's lifecycle (docs/architecture.md "Party lifecycle"): every payment source against a
  * seller or buyer that is not active — quote paid by an agent, the hosted page (view, start,
- * complete), an ACP checkout complete, a payment a person approves later, an AutoPay debit — is
- * refused `seller_unavailable` / `buyer_unavailable` with nothing moved; closing a workspace
+ * complete), an ACP or UCP checkout complete (and a new ACP or UCP session), a payment a person
+ * approves later, an AutoPay debit — is refused `seller_unavailable` / `buyer_unavailable` with
+ * nothing moved (Reserve Pay: party-lifecycle-gateway.e2e-spec.ts); closing a workspace
  * (the real erase of its last person) cancels what was open and tells the counterparty.
  */
 describe('party lifecycle (HTTP)', () => {
@@ -379,6 +382,137 @@ describe('party lifecycle (HTTP)', () => {
         ]),
       ).toEqual({ status: 'declined', decline_code: 'seller_unavailable' });
       expect(await one(`SELECT status FROM quotes WHERE id = $1`, [q])).toEqual({ status: 'open' });
+    });
+  });
+
+  describe('checkout protocols (ACP and UCP) against a suspended party', () => {
+    let host: PlatformHost;
+    let s: SeededWorkspace;
+    let b: SeededWorkspace;
+    let mandateId: string;
+
+    beforeAll(async () => {
+      host = await startPlatformHost({ '/good': platformProfile() });
+      s = await seedWorkspace(t);
+      b = await seedWorkspace(t);
+      mandateId = await createMandate(t, { workspaceId: b.workspaceId, agentId: b.buyer.id });
+      await listTeaAndBiscuits(t, s);
+    });
+    afterAll(() => host.close());
+    afterEach(async () => {
+      await reinstate(s);
+      await reinstate(b);
+    });
+
+    const ucpHeaders = () => ({
+      Authorization: `Bearer ${s.merchantKey}`,
+      'UCP-Agent': host.agent('/good'),
+      'Idempotency-Key': randomUUID(),
+    });
+    const ucpCreate = () =>
+      request(t.url)
+        .post('/ucp/checkout-sessions')
+        .set(ucpHeaders())
+        .send({ line_items: [{ item: { id: 'tea' }, quantity: 1 }] });
+    const sessionsOf = (ws: SeededWorkspace) =>
+      count(`checkout_sessions WHERE seller_agent_id = $1`, [ws.seller.id]);
+    /** A usable delegated token of b's buyer for this session of s's seller. */
+    const tokenFor = (sessionId: string, maxAmountPaise: number) =>
+      insertToken(
+        t,
+        { ...s, workspaceId: b.workspaceId, buyer: b.buyer, buyerKeyId: b.buyerKeyId },
+        {
+          sessionId,
+          mandateId,
+          maxAmountPaise,
+          merchantAgentId: s.seller.id,
+        },
+      );
+    function expectUcpRefusal(res: request.Response, code: string): void {
+      expect(res.status).toBe(409);
+      expectValidUcp('error', res.body);
+      expect(res.body.ucp).toMatchObject({ status: 'error' });
+      expect(res.body.messages).toEqual([
+        expect.objectContaining({
+          type: 'error',
+          code,
+          content: expect.stringMatching(/suspended/),
+        }),
+      ]);
+    }
+
+    it('refuses a new ACP or UCP session for a suspended seller; none is created until reinstated', async () => {
+      const before = await sessionsOf(s);
+      await suspend(s);
+      const acp = await request(t.url)
+        .post('/acp/checkout_sessions')
+        .set(acpHeaders(s.merchantKey, randomUUID()))
+        .send({ line_items: [{ id: 'tea', quantity: 1 }], currency: 'inr', capabilities: {} });
+      expect(acp.status).toBe(409);
+      expect(acp.body.code).toBe('seller_unavailable');
+      expectUcpRefusal(await ucpCreate(), 'seller_unavailable');
+      expect(await sessionsOf(s)).toBe(before);
+      await reinstate(s);
+      expect((await ucpCreate()).status).toBe(201);
+      expect(await sessionsOf(s)).toBe(before + 1);
+    });
+
+    it('refuses a UCP complete for a suspended seller in UCP’s error shape; the token stays usable', async () => {
+      const created = await ucpCreate();
+      expect(created.status).toBe(201);
+      const sessionId = created.body.id as string;
+      const token = await tokenFor(sessionId, 45_000);
+      await suspend(s);
+      const res = await request(t.url)
+        .post(`/ucp/checkout-sessions/${sessionId}/complete`)
+        .set(ucpHeaders())
+        .send({
+          payment: {
+            instruments: [
+              {
+                id: 'instr_1',
+                handler_id: 'svc_upi_mandate',
+                type: 'svc_mandate',
+                selected: true,
+                credential: { type: 'svc_delegated_token', token },
+              },
+            ],
+          },
+        });
+      expectUcpRefusal(res, 'seller_unavailable');
+      expect(await one(`SELECT status FROM delegated_tokens WHERE id = $1`, [token])).toEqual({
+        status: 'usable',
+      });
+      expect(await one(`SELECT status FROM checkout_sessions WHERE id = $1`, [sessionId])).toEqual({
+        status: 'ready_for_payment',
+      });
+      expect(await count(`payment_intents WHERE source_id = $1`, [sessionId])).toBe(0);
+      expect(await moved(s.workspaceId)).toBe(0);
+    });
+
+    it('refuses an ACP complete for a suspended buyer: buyer_unavailable, nothing moves', async () => {
+      const sessionId = await openTeaSession(t, s);
+      const token = await tokenFor(sessionId, 92_500);
+      await suspend(b);
+      const res = await request(t.url)
+        .post(`/acp/checkout_sessions/${sessionId}/complete`)
+        .set(acpHeaders(s.merchantKey, randomUUID()))
+        .send({
+          payment_data: {
+            handler_id: 'svc_upi_mandate',
+            instrument: { type: 'svc_mandate', credential: { type: 'svc_delegated_token', token } },
+          },
+        });
+      expect(res.status).toBe(409);
+      expect(res.body.code).toBe('buyer_unavailable');
+      expect(res.body.message).toBe(
+        "The buyer's account is suspended; payments are paused until it is reinstated.",
+      );
+      expect(await one(`SELECT status FROM delegated_tokens WHERE id = $1`, [token])).toEqual({
+        status: 'usable',
+      });
+      expect(await count(`payment_intents WHERE source_id = $1`, [sessionId])).toBe(0);
+      expect(await moved(b.workspaceId)).toBe(0);
     });
   });
 

@@ -1,10 +1,15 @@
 import { Logger } from '@nestjs/common';
 
+import type { Clock } from '../../common/clock';
 import { AppConfig, DEFAULT_GATEWAY_REFUND_LIMITS, GatewayConfig } from '../../config/app.config';
 import { param, sql } from '../../database/fragment';
 import { queryFragment } from '../../database/sql';
 import { Tx } from '../../database/tx';
 import { mandateParts } from '../../mandates/mandate.repository';
+import {
+  markRegistrationEnded,
+  markRegistrationStarted,
+} from '../../mandates/mandate-registration-state';
 import type {
   PaymentRail,
   RailCreditRequest,
@@ -156,6 +161,7 @@ export class GatewayRail implements PaymentRail {
     private readonly store: GatewayRepository,
     private readonly tx: Tx,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   private get gateway(): GatewayConfig {
@@ -398,29 +404,9 @@ export class GatewayRail implements PaymentRail {
   private async activeBlock(mandateId: string): Promise<ReserveBlockRow | null> {
     let row = await this.store.reserveBlock(mandateId);
     if (!row) {
-      const terms = await this.mandateCustomer(mandateId);
-      if (!terms) {
+      if (!(await this.registering(mandateId, () => this.registerBlock(mandateId)))) {
         return null;
       }
-      const { mandate, customer } = terms;
-      const block = await this.client.createReserveBlock(
-        {
-          customer_id: customer.id,
-          amount: Number(mandate.per_payment_cap_paise),
-          expire_at: Math.floor(new Date(mandate.valid_until).getTime() / 1000),
-          receipt: mandateId,
-        },
-        gatewayKeys.reserveBlock(mandateId),
-      );
-      await this.tx.run(() =>
-        this.store.recordReserveBlock({
-          mandate_id: mandateId,
-          customer_id: customer.id,
-          block_id: block.id,
-          amount_paise: String(block.amount),
-          status: block.status,
-        }),
-      );
       row = await this.store.reserveBlock(mandateId);
       if (!row) {
         return null;
@@ -539,38 +525,10 @@ export class GatewayRail implements PaymentRail {
   ): Promise<{ customerId: string; tokenId: string } | null> {
     let row = await this.store.mandateToken(mandateId);
     if (!row) {
-      const terms = await this.mandateCustomer(mandateId);
-      if (!terms) {
+      const registered = await this.registering(mandateId, () => this.registerToken(mandateId));
+      if (!registered) {
         return null;
       }
-      const { mandate, customer } = terms;
-      const order = await this.client.createOrder(
-        {
-          amount: 0,
-          currency: 'INR',
-          receipt: mandateId,
-          method: 'upi',
-          customer_id: customer.id,
-          token: {
-            max_amount: Number(mandate.per_payment_cap_paise),
-            expire_at: Math.floor(new Date(mandate.valid_until).getTime() / 1000),
-            // A recurring (AutoPay) mandate registers its billing cycle; others are as presented.
-            frequency: (mandate.billing_cycle ?? 'as_presented') as GatewayTokenFrequency,
-          },
-          notes: { mandate_id: mandateId },
-        },
-        gatewayKeys.registration(mandateId),
-      );
-      await this.tx.run(async () => {
-        await this.store.recordOrder(order.id, 'registration', mandateId, 0);
-        await this.store.recordMandateToken({
-          mandate_id: mandateId,
-          customer_id: customer.id,
-          token_id: order.token_id,
-          registration_order_id: order.id,
-          status: 'initiated',
-        });
-      });
       row = await this.store.mandateToken(mandateId);
     }
     if (!row?.token_id) {
@@ -590,6 +548,97 @@ export class GatewayRail implements PaymentRail {
     }
     const tokenId = row.token_id as string;
     return row.status === 'confirmed' ? { customerId: row.customer_id, tokenId } : null;
+  }
+
+  /**
+   * Registers the mandate's AutoPay token for the terms it has now (a customer and a registration
+   * order for up to its cap, valid until its end); false for no such mandate.
+   */
+  private async registerToken(mandateId: string): Promise<boolean> {
+    const terms = await this.mandateCustomer(mandateId);
+    if (!terms) {
+      return false;
+    }
+    const { mandate, customer } = terms;
+    const order = await this.client.createOrder(
+      {
+        amount: 0,
+        currency: 'INR',
+        receipt: mandateId,
+        method: 'upi',
+        customer_id: customer.id,
+        token: {
+          max_amount: Number(mandate.per_payment_cap_paise),
+          expire_at: Math.floor(new Date(mandate.valid_until).getTime() / 1000),
+          // A recurring (AutoPay) mandate registers its billing cycle; others are as presented.
+          frequency: (mandate.billing_cycle ?? 'as_presented') as GatewayTokenFrequency,
+        },
+        notes: { mandate_id: mandateId },
+      },
+      gatewayKeys.registration(mandateId),
+    );
+    await this.tx.run(async () => {
+      await this.store.recordOrder(order.id, 'registration', mandateId, 0);
+      await this.store.recordMandateToken({
+        mandate_id: mandateId,
+        customer_id: customer.id,
+        token_id: order.token_id,
+        registration_order_id: order.id,
+        status: 'initiated',
+      });
+    });
+    return true;
+  }
+
+  /** Creates the mandate's block for the terms it has now (its cap, until its end); false for no such mandate. */
+  private async registerBlock(mandateId: string): Promise<boolean> {
+    const terms = await this.mandateCustomer(mandateId);
+    if (!terms) {
+      return false;
+    }
+    const { mandate, customer } = terms;
+    const block = await this.client.createReserveBlock(
+      {
+        customer_id: customer.id,
+        amount: Number(mandate.per_payment_cap_paise),
+        expire_at: Math.floor(new Date(mandate.valid_until).getTime() / 1000),
+        receipt: mandateId,
+      },
+      gatewayKeys.reserveBlock(mandateId),
+    );
+    await this.tx.run(() =>
+      this.store.recordReserveBlock({
+        mandate_id: mandateId,
+        customer_id: customer.id,
+        block_id: block.id,
+        amount_paise: String(block.amount),
+        status: block.status,
+      }),
+    );
+    return true;
+  }
+
+  /**
+   * Holds the registration window (src/mandates/mandate-registration-state.ts; docs/mandates.md
+   * "Amendments while the gateway registration is pending") around a registration this rail makes
+   * (a debit's, after the registration at authorisation failed): its start is committed before
+   * the terms are read, its end after the call, registered or failed. Meanwhile amendments of
+   * the cap or validity are refused, so the token or block never carries less than the mandate.
+   */
+  private async registering<T>(mandateId: string, register: () => Promise<T>): Promise<T> {
+    await this.tx.run(() => markRegistrationStarted(this.tx, mandateId, this.clock.now()));
+    try {
+      return await register();
+    } finally {
+      await this.tx
+        .run(() => markRegistrationEnded(this.tx, mandateId, this.clock.now()))
+        .catch((err: Error) =>
+          this.logger.warn(
+            { mandate_id: mandateId, err: err.message },
+            'recording the end of the gateway registration failed; amendments wait for its bound',
+          ),
+        );
+    }
   }
 
   /**
