@@ -6,10 +6,18 @@ const SRC = join(__dirname, '..', '..', '..', 'src');
 /**
  * The rails and the outbox sit below the payment pipeline and every module that raises an event
  * (docs/architecture.md "Module map"): they read the shared plumbing and, for the gateway's
- * mandate tokens, the mandates owner's SQL parts; never the pipeline or a feature above it.
+ * mandate tokens, the mandates owner's SQL parts and its registration marker (mandate-registration-state,
+ * which itself reads only those parts); never the pipeline or a feature above it.
  */
 const ALLOWED: Record<string, string[]> = {
-  rails: ['common/', 'config/', 'database/', 'rails/', 'mandates/mandate.repository'],
+  rails: [
+    'common/',
+    'config/',
+    'database/',
+    'rails/',
+    'mandates/mandate.repository',
+    'mandates/mandate-registration-state',
+  ],
   outbox: ['common/', 'config/', 'database/', 'metrics/business-metrics', 'outbox/'],
 };
 
